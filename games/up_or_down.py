@@ -1,0 +1,272 @@
+"""Up-or-Down, the number chain you play in your head (rules: shared/rules/up-or-down.txt).
+
+After an odd N the next number is odd and above N, or even and below N; after an even N
+it is even and above N, or odd and below N; never N itself, never outside the range.
+The first number of a game is free within the range.
+
+>>> g = new_game(("Ann", "Bob", "Cy"))
+>>> g, _ = play(g, 53)
+>>> is_valid(53, 67, g.options), is_valid(53, 2, g.options), is_valid(53, 55 - 1, g.options)
+(True, True, False)
+
+A wrong number is a mistake; the chain goes on from the wrong number itself, even one
+outside the range (1,000,000 is even, so the next player needs an odd number below it).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from games.core import (
+    Event,
+    GameOver,
+    MistakeCounted,
+    Mode,
+    MoveMade,
+    Outcome,
+    PlayerLeft,
+    PlayerOut,
+    RuleError,
+    TurnPassed,
+)
+
+NAME = "up-or-down"
+MIN_PLAYERS = 2
+
+
+@dataclass(frozen=True)
+class Options:
+    low: int = 1
+    high: int = 100
+    mode: Mode = Mode.TOURNAMENT
+    # Training only: the game ends after this many rounds, a round being one accepted
+    # number per player still at the table. None: it ends on request.
+    rounds: int | None = None
+
+    def __post_init__(self) -> None:
+        # Three numbers are the least for which every chain number has a valid answer
+        # (after the lowest odd you need a higher odd; after the top you need a lower one).
+        if self.high - self.low < 2:
+            raise RuleError(f"the range {self.low}-{self.high} needs at least three numbers")
+        if self.rounds is not None and self.rounds < 1:
+            raise RuleError("rounds must be at least 1")
+
+
+@dataclass(frozen=True)
+class Constraint:
+    """What the next number must be: ``up`` parity above ``last`` or ``down`` parity below."""
+
+    last: int
+    up: str  # "odd" or "even", wanted above last
+    down: str  # wanted below last
+    low: int
+    high: int
+    up_possible: bool
+    down_possible: bool
+
+
+SEAT_IN, SEAT_OUT, SEAT_LEFT = "in", "out", "left"
+
+
+@dataclass(frozen=True)
+class State:
+    options: Options
+    players: tuple[str, ...]
+    seats: tuple[str, ...]  # SEAT_IN / SEAT_OUT / SEAT_LEFT per player
+    current: int
+    last: int | None = None  # the number the chain continues from
+    turn: int = 1  # counts rulings; carried in every message so late SMS can be placed
+    mistakes: tuple[int, ...] = ()
+    last_mistake: int | None = None
+    accepted: int = 0  # valid numbers said (training rounds)
+    starter: int = 0
+    outcome: Outcome | None = None
+
+    @property
+    def is_over(self) -> bool:
+        return self.outcome is not None
+
+    @property
+    def current_player(self) -> str:
+        return self.players[self.current]
+
+    @property
+    def in_play(self) -> tuple[str, ...]:
+        return tuple(p for p, s in zip(self.players, self.seats, strict=True) if s == SEAT_IN)
+
+    def seat_of(self, player: str) -> int:
+        try:
+            return self.players.index(player)
+        except ValueError:
+            raise RuleError(f"{player} is not at this table") from None
+
+
+def new_game(
+    players: tuple[str, ...] | list[str], options: Options | None = None, starter: int = 0
+) -> State:
+    players = tuple(players)
+    if len(players) < MIN_PLAYERS:
+        raise RuleError(f"Up-or-Down needs at least {MIN_PLAYERS} players")
+    if len(set(players)) != len(players):
+        raise RuleError("player names must differ")
+    if not 0 <= starter < len(players):
+        raise RuleError("the starting player is not at the table")
+    return State(
+        options=options or Options(),
+        players=players,
+        seats=(SEAT_IN,) * len(players),
+        current=starter,
+        mistakes=(0,) * len(players),
+        starter=starter,
+    )
+
+
+def parity(n: int) -> str:
+    return "even" if n % 2 == 0 else "odd"
+
+
+def constraint(last: int, options: Options) -> Constraint:
+    up = parity(last)
+    down = "odd" if up == "even" else "even"
+    lo, hi = options.low, options.high
+    up_possible = any(n % 2 == last % 2 for n in range(max(last + 1, lo), hi + 1))
+    down_possible = any(n % 2 != last % 2 for n in range(lo, min(last - 1, hi) + 1))
+    return Constraint(last, up, down, lo, hi, up_possible, down_possible)
+
+
+def is_valid(last: int | None, n: int, options: Options) -> bool:
+    if not options.low <= n <= options.high:
+        return False
+    if last is None:
+        return True
+    if n > last:
+        return n % 2 == last % 2
+    if n < last:
+        return n % 2 != last % 2
+    return False
+
+
+def valid_numbers(state: State) -> list[int]:
+    o = state.options
+    return [n for n in range(o.low, o.high + 1) if is_valid(state.last, n, o)]
+
+
+def _next_seat(state: State, after: int) -> int:
+    count = len(state.players)
+    for step in range(1, count + 1):
+        seat = (after + step) % count
+        if state.seats[seat] == SEAT_IN:
+            return seat
+    return after
+
+
+def _mistake_counts(state: State) -> tuple[tuple[str, int], ...]:
+    return tuple(zip(state.players, state.mistakes, strict=True))
+
+
+def _finish(state: State, reason: str, winner: str | None = None) -> tuple[State, Event]:
+    last_mistake = None if state.last_mistake is None else state.players[state.last_mistake]
+    training = state.options.mode is Mode.TRAINING
+    outcome = Outcome(
+        reason=reason,
+        winner=winner,
+        last_mistake=last_mistake if training else None,
+        mistakes=_mistake_counts(state) if training else (),
+    )
+    return replace(state, outcome=outcome), GameOver(outcome)
+
+
+def _check_playing(state: State) -> None:
+    if state.is_over:
+        raise RuleError("the game is over")
+
+
+def _remove(state: State, seat: int, status: str, events: list[Event]) -> State:
+    """Take a seat out of the rotation; the game ends when too few are left."""
+    seats = list(state.seats)
+    seats[seat] = status
+    state = replace(state, seats=tuple(seats))
+    remaining = state.in_play
+    if state.options.mode is Mode.TOURNAMENT and len(remaining) == 1:
+        state, over = _finish(state, "last_player_in", winner=remaining[0])
+        events.append(over)
+    elif len(remaining) < MIN_PLAYERS:
+        state, over = _finish(state, "players_left")
+        events.append(over)
+    elif seat == state.current:
+        state = replace(state, current=_next_seat(state, seat))
+    return state
+
+
+def play(state: State, number: int) -> tuple[State, list[Event]]:
+    """The current player says ``number``. Wrong numbers are refereed, never refused."""
+    _check_playing(state)
+    seat = state.current
+    player = state.players[seat]
+    valid = is_valid(state.last, number, state.options)
+    events: list[Event] = [MoveMade(player, number, valid, state.last)]
+    state = replace(state, turn=state.turn + 1)
+    if valid:
+        state = replace(state, last=number, accepted=state.accepted + 1)
+        rounds = state.options.rounds
+        if rounds is not None and state.accepted >= rounds * len(state.in_play):
+            state, over = _finish(state, "rounds")
+            return state, [*events, over]
+        return replace(state, current=_next_seat(state, seat)), events
+
+    mistakes = list(state.mistakes)
+    mistakes[seat] += 1
+    state = replace(state, mistakes=tuple(mistakes), last_mistake=seat)
+    if state.options.mode is Mode.TRAINING:
+        # The one who erred changes their number to one that fits: the chain is unchanged.
+        events.append(MistakeCounted(player, mistakes[seat]))
+        return state, events
+    state = replace(state, last=number)
+    events.append(PlayerOut(player, "mistake"))
+    return _remove(state, seat, SEAT_OUT, events), events
+
+
+def time_out(state: State) -> tuple[State, list[Event]]:
+    """The current player let the turn run out: a mistake in a tournament, a pass in training."""
+    _check_playing(state)
+    seat = state.current
+    state = replace(state, turn=state.turn + 1)
+    events: list[Event] = []
+    if state.options.mode is Mode.TRAINING:
+        events.append(TurnPassed(state.players[seat]))
+        return replace(state, current=_next_seat(state, seat)), events
+    mistakes = list(state.mistakes)
+    mistakes[seat] += 1
+    state = replace(state, mistakes=tuple(mistakes), last_mistake=seat)
+    events.append(PlayerOut(state.players[seat], "timeout"))
+    return _remove(state, seat, SEAT_OUT, events), events
+
+
+def leave(state: State, player: str) -> tuple[State, list[Event]]:
+    """A player leaves: out of a tournament; in training the others play on without them."""
+    _check_playing(state)
+    seat = state.seat_of(player)
+    if state.seats[seat] != SEAT_IN:
+        return state, []
+    state = replace(state, turn=state.turn + 1)
+    events: list[Event] = []
+    if state.options.mode is Mode.TOURNAMENT:
+        events.append(PlayerOut(player, "left"))
+    else:
+        events.append(PlayerLeft(player))
+    return _remove(state, seat, SEAT_LEFT, events), events
+
+
+def end(state: State) -> tuple[State, list[Event]]:
+    """End the game on request. Training results name the last to err and the counts."""
+    _check_playing(state)
+    state, over = _finish(state, "requested")
+    return state, [over]
+
+
+def next_starter(state: State) -> int:
+    """Who opens the next game: the tournament winner chooses the first number; in
+    training the opening moves one seat along so everyone gets to start."""
+    if state.outcome is not None and state.outcome.winner is not None:
+        return state.seat_of(state.outcome.winner)
+    return (state.starter + 1) % len(state.players)

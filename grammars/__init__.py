@@ -1,0 +1,153 @@
+"""Grammar data: one folder per language with number words, commands, phrases, confusions.
+
+The same files feed the text parser, the Vosk phrase list and Twilio ``<Gather>`` hints.
+Loading validates every file and names the file and line of any error (hassil style).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+ROOT = Path(__file__).parent
+FILES = ("numbers.yaml", "commands.yaml", "phrases.yaml", "confusions.yaml")
+
+
+class GrammarError(ValueError):
+    """A grammar file is missing or wrong; the message names the file and line."""
+
+
+class Numbers(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    split: Literal["words", "chars"] = "words"
+    join: str = " "
+    implied_one: bool = False
+    units: dict[str, int]
+    teens: dict[str, int] = Field(default_factory=dict)
+    tens: dict[str, int] = Field(default_factory=dict)
+    small_multipliers: dict[str, int] = Field(default_factory=dict)
+    large_multipliers: dict[str, int] = Field(default_factory=dict)
+    articles: list[str] = Field(default_factory=list)
+    connectors: list[str] = Field(default_factory=list)
+    minus: list[str] = Field(default_factory=list)
+    suffixes: list[str] = Field(default_factory=list)
+    spoken: dict[int, str] = Field(default_factory=dict)
+
+
+class Confusions(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    pairs: list[tuple[int, int]] = Field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Grammar:
+    lang: str
+    numbers: Numbers
+    commands: dict[str, tuple[str, ...]]
+    phrases: dict[str, str]
+    confusions: tuple[tuple[int, int], ...]
+
+    def phrase(self, key: str, **fields: object) -> str:
+        return self.phrases[key].format(**fields)
+
+
+REQUIRED_COMMANDS = (
+    "whose_turn", "repeat", "rules", "status", "undo", "new_game", "leave", "help", "finish",
+    "yes", "no",
+)
+
+
+def _line_of(node: yaml.Node | None, loc: tuple[int | str, ...]) -> int:
+    """Follow a pydantic error location through the YAML node tree to a line number."""
+    line = node.start_mark.line + 1 if node is not None else 1
+    for key in loc:
+        if isinstance(node, yaml.MappingNode):
+            for k, v in node.value:
+                if str(k.value) == str(key):
+                    node, line = v, v.start_mark.line + 1
+                    break
+            else:
+                return line
+        elif isinstance(node, yaml.SequenceNode) and isinstance(key, int) and key < len(node.value):
+            node = node.value[key]
+            line = node.start_mark.line + 1
+        else:
+            return line
+    return line
+
+
+def _read(path: Path) -> tuple[Any, yaml.Node | None]:
+    if not path.is_file():
+        raise GrammarError(f"{path}: missing grammar file")
+    text = path.read_text(encoding="utf-8")
+    try:
+        return yaml.safe_load(text), yaml.compose(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = mark.line + 1 if mark is not None else 1
+        raise GrammarError(f"{path}:{line}: {exc}") from None
+
+
+def _validate(model: type[BaseModel], path: Path) -> BaseModel:
+    data, node = _read(path)
+    try:
+        return model.model_validate(data or {})
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        line = _line_of(node, tuple(err["loc"]))
+        where = ".".join(str(p) for p in err["loc"])
+        raise GrammarError(f"{path}:{line}: {where}: {err['msg']}") from None
+
+
+def _string_map(path: Path, value_kind: Literal["str", "list"]) -> dict[str, Any]:
+    data, node = _read(path)
+    if not isinstance(data, dict):
+        raise GrammarError(f"{path}:1: expected a mapping of names")
+    for key, value in data.items():
+        ok = isinstance(value, str) if value_kind == "str" else (
+            isinstance(value, list) and value and all(isinstance(v, str) for v in value)
+        )
+        if not ok:
+            want = "a text" if value_kind == "str" else "a list of phrases"
+            raise GrammarError(f"{path}:{_line_of(node, (key,))}: {key}: expected {want}")
+    return data
+
+
+def languages() -> list[str]:
+    return sorted(p.name for p in ROOT.iterdir() if (p / "numbers.yaml").is_file())
+
+
+@cache
+def load(lang: str) -> Grammar:
+    """Load and validate ``grammars/<lang>/``; raises GrammarError naming file and line."""
+    folder = ROOT / lang
+    if not folder.is_dir():
+        raise GrammarError(f"no grammar for language {lang!r} (have: {', '.join(languages())})")
+    numbers = _validate(Numbers, folder / "numbers.yaml")
+    assert isinstance(numbers, Numbers)
+    commands = _string_map(folder / "commands.yaml", "list")
+    missing = [c for c in REQUIRED_COMMANDS if c not in commands]
+    if missing:
+        raise GrammarError(f"{folder / 'commands.yaml'}:1: missing commands: {', '.join(missing)}")
+    phrases = _string_map(folder / "phrases.yaml", "str")
+    if lang != "en":
+        english = load("en").phrases
+        absent = sorted(set(english) - set(phrases))
+        if absent:
+            raise GrammarError(f"{folder / 'phrases.yaml'}:1: missing phrases: {', '.join(absent)}")
+    confusions = _validate(Confusions, folder / "confusions.yaml")
+    assert isinstance(confusions, Confusions)
+    return Grammar(
+        lang=lang,
+        numbers=numbers,
+        commands={k: tuple(v) for k, v in commands.items()},
+        phrases=phrases,
+        confusions=tuple(confusions.pairs),
+    )

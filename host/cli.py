@@ -1,0 +1,179 @@
+"""The ``gamehost`` command line (Typer + Rich)."""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import sys
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+from games.core import Mode, RuleError
+from grammars import GrammarError, languages, load
+from host.config import get_settings
+from host.referee import Referee, Reply, SessionConfig
+from host.store import Store
+
+app = typer.Typer(
+    help="gamehost: a voice and text referee for Up-or-Down.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+out = Console(markup=False, highlight=False, soft_wrap=True)
+err = Console(stderr=True, markup=False, highlight=False)
+
+
+
+@app.callback()
+def _root() -> None:
+    """gamehost: a voice and text referee for Up-or-Down."""
+
+
+_SPEAKER = re.compile(r"^\s*([^:\d][^:]{0,40}):\s*(.*)$")
+
+
+class Game(StrEnum):
+    UP_OR_DOWN = "up-or-down"
+
+
+def fail(message: str, code: int = 2) -> typer.Exit:
+    err.print(f"gamehost: {message}")
+    return typer.Exit(code)
+
+
+def parse_range(text: str) -> tuple[int, int]:
+    match = re.fullmatch(r"\s*(-?\d+)\s*(?:-|\.\.|to)\s*(-?\d+)\s*", text)
+    if not match:
+        raise fail(f"--range must look like 1-100, not {text!r}")
+    low, high = int(match[1]), int(match[2])
+    if high - low < 2:
+        raise fail(f"--range {text}: needs at least three numbers, lowest first")
+    return low, high
+
+
+def parse_players(text: str | None) -> list[str]:
+    if text is None:
+        return []
+    names = [n.strip() for n in text.split(",") if n.strip()]
+    if len(names) < 2:
+        raise fail("a game needs at least 2 players: --players Ann,Bob")
+    folded = [n.casefold() for n in names]
+    if len(set(folded)) != len(folded):
+        raise fail(f"player names must differ: {text}")
+    bad = [n for n in names if ":" in n or len(n) > 20]
+    if bad:
+        raise fail(f"player names must be short and have no colon: {', '.join(bad)}")
+    return names
+
+
+def open_store(db: Path | None) -> Store:
+    path = db or get_settings().db
+    try:
+        return Store(path)
+    except Exception as exc:  # sqlite3.Error, OSError: a bad --db is the user's to fix
+        raise fail(f"cannot open the database {path}: {exc}") from None
+
+
+def split_speaker(line: str, players: tuple[str, ...]) -> tuple[str | None, str]:
+    """``Name: utterance`` names who speaks; a bare line is the current player's."""
+    match = _SPEAKER.match(line)
+    if not match:
+        return None, line.strip()
+    name = match[1].strip()
+    for player in players:
+        if player.casefold() == name.casefold():
+            return player, match[2].strip()
+    return name, match[2].strip()
+
+
+def emit(reply: Reply, as_json: bool) -> None:
+    if as_json:
+        for event in reply.events:
+            out.print(json.dumps(event, ensure_ascii=False))
+    else:
+        for line in reply.lines:
+            out.print(line)
+
+
+@app.command()
+def play(
+    game: Annotated[str, typer.Argument(help="The game to referee: up-or-down.")],
+    players: Annotated[str | None, typer.Option(help="Seating order, comma separated: Ann,Bob,Cy.")] = None,
+    mode: Annotated[Mode, typer.Option(help="tournament: a mistake puts you out; training: nobody goes out.")] = Mode.TOURNAMENT,
+    range_: Annotated[str, typer.Option("--range", help="The numbers allowed, e.g. 1-100.")] = "1-100",
+    rounds: Annotated[int | None, typer.Option(min=1, help="Training: end after this many rounds.")] = None,
+    lang: Annotated[str, typer.Option(help="Language of the words understood and said.")] = "en",
+    db: Annotated[Path | None, typer.Option(help="SQLite file (default: the user data directory).")] = None,
+    resume: Annotated[str | None, typer.Option(help="Go on with a saved session by its ID.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="One JSON object per event, per line.")] = False,
+) -> None:
+    """Referee a game typed on standard input: one ``Name: utterance`` per line, or just
+    the utterance for the player whose turn it is."""
+    if game != Game.UP_OR_DOWN:
+        raise fail(f"unknown game {game!r}; known games: {', '.join(g.value for g in Game)}")
+    try:
+        load(lang)
+    except GrammarError as exc:
+        raise fail(str(exc)) from None
+    if lang not in languages():
+        raise fail(f"unknown language {lang!r}")
+    store = open_store(db)
+    referee = Referee(store)
+    if resume is not None:
+        if store.session(resume) is None:
+            raise fail(f"no saved session {resume!r} in {store.path}")
+        session_id = resume
+        table = referee.table(session_id)
+        err.print(f"Resuming session {session_id} ({', '.join(table.names)}).")
+        if table.game is not None:
+            from host import phrasing
+
+            out_reply = Reply(session_id)
+            out_reply.private.append(phrasing.prompt(table.game, lang))
+            if table.running:
+                out_reply.events.append({"type": "turn", "player": table.game.current_player, "turn": table.game.turn})
+            emit(out_reply, as_json)
+    else:
+        names = parse_players(players)
+        low, high = parse_range(range_)
+        if rounds is not None and mode is not Mode.TRAINING:
+            raise fail("--rounds is for --mode training")
+        settings = get_settings()
+        config = SessionConfig(
+            mode=mode, low=low, high=high, rounds=rounds, lang=lang, undo_grace=settings.table_undo_grace
+        )
+        try:
+            session_id = referee.create(config, names)
+        except RuleError as exc:
+            raise fail(str(exc)) from None
+        err.print(f"Session {session_id} (resume with --resume {session_id}).")
+        table = referee.table(session_id)
+        start = Reply(session_id, events=[{"type": "turn", "player": table.game.current_player, "turn": 1}] if table.game else [])
+        if table.game is not None:
+            from host import phrasing
+
+            start.public.append(phrasing.prompt(table.game, lang))
+        emit(start, as_json)
+    for raw in sys.stdin:
+        line = raw.rstrip("\n")
+        if not line.strip():
+            continue
+        table = referee.table(session_id)
+        speaker, text = split_speaker(line, table.names)
+        emit(referee.handle(session_id, text, speaker), as_json)
+    store.close()
+
+
+def main() -> None:
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    app()
+
+
+if __name__ == "__main__":
+    main()
