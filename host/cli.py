@@ -170,6 +170,51 @@ def play(
     store.close()
 
 
+@app.command()
+def serve(
+    host: Annotated[str, typer.Option(help="Interface to listen on.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="Port to listen on.")] = 8000,
+    db: Annotated[Path | None, typer.Option(help="SQLite file (default: GAMEHOST_DB or the user data directory).")] = None,
+) -> None:
+    """Run the web server for the Twilio SMS and voice webhooks."""
+    import uvicorn
+
+    from host.app import create_app
+    from host.config import Settings
+
+    settings = get_settings() if db is None else Settings(db=db)
+    store = open_store(settings.db)
+    err.print(f"gamehost serving on http://{host}:{port} (database {settings.db})")
+    uvicorn.run(create_app(settings, store), host=host, port=port, log_level="info")
+
+
+@app.command()
+def outbox(
+    db: Annotated[Path | None, typer.Option(help="SQLite file (default: GAMEHOST_DB or the user data directory).")] = None,
+    limit: Annotated[int, typer.Option(min=1, help="How many of the latest items.")] = 50,
+    to: Annotated[str | None, typer.Option(help="Only items to this number or call.")] = None,
+) -> None:
+    """Show messages and call updates the server sent or, with no Twilio credentials, stored."""
+    import datetime
+
+    from rich.table import Table as RichTable
+
+    from host.config import Settings
+    from host.outbound import Outbound
+
+    settings = get_settings() if db is None else Settings(db=db)
+    store = open_store(settings.db)
+    items = Outbound(settings, store).items(limit=limit, to=to)
+    if not items:
+        out.print("The outbox is empty.")
+        return
+    table = RichTable("time", "kind", "to", "status", "message")
+    for item in items:
+        when = datetime.datetime.fromtimestamp(item.at).strftime("%H:%M:%S")
+        table.add_row(when, item.kind, item.to, item.status, item.body)
+    out.print(table)
+
+
 def main() -> None:
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     app()

@@ -47,6 +47,9 @@ class SessionConfig(BaseModel):
     undo_grace: float | None = 30.0
     # Speech: a hearing that would be a mistake is confirmed when confidence is below this.
     confirm_below: float = 0.75
+    # Seconds a player has for a turn (None: no limit). Half way they get a reminder; at
+    # the limit the turn is a mistake (tournament) or passes (training).
+    turn_timeout: float | None = None
 
     def options(self) -> ud.Options:
         return ud.Options(low=self.low, high=self.high, mode=self.mode, rounds=self.rounds)

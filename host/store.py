@@ -65,9 +65,9 @@ class SessionRow:
 
 
 class Store:
-    """The event log. Channels add their own tables through ``extra_schema``."""
+    """The event log. Channels add their own tables through ``ensure_schema``."""
 
-    def __init__(self, path: str | Path, extra_schema: str = "") -> None:
+    def __init__(self, path: str | Path) -> None:
         self.path = str(path)
         if self.path != ":memory:":
             Path(self.path).parent.mkdir(parents=True, exist_ok=True)
@@ -81,7 +81,12 @@ class Store:
             self._conn.execute("PRAGMA journal_mode=WAL")
             self._conn.execute("PRAGMA synchronous=NORMAL")
             self._conn.execute("PRAGMA busy_timeout=30000")
-            self._conn.executescript(SCHEMA + extra_schema)
+            self._conn.executescript(SCHEMA)
+
+    def ensure_schema(self, sql: str) -> None:
+        """Create a channel's own tables (idempotent ``CREATE TABLE IF NOT EXISTS``)."""
+        with self._lock:
+            self._conn.executescript(sql)
 
     def close(self) -> None:
         with self._lock:

@@ -1,0 +1,69 @@
+"""The FastAPI application: one router per concern, services on ``app.state``."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI
+
+from host.config import Settings, get_settings
+from host.lobby import Lobby
+from host.outbound import Outbound
+from host.referee import Clock, Referee
+from host.store import Store
+
+log = logging.getLogger(__name__)
+
+
+def create_app(
+    settings: Settings | None = None, store: Store | None = None, clock: Clock | None = None
+) -> FastAPI:
+    settings = settings or get_settings()
+    store = store or Store(settings.db)
+    referee = Referee(store, clock) if clock is not None else Referee(store)
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        if not settings.validate_signatures:
+            log.warning(
+                "GAMEHOST_VALIDATE_SIGNATURES is off: anyone can post to the Twilio webhooks."
+                " Use this only for local development."
+            )
+        elif settings.twilio_auth_token is None:
+            log.warning("TWILIO_AUTH_TOKEN is not set: every Twilio webhook will be refused (403).")
+        for start in app.state.background:
+            await start(app)
+        yield
+
+    app = FastAPI(title="gamehost", lifespan=lifespan)
+    app.state.settings = settings
+    app.state.store = store
+    app.state.referee = referee
+    app.state.lobby = Lobby(referee)
+    app.state.outbound = Outbound(settings, store)
+    app.state.background = []
+
+    from host.channels import health
+
+    app.include_router(health.router)
+    for name in ("sms", "voice", "media"):
+        module = _channel(name)
+        if module is not None:
+            app.include_router(module.router)
+            setup = getattr(module, "setup", None)
+            if setup is not None:
+                setup(app)
+    return app
+
+
+def _channel(name: str):  # type: ignore[no-untyped-def]
+    import importlib
+
+    try:
+        return importlib.import_module(f"host.channels.{name}")
+    except ModuleNotFoundError as exc:
+        if exc.name != f"host.channels.{name}":
+            raise
+        return None

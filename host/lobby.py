@@ -1,0 +1,178 @@
+"""Games people reach by phone: join codes, who is in which game, opt-outs.
+
+A phone number (SMS or a call) is in at most one active game. The creator gets a join
+code of digits, so it can be typed on a keypad and read out digit by digit; six random
+digits plus a cap on wrong guesses per number make it hard to guess.
+"""
+
+from __future__ import annotations
+
+import secrets
+import sqlite3
+import time
+from dataclasses import dataclass
+from typing import Literal
+
+from host.referee import Player, Referee, Reply, SessionConfig
+from host.store import Store
+
+LOBBY_SCHEMA = """
+CREATE TABLE IF NOT EXISTS members (
+    address TEXT PRIMARY KEY,
+    session_id TEXT NOT NULL,
+    name TEXT NOT NULL,
+    channel TEXT NOT NULL,
+    call_sid TEXT,
+    joined REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS optouts (
+    address TEXT PRIMARY KEY,
+    at REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS join_failures (
+    address TEXT NOT NULL,
+    at REAL NOT NULL
+);
+"""
+
+CODE_DIGITS = 6
+MAX_FAILED_JOINS = 5  # per number per hour; a million codes then take years to guess
+FAILURE_WINDOW = 3600.0
+
+
+@dataclass(frozen=True)
+class Member:
+    address: str
+    session_id: str
+    name: str
+    channel: str
+    call_sid: str | None = None
+
+
+JoinError = Literal["no_such_game", "already_in_game", "started", "name_taken", "too_many_tries"]
+
+
+@dataclass(frozen=True)
+class Joined:
+    session_id: str
+    name: str
+    code: str
+
+
+class Lobby:
+    def __init__(self, referee: Referee) -> None:
+        self.referee = referee
+        self.store: Store = referee.store
+        self.store.ensure_schema(LOBBY_SCHEMA)
+
+    # -- membership ------------------------------------------------------------------------
+
+    def member(self, address: str) -> Member | None:
+        rows = self.store.execute("SELECT * FROM members WHERE address = ?", (address,))
+        return _member(rows[0]) if rows else None
+
+    def members(self, session_id: str) -> list[Member]:
+        rows = self.store.execute(
+            "SELECT * FROM members WHERE session_id = ? ORDER BY joined", (session_id,)
+        )
+        return [_member(r) for r in rows]
+
+    def set_call(self, address: str, call_sid: str | None, channel: str | None = None) -> None:
+        with self.store.transaction() as db:
+            db.execute("UPDATE members SET call_sid = ? WHERE address = ?", (call_sid, address))
+            if channel is not None:
+                db.execute("UPDATE members SET channel = ? WHERE address = ?", (channel, address))
+
+    def _add_member(self, address: str, session_id: str, name: str, channel: str, call_sid: str | None) -> None:
+        self.store.execute(
+            "INSERT INTO members (address, session_id, name, channel, call_sid, joined)"
+            " VALUES (?, ?, ?, ?, ?, ?)",
+            (address, session_id, name, channel, call_sid, time.time()),
+        )
+
+    # -- games -----------------------------------------------------------------------------
+
+    def _new_code(self) -> str:
+        while True:
+            code = "".join(secrets.choice("0123456789") for _ in range(CODE_DIGITS))
+            row = self.store.session_by_code(code)
+            if row is None:
+                return code
+
+    def create(
+        self,
+        address: str,
+        name: str,
+        channel: str,
+        config: SessionConfig,
+        call_sid: str | None = None,
+    ) -> Joined:
+        """A new game in the lobby with its creator seated; the creator starts it."""
+        with self.store.transaction():
+            code = self._new_code()
+            session_id = self.referee.create(
+                config, [Player(name, address, channel)], code=code, begin=False
+            )
+            self._add_member(address, session_id, name, channel, call_sid)
+        return Joined(session_id, name, code)
+
+    def join(
+        self, address: str, code: str, name: str, channel: str, call_sid: str | None = None
+    ) -> Joined | JoinError:
+        now = time.time()
+        with self.store.transaction():
+            if self.member(address) is not None:
+                return "already_in_game"
+            recent = self.store.execute(
+                "SELECT COUNT(*) AS n FROM join_failures WHERE address = ? AND at > ?",
+                (address, now - FAILURE_WINDOW),
+            )[0]["n"]
+            if recent >= MAX_FAILED_JOINS:
+                return "too_many_tries"
+            row = self.store.session_by_code(code.strip())
+            if row is None or row.status == "closed":
+                self.store.execute("INSERT INTO join_failures (address, at) VALUES (?, ?)", (address, now))
+                return "no_such_game"
+            table = self.referee.table(row.id)
+            if table.running:
+                return "started"
+            if any(p.name.casefold() == name.casefold() for p in table.players):
+                return "name_taken"
+            self.referee.join(row.id, name, address, channel)
+            self._add_member(address, row.id, name, channel, call_sid)
+            return Joined(row.id, name, code)
+
+    def creator(self, session_id: str) -> str | None:
+        table = self.referee.table(session_id)
+        return table.players[0].address if table.players else None
+
+    def leave(self, address: str) -> Reply | None:
+        """Take a number out of its game cleanly (LEAVE, an opt-out, a hang-up)."""
+        with self.store.transaction():
+            member = self.member(address)
+            if member is None:
+                return None
+            reply = self.referee.leave(member.session_id, member.name)
+            self.store.execute("DELETE FROM members WHERE address = ?", (address,))
+            if not self.members(member.session_id):
+                self.store.set_status(member.session_id, "closed")
+            return reply
+
+    # -- opt-outs --------------------------------------------------------------------------
+
+    def opted_out(self, address: str) -> bool:
+        return bool(self.store.execute("SELECT 1 FROM optouts WHERE address = ?", (address,)))
+
+    def opt_out(self, address: str) -> Reply | None:
+        with self.store.transaction():
+            self.store.execute(
+                "INSERT OR REPLACE INTO optouts (address, at) VALUES (?, ?)", (address, time.time())
+            )
+            return self.leave(address)
+
+    def opt_in(self, address: str) -> None:
+        self.store.execute("DELETE FROM optouts WHERE address = ?", (address,))
+
+
+def _member(row: sqlite3.Row) -> Member:
+    return Member(row["address"], row["session_id"], row["name"], row["channel"], row["call_sid"])

@@ -1,0 +1,105 @@
+"""Messages and call updates not triggered by an incoming request.
+
+With Twilio credentials they go through the twilio REST ``Client``; without, into a local
+outbox table (``gamehost outbox`` shows it) so everything can be tried without an account.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from host.config import Settings
+from host.store import Store
+
+log = logging.getLogger(__name__)
+
+OUTBOX_SCHEMA = """
+CREATE TABLE IF NOT EXISTS outbox (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    kind TEXT NOT NULL,          -- 'sms' or 'call'
+    to_addr TEXT NOT NULL,       -- phone number, or call SID for 'call'
+    body TEXT NOT NULL,          -- message text, or TwiML for 'call'
+    status TEXT NOT NULL,        -- 'stored' (no credentials), 'sent', 'failed'
+    detail TEXT,
+    at REAL NOT NULL
+);
+"""
+
+
+@dataclass(frozen=True)
+class OutboxItem:
+    id: int
+    kind: str
+    to: str
+    body: str
+    status: str
+    detail: str | None
+    at: float
+
+
+class Outbound:
+    def __init__(self, settings: Settings, store: Store, client: Any | None = None) -> None:
+        self.settings = settings
+        self.store = store
+        store.ensure_schema(OUTBOX_SCHEMA)
+        self._client = client
+
+    @property
+    def client(self) -> Any | None:
+        """The twilio REST client, or None when no credentials are configured."""
+        if self._client is None and self.settings.twilio_account_sid and self.settings.twilio_auth_token:
+            from twilio.rest import Client
+
+            client = Client(
+                self.settings.twilio_account_sid, self.settings.twilio_auth_token.get_secret_value()
+            )
+            if self.settings.twilio_api_base:
+                # Tests and local stand-ins: the SDK's own code runs, only the host differs.
+                client.api.base_url = self.settings.twilio_api_base.rstrip("/")
+            self._client = client
+        return self._client
+
+    def _record(self, kind: str, to: str, body: str, status: str, detail: str | None = None) -> None:
+        self.store.execute(
+            "INSERT INTO outbox (kind, to_addr, body, status, detail, at) VALUES (?, ?, ?, ?, ?, ?)",
+            (kind, to, body, status, detail, time.time()),
+        )
+
+    def send_sms(self, to: str, body: str, from_: str | None = None) -> None:
+        client = self.client
+        if client is None:
+            self._record("sms", to, body, "stored")
+            return
+        try:
+            message = client.messages.create(to=to, from_=from_, body=body)
+            self._record("sms", to, body, "sent", getattr(message, "sid", None))
+        except Exception as exc:  # a failed send must not fail the move that caused it
+            log.warning("SMS to %s failed: %s", to, exc)
+            self._record("sms", to, body, "failed", str(exc)[:300])
+
+    def update_call(self, call_sid: str, twiml: str) -> None:
+        client = self.client
+        if client is None:
+            self._record("call", call_sid, twiml, "stored")
+            return
+        try:
+            client.calls(call_sid).update(twiml=twiml)
+            self._record("call", call_sid, twiml, "sent")
+        except Exception as exc:
+            log.warning("update of call %s failed: %s", call_sid, exc)
+            self._record("call", call_sid, twiml, "failed", str(exc)[:300])
+
+    def items(self, limit: int = 50, to: str | None = None) -> list[OutboxItem]:
+        if to is None:
+            rows = self.store.execute("SELECT * FROM outbox ORDER BY id DESC LIMIT ?", (limit,))
+        else:
+            rows = self.store.execute(
+                "SELECT * FROM outbox WHERE to_addr = ? ORDER BY id DESC LIMIT ?", (to, limit)
+            )
+        return [
+            OutboxItem(r["id"], r["kind"], r["to_addr"], r["body"], r["status"], r["detail"], r["at"])
+            for r in reversed(rows)
+        ]
