@@ -101,9 +101,7 @@ class State:
             raise RuleError(f"{player} is not at this table") from None
 
 
-def new_game(
-    players: tuple[str, ...] | list[str], options: Options | None = None, starter: int = 0
-) -> State:
+def new_game(players: tuple[str, ...] | list[str], options: Options | None = None, starter: int = 0) -> State:
     players = tuple(players)
     if len(players) < MIN_PLAYERS:
         raise RuleError(f"Up-or-Down needs at least {MIN_PLAYERS} players")

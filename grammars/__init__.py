@@ -59,8 +59,17 @@ class Grammar:
 
 
 REQUIRED_COMMANDS = (
-    "whose_turn", "repeat", "rules", "status", "undo", "new_game", "leave", "help", "finish",
-    "yes", "no",
+    "whose_turn",
+    "repeat",
+    "rules",
+    "status",
+    "undo",
+    "new_game",
+    "leave",
+    "help",
+    "finish",
+    "yes",
+    "no",
 )
 
 
@@ -111,8 +120,10 @@ def _string_map(path: Path, value_kind: Literal["str", "list"]) -> dict[str, Any
     if not isinstance(data, dict):
         raise GrammarError(f"{path}:1: expected a mapping of names")
     for key, value in data.items():
-        ok = isinstance(value, str) if value_kind == "str" else (
-            isinstance(value, list) and value and all(isinstance(v, str) for v in value)
+        ok = (
+            isinstance(value, str)
+            if value_kind == "str"
+            else (isinstance(value, list) and value and all(isinstance(v, str) for v in value))
         )
         if not ok:
             want = "a text" if value_kind == "str" else "a list of phrases"
@@ -120,16 +131,16 @@ def _string_map(path: Path, value_kind: Literal["str", "list"]) -> dict[str, Any
     return data
 
 
-def languages() -> list[str]:
-    return sorted(p.name for p in ROOT.iterdir() if (p / "numbers.yaml").is_file())
+def languages(root: Path = ROOT) -> list[str]:
+    return sorted(p.name for p in root.iterdir() if (p / "numbers.yaml").is_file())
 
 
 @cache
-def load(lang: str) -> Grammar:
-    """Load and validate ``grammars/<lang>/``; raises GrammarError naming file and line."""
-    folder = ROOT / lang
+def load(lang: str, root: Path = ROOT) -> Grammar:
+    """Load and validate ``<root>/<lang>/``; raises GrammarError naming file and line."""
+    folder = root / lang
     if not folder.is_dir():
-        raise GrammarError(f"no grammar for language {lang!r} (have: {', '.join(languages())})")
+        raise GrammarError(f"no grammar for language {lang!r} (have: {', '.join(languages(root))})")
     numbers = _validate(Numbers, folder / "numbers.yaml")
     assert isinstance(numbers, Numbers)
     commands = _string_map(folder / "commands.yaml", "list")

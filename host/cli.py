@@ -29,7 +29,6 @@ out = Console(markup=False, highlight=False, soft_wrap=True)
 err = Console(stderr=True, markup=False, highlight=False)
 
 
-
 @app.callback()
 def _root() -> None:
     """gamehost: a voice and text referee for Up-or-Down."""
@@ -105,7 +104,9 @@ def emit(reply: Reply, as_json: bool) -> None:
 def play(
     game: Annotated[str, typer.Argument(help="The game to referee: up-or-down.")],
     players: Annotated[str | None, typer.Option(help="Seating order, comma separated: Ann,Bob,Cy.")] = None,
-    mode: Annotated[Mode, typer.Option(help="tournament: a mistake puts you out; training: nobody goes out.")] = Mode.TOURNAMENT,
+    mode: Annotated[
+        Mode, typer.Option(help="tournament: a mistake puts you out; training: nobody goes out.")
+    ] = Mode.TOURNAMENT,
     range_: Annotated[str, typer.Option("--range", help="The numbers allowed, e.g. 1-100.")] = "1-100",
     rounds: Annotated[int | None, typer.Option(min=1, help="Training: end after this many rounds.")] = None,
     lang: Annotated[str, typer.Option(help="Language of the words understood and said.")] = "en",
@@ -137,7 +138,9 @@ def play(
             out_reply = Reply(session_id)
             out_reply.private.append(phrasing.prompt(table.game, lang))
             if table.running:
-                out_reply.events.append({"type": "turn", "player": table.game.current_player, "turn": table.game.turn})
+                out_reply.events.append(
+                    {"type": "turn", "player": table.game.current_player, "turn": table.game.turn}
+                )
             emit(out_reply, as_json)
     else:
         names = parse_players(players)
@@ -154,7 +157,10 @@ def play(
             raise fail(str(exc)) from None
         err.print(f"Session {session_id} (resume with --resume {session_id}).")
         table = referee.table(session_id)
-        start = Reply(session_id, events=[{"type": "turn", "player": table.game.current_player, "turn": 1}] if table.game else [])
+        start = Reply(
+            session_id,
+            events=[{"type": "turn", "player": table.game.current_player, "turn": 1}] if table.game else [],
+        )
         if table.game is not None:
             from host import phrasing
 
@@ -174,7 +180,9 @@ def play(
 def serve(
     host: Annotated[str, typer.Option(help="Interface to listen on.")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="Port to listen on.")] = 8000,
-    db: Annotated[Path | None, typer.Option(help="SQLite file (default: GAMEHOST_DB or the user data directory).")] = None,
+    db: Annotated[
+        Path | None, typer.Option(help="SQLite file (default: GAMEHOST_DB or the user data directory).")
+    ] = None,
 ) -> None:
     """Run the web server for the Twilio SMS and voice webhooks."""
     import uvicorn
@@ -190,7 +198,9 @@ def serve(
 
 @app.command()
 def outbox(
-    db: Annotated[Path | None, typer.Option(help="SQLite file (default: GAMEHOST_DB or the user data directory).")] = None,
+    db: Annotated[
+        Path | None, typer.Option(help="SQLite file (default: GAMEHOST_DB or the user data directory).")
+    ] = None,
     limit: Annotated[int, typer.Option(min=1, help="How many of the latest items.")] = 50,
     to: Annotated[str | None, typer.Option(help="Only items to this number or call.")] = None,
 ) -> None:

@@ -104,10 +104,13 @@ class _Lexicon:
         self.suffixes = sorted(n.suffixes, key=len, reverse=True)
         self.words = {**n.units, **n.teens, **n.tens, **n.small_multipliers, **n.large_multipliers}
         self.chars = set("".join(self.words))
-        self.commands = sorted(
+        self.commands: dict[str, list[tuple[tuple[str, ...], str]]] = {}
+        phrases = sorted(
             ((tuple(self.tokenize_plain(p)), name) for name, ps in grammar.commands.items() for p in ps),
             key=lambda item: -len(item[0]),
         )
+        for phrase, name in phrases:  # by first word, longest phrase first
+            self.commands.setdefault(phrase[0], []).append((phrase, name))
 
     @staticmethod
     def tokenize_plain(text: str) -> list[str]:
@@ -248,12 +251,13 @@ def parse(text: str, lang: str = "en") -> Utterance:
     tokens = lex.tokens(text)
     found: list[tuple[int, str]] = []
     used = [False] * len(tokens)
-    for phrase, name in lex.commands:  # longest phrases first
-        size = len(phrase)
-        for i in range(len(tokens) - size + 1):
+    for i, token in enumerate(tokens):
+        for phrase, name in lex.commands.get(token, ()):
+            size = len(phrase)
             if tuple(tokens[i : i + size]) == phrase and not any(used[i : i + size]):
                 found.append((i, name))
                 used[i : i + size] = [True] * size
+                break
     builder = _NumberBuilder(lex)
     for token, taken in zip(tokens, used, strict=True):
         if taken:

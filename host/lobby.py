@@ -72,9 +72,7 @@ class Lobby:
         return _member(rows[0]) if rows else None
 
     def members(self, session_id: str) -> list[Member]:
-        rows = self.store.execute(
-            "SELECT * FROM members WHERE session_id = ? ORDER BY joined", (session_id,)
-        )
+        rows = self.store.execute("SELECT * FROM members WHERE session_id = ? ORDER BY joined", (session_id,))
         return [_member(r) for r in rows]
 
     def set_call(self, address: str, call_sid: str | None, channel: str | None = None) -> None:
@@ -83,7 +81,9 @@ class Lobby:
             if channel is not None:
                 db.execute("UPDATE members SET channel = ? WHERE address = ?", (channel, address))
 
-    def _add_member(self, address: str, session_id: str, name: str, channel: str, call_sid: str | None) -> None:
+    def _add_member(
+        self, address: str, session_id: str, name: str, channel: str, call_sid: str | None
+    ) -> None:
         self.store.execute(
             "INSERT INTO members (address, session_id, name, channel, call_sid, joined)"
             " VALUES (?, ?, ?, ?, ?, ?)",
@@ -110,9 +110,7 @@ class Lobby:
         """A new game in the lobby with its creator seated; the creator starts it."""
         with self.store.transaction():
             code = self._new_code()
-            session_id = self.referee.create(
-                config, [Player(name, address, channel)], code=code, begin=False
-            )
+            session_id = self.referee.create(config, [Player(name, address, channel)], code=code, begin=False)
             self._add_member(address, session_id, name, channel, call_sid)
         return Joined(session_id, name, code)
 

@@ -92,7 +92,9 @@ def describe_all(events: list[Event], lang: str = "en", number: NumberStyle = di
             if isinstance(following, MistakeCounted):
                 lines.append(
                     g.phrase(
-                        "mistake_training", player=event.player, number=said,
+                        "mistake_training",
+                        player=event.player,
+                        number=said,
                         count=following.mistakes,
                     )
                 )

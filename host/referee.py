@@ -17,7 +17,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, Field, TypeAdapter
 
 from games import up_or_down as ud
-from games.core import Event, MoveUndone, RuleError, event_to_json
+from games.core import Event, Mode, MoveUndone, RuleError, event_to_json
 from grammars import load
 from host import phrasing
 from host.language import (
@@ -38,7 +38,7 @@ class SessionConfig(BaseModel):
     """What a table agreed on before the first number; stored with the session."""
 
     game: Literal["up-or-down"] = "up-or-down"
-    mode: ud.Mode = ud.Mode.TOURNAMENT
+    mode: Mode = Mode.TOURNAMENT
     low: int = 1
     high: int = 100
     rounds: int | None = None
@@ -105,9 +105,7 @@ class Finish(BaseModel):
     player: str | None = None
 
 
-Input = Annotated[
-    Seat | Unseat | Begin | Say | Undo | TimeOut | Leave | Finish, Field(discriminator="kind")
-]
+Input = Annotated[Seat | Unseat | Begin | Say | Undo | TimeOut | Leave | Finish, Field(discriminator="kind")]
 _INPUT: TypeAdapter[Input] = TypeAdapter(Input)
 RULINGS = (Say, TimeOut, Leave, Finish)
 
@@ -180,14 +178,14 @@ def apply(table: Table, stored: StoredInput) -> tuple[Table, list[Event]]:
     elif isinstance(item, Undo):
         target = next(m for m in table.moves if m[0] == item.target)
         undone = table.undone | {item.target}
-        game = table.start
-        assert game is not None
+        assert table.start is not None
+        rebuilt = table.start
         for seq, _at, move in table.moves:
             if seq not in undone:
-                game, _ = _rule(game, move)
+                rebuilt, _ = _rule(rebuilt, move)
         said = target[2]
         events.append(MoveUndone(said.player, said.number))
-        table = replace(table, game=game, undone=undone)
+        table = replace(table, game=rebuilt, undone=undone)
     elif isinstance(item, RULINGS):
         if table.game is None or table.game.is_over:
             raise RuleError("no game is running")
@@ -269,7 +267,9 @@ class Referee:
         with self.store.transaction():
             for p in players:
                 player = p if isinstance(p, Player) else Player(p)
-                self._append(session_id, Seat(name=player.name, address=player.address, channel=player.channel), now)
+                self._append(
+                    session_id, Seat(name=player.name, address=player.address, channel=player.channel), now
+                )
             if begin:
                 self._append(session_id, Begin(starter=0), now)
         return session_id
@@ -302,7 +302,9 @@ class Referee:
         self._cache[session_id] = new_table
         return events
 
-    def join(self, session_id: str, name: str, address: str | None = None, channel: str | None = None) -> Table:
+    def join(
+        self, session_id: str, name: str, address: str | None = None, channel: str | None = None
+    ) -> Table:
         with self.store.transaction():
             self._append(session_id, Seat(name=name, address=address, channel=channel), self.clock())
             return self.table(session_id)
@@ -477,9 +479,7 @@ class Referee:
             return True
         if any(ud.is_valid(game.last, n, options) for n in confusable(number, table.config.lang)):
             return True
-        return any(
-            ud.is_valid(game.last, n, options) for u in utterances[1:] for n in u.distinct_numbers
-        )
+        return any(ud.is_valid(game.last, n, options) for u in utterances[1:] for n in u.distinct_numbers)
 
     def _resolve_pending(
         self,
@@ -501,15 +501,21 @@ class Referee:
         if (numbers == (pending["number"],) and "no" not in commands) or (
             not numbers and "yes" in commands and "no" not in commands
         ):
-            return self._rule_say(session_id, table, pending["player"], pending["number"], utterance.text, reply, now)
+            return self._rule_say(
+                session_id, table, pending["player"], pending["number"], utterance.text, reply, now
+            )
         if not numbers and "no" in commands:
             self.store.set_pending(session_id, None)
-            reply.events.append({"type": "not_confirmed", "player": pending["player"], "number": pending["number"]})
+            reply.events.append(
+                {"type": "not_confirmed", "player": pending["player"], "number": pending["number"]}
+            )
             reply.private.append(g.phrase("not_understood", turn=phrasing.prompt(game, table.config.lang)))
             return reply
         if len(numbers) == 1:
             # "No, fifty": the correction is a new hearing; it was said twice, so take it.
-            return self._rule_say(session_id, table, pending["player"], numbers[0], utterance.text, reply, now)
+            return self._rule_say(
+                session_id, table, pending["player"], numbers[0], utterance.text, reply, now
+            )
         return None
 
     def _command(

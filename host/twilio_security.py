@@ -29,7 +29,9 @@ def signed_url(request: Request, settings: Settings) -> str:
     return str(request.url)
 
 
-def signature_ok(settings: Settings, url: str, params: FormData | dict[str, str], signature: str | None) -> bool:
+def signature_ok(
+    settings: Settings, url: str, params: FormData | dict[str, str], signature: str | None
+) -> bool:
     if not settings.validate_signatures:
         return True
     token = settings.twilio_auth_token
@@ -38,9 +40,7 @@ def signature_ok(settings: Settings, url: str, params: FormData | dict[str, str]
     return bool(RequestValidator(token.get_secret_value()).validate(url, params, signature))
 
 
-async def twilio_form(
-    request: Request, settings: Annotated[Settings, Depends(settings_dep)]
-) -> FormData:
+async def twilio_form(request: Request, settings: Annotated[Settings, Depends(settings_dep)]) -> FormData:
     """The posted form, once its signature checks out; 403 otherwise (nothing changes)."""
     form = await request.form()
     url = signed_url(request, settings)

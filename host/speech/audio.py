@@ -1,0 +1,273 @@
+"""PCM16 audio plumbing: WAV files, chunked sources, microphone, mu-law and resampling.
+
+All audio inside gamehost is mono signed 16-bit little-endian PCM ("pcm16") as ``bytes``;
+the recogniser runs at 16 kHz. Telephony (Twilio Media Streams) uses 8 kHz G.711 mu-law.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import queue
+import time
+import wave
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+log = logging.getLogger(__name__)
+
+SAMPLE_RATE = 16000
+TELEPHONY_RATE = 8000
+SAMPLE_WIDTH = 2  # bytes per pcm16 sample
+CONVERT_HINT = "convert it with: sox in.wav -r 16000 -c 1 -b 16 out.wav"
+
+
+class AudioFormatError(ValueError):
+    """Audio that gamehost cannot use; the message says what is wrong and how to fix it."""
+
+
+class AudioDeviceError(RuntimeError):
+    """No usable sound device (PortAudio missing, no input/output device, ...)."""
+
+
+# --- WAV --------------------------------------------------------------------------------
+
+
+def read_wav(path: str | os.PathLike[str], rate: int | None = SAMPLE_RATE) -> tuple[bytes, int]:
+    """Read a mono 16-bit PCM WAV file; return ``(pcm16, sample_rate)``.
+
+    ``rate`` is the sample rate required (default 16 kHz, what the recogniser wants);
+    pass None to accept any rate. We refuse rather than silently resample so that a
+    wrongly recorded test file is noticed instead of degrading recognition.
+    """
+    name = os.fspath(path)
+    try:
+        with wave.open(name, "rb") as w:
+            channels, width, framerate = w.getnchannels(), w.getsampwidth(), w.getframerate()
+            nframes = w.getnframes()
+            if channels != 1:
+                raise AudioFormatError(f"{name}: has {channels} channels, need mono; {CONVERT_HINT}")
+            if width != SAMPLE_WIDTH:
+                raise AudioFormatError(
+                    f"{name}: has {8 * width}-bit samples, need 16-bit; {CONVERT_HINT}"
+                )
+            if rate is not None and framerate != rate:
+                raise AudioFormatError(
+                    f"{name}: sample rate is {framerate} Hz, need {rate} Hz; {CONVERT_HINT}"
+                )
+            pcm = w.readframes(nframes)
+    except FileNotFoundError as exc:
+        raise AudioFormatError(f"{name}: no such file") from exc
+    except IsADirectoryError as exc:
+        raise AudioFormatError(f"{name}: is a directory, not a WAV file") from exc
+    except (wave.Error, EOFError) as exc:
+        # wave.Error: not RIFF/WAVE, or compressed/extensible format; EOFError: truncated.
+        raise AudioFormatError(
+            f"{name}: not a readable PCM WAV file ({exc or 'file is truncated'}); {CONVERT_HINT}"
+        ) from exc
+    if len(pcm) % SAMPLE_WIDTH:
+        pcm = pcm[: len(pcm) - len(pcm) % SAMPLE_WIDTH]  # drop a torn last sample
+    return pcm, framerate
+
+
+def write_wav(path: str | os.PathLike[str], pcm: bytes, rate: int = SAMPLE_RATE) -> None:
+    """Write mono pcm16 to a WAV file."""
+    with wave.open(os.fspath(path), "wb") as w:
+        w.setnchannels(1)
+        w.setsampwidth(SAMPLE_WIDTH)
+        w.setframerate(rate)
+        w.writeframes(pcm)
+
+
+# --- chunked sources --------------------------------------------------------------------
+
+
+def chunk_bytes(rate: int, chunk_ms: int) -> int:
+    """Size in bytes of a ``chunk_ms`` chunk of pcm16 at ``rate``."""
+    return max(1, rate * chunk_ms // 1000) * SAMPLE_WIDTH
+
+
+def pcm_chunks(
+    pcm: bytes, rate: int = SAMPLE_RATE, chunk_ms: int = 20, realtime: bool = False
+) -> Iterator[bytes]:
+    """Split pcm16 into ``chunk_ms`` chunks (the last may be shorter).
+
+    With ``realtime`` each chunk is released no earlier than it would arrive from a live
+    source, so end-of-utterance latency can be measured as a user would feel it.
+    """
+    size = chunk_bytes(rate, chunk_ms)
+    start = time.monotonic()
+    for offset in range(0, len(pcm), size):
+        chunk = pcm[offset : offset + size]
+        if realtime:
+            due = start + (offset + len(chunk)) / (SAMPLE_WIDTH * rate)
+            delay = due - time.monotonic()
+            if delay > 0:
+                time.sleep(delay)
+        yield chunk
+
+
+def wav_chunks(
+    path: str | os.PathLike[str],
+    chunk_ms: int = 20,
+    realtime: bool = False,
+    rate: int = SAMPLE_RATE,
+) -> Iterator[bytes]:
+    """pcm16 chunks of a 16 kHz mono WAV file (see :func:`read_wav`, :func:`pcm_chunks`)."""
+    pcm, file_rate = read_wav(path, rate)
+    yield from pcm_chunks(pcm, file_rate, chunk_ms, realtime)
+
+
+def _sounddevice() -> Any:
+    # Imported lazily: importing sounddevice raises OSError when PortAudio is missing,
+    # which must not break headless use (phone channel, tests).
+    try:
+        import sounddevice
+    except (ImportError, OSError) as exc:
+        raise AudioDeviceError(
+            f"sound device support is unavailable ({exc}); install PortAudio "
+            "(e.g. 'apt-get install libportaudio2') and the sounddevice package"
+        ) from exc
+    return sounddevice
+
+
+def microphone_chunks(
+    rate: int = SAMPLE_RATE,
+    chunk_ms: int = 20,
+    device: int | str | None = None,
+    stop_after_s: float | None = None,
+) -> Iterator[bytes]:
+    """pcm16 chunks from the default (or given) input device until the caller stops.
+
+    Audio is captured by PortAudio's callback thread into a queue, so a slow consumer
+    does not drop samples (it only falls behind). Closing the generator closes the stream.
+    """
+    sd = _sounddevice()
+    frames = chunk_bytes(rate, chunk_ms) // SAMPLE_WIDTH
+    chunks: queue.Queue[bytes] = queue.Queue()
+
+    def callback(indata: Any, _frames: int, _time: Any, status: Any) -> None:
+        if status:
+            log.warning("microphone: %s", status)
+        chunks.put(bytes(indata))
+
+    try:
+        stream = sd.RawInputStream(
+            samplerate=rate,
+            blocksize=frames,
+            device=device,
+            channels=1,
+            dtype="int16",
+            callback=callback,
+        )
+    except Exception as exc:  # sounddevice.PortAudioError and ValueError for bad devices
+        raise AudioDeviceError(f"cannot open the microphone: {exc}") from exc
+    deadline = None if stop_after_s is None else time.monotonic() + stop_after_s
+    with stream:
+        while deadline is None or time.monotonic() < deadline:
+            try:
+                yield chunks.get(timeout=1.0)
+            except queue.Empty:
+                log.warning("microphone delivered no audio for 1 s")
+
+
+# --- conversions ------------------------------------------------------------------------
+
+
+def as_int16(pcm: bytes) -> npt.NDArray[np.int16]:
+    """View pcm16 bytes as an int16 array (no copy)."""
+    return np.frombuffer(pcm, dtype="<i2")
+
+
+def rms(pcm: bytes) -> float:
+    """Root-mean-square level of pcm16 (0..32768)."""
+    samples = as_int16(pcm)
+    if samples.size == 0:
+        return 0.0
+    return float(np.sqrt(np.mean(samples.astype(np.float64) ** 2)))
+
+
+_MULAW_BIAS = 0x84
+_MULAW_CLIP14 = 8159
+_MULAW_SEGMENT_ENDS = np.array([0x3F, 0x7F, 0xFF, 0x1FF, 0x3FF, 0x7FF, 0xFFF, 0x1FFF])
+
+
+def _build_mulaw_decode_table() -> npt.NDArray[np.int16]:
+    codes = ~np.arange(256, dtype=np.int32) & 0xFF
+    exponent = (codes >> 4) & 0x07
+    mantissa = codes & 0x0F
+    magnitude = (((mantissa << 3) + _MULAW_BIAS) << exponent) - _MULAW_BIAS
+    return np.where(codes & 0x80, -magnitude, magnitude).astype(np.int16)
+
+
+_MULAW_DECODE = _build_mulaw_decode_table()
+
+
+def mulaw_decode(data: bytes) -> bytes:
+    """G.711 mu-law bytes -> pcm16 at the same sample rate (same values as audioop.ulaw2lin)."""
+    codes = np.frombuffer(data, dtype=np.uint8)
+    return _MULAW_DECODE[codes].astype("<i2").tobytes()
+
+
+def mulaw_encode(pcm: bytes) -> bytes:
+    """pcm16 -> G.711 mu-law bytes at the same sample rate (bit-exact with audioop.lin2ulaw).
+
+    Follows the reference 14-bit algorithm (shift right by 2 before taking the magnitude)
+    so that results match the stdlib and Twilio's own codec sample for sample.
+    """
+    samples = as_int16(pcm).astype(np.int32) >> 2
+    mask = np.where(samples < 0, 0x7F, 0xFF)
+    magnitude = np.minimum(np.abs(samples), _MULAW_CLIP14) + (_MULAW_BIAS >> 2)
+    segment = np.searchsorted(_MULAW_SEGMENT_ENDS, magnitude)  # as the C search(): 0..8
+    codes = np.where(
+        segment >= 8,
+        0x7F ^ mask,
+        ((segment << 4) | ((magnitude >> (segment + 1)) & 0x0F)) ^ mask,
+    )
+    return codes.astype(np.uint8).tobytes()
+
+
+def resample(pcm: bytes, from_rate: int, to_rate: int) -> bytes:
+    """Resample a whole pcm16 buffer (use :class:`Resampler` for a stream of chunks)."""
+    if from_rate == to_rate or not pcm:
+        return pcm
+    import soxr
+
+    out = soxr.resample(as_int16(pcm), from_rate, to_rate, quality="HQ")
+    return np.asarray(out, dtype="<i2").tobytes()
+
+
+class Resampler:
+    """Streaming pcm16 resampler; keeps filter state across chunks (no clicks at joins)."""
+
+    def __init__(self, from_rate: int, to_rate: int) -> None:
+        import soxr
+
+        self.from_rate = from_rate
+        self.to_rate = to_rate
+        self._stream = (
+            None
+            if from_rate == to_rate
+            else soxr.ResampleStream(from_rate, to_rate, 1, dtype="int16", quality="HQ")
+        )
+
+    def __call__(self, pcm: bytes, last: bool = False) -> bytes:
+        """Resample the next chunk; pass ``last=True`` on the final one to drain the filter."""
+        if self._stream is None:
+            return pcm
+        out = self._stream.resample_chunk(as_int16(pcm), last=last)
+        return np.asarray(out, dtype="<i2").tobytes()
+
+
+def mulaw8k_to_pcm16k(data: bytes, resampler: Resampler | None = None) -> bytes:
+    """Twilio inbound media payload (8 kHz mu-law) -> pcm16 at 16 kHz for the recogniser."""
+    pcm8k = mulaw_decode(data)
+    return resampler(pcm8k) if resampler else resample(pcm8k, TELEPHONY_RATE, SAMPLE_RATE)
+
+
+def pcm_to_mulaw8k(pcm: bytes, rate: int = SAMPLE_RATE) -> bytes:
+    """pcm16 at ``rate`` -> 8 kHz mu-law, the format Twilio accepts on a media stream."""
+    return mulaw_encode(resample(pcm, rate, TELEPHONY_RATE))

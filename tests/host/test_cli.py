@@ -1,0 +1,114 @@
+"""``gamehost play``: text play on stdin, JSON events, resume, and bad options."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from host.cli import app
+
+runner = CliRunner()
+
+
+def play(db: Path, stdin: str, *args: str) -> tuple[int, str, str]:
+    result = runner.invoke(app, ["play", "up-or-down", "--db", str(db), *args], input=stdin)
+    return result.exit_code, result.stdout, result.stderr
+
+
+def events(stdout: str) -> list[dict[str, object]]:
+    return [json.loads(line) for line in stdout.splitlines() if line.strip()]
+
+
+def test_a_tournament_in_json(tmp_path: Path) -> None:
+    code, out, _ = play(
+        tmp_path / "g.db", "P1: 5\nP2: 7\nP3: 8\nP4: 10\n", "--players", "P1,P2,P3,P4", "--json"
+    )
+    assert code == 0
+    ev = events(out)
+    assert ev[0] == {"type": "turn", "player": "P1", "turn": 1}
+    assert {"type": "move", "player": "P3", "number": 8, "valid": False, "previous": 7} in ev
+    assert {"type": "out", "player": "P3", "reason": "mistake"} in ev
+    assert ev[-1] == {"type": "turn", "player": "P1", "turn": 5}
+
+
+def test_bare_lines_belong_to_the_current_player_and_text_is_readable(tmp_path: Path) -> None:
+    code, out, _ = play(tmp_path / "g.db", "53\nsixty seven\nhello\n", "--players", "Ann,Bob,Cy")
+    assert code == 0
+    assert "Ann said 53." in out and "Bob said 67." in out
+    assert "I didn't catch that. Cy: an odd number above 67 or an even number below 67." in out
+
+
+def test_a_game_to_the_end_in_training(tmp_path: Path) -> None:
+    script = "10\n11\n12\n14\nfinish\n"
+    code, out, _ = play(tmp_path / "g.db", script, "--players", "Ann,Bob", "--mode", "training", "--json")
+    assert code == 0
+    over = [e for e in events(out) if e["type"] == "game_over"]
+    assert over == [
+        {"type": "game_over", "reason": "requested", "last_mistake": "Bob", "mistakes": {"Ann": 0, "Bob": 1}}
+    ]
+
+
+def test_winner_in_json(tmp_path: Path) -> None:
+    code, out, _ = play(tmp_path / "g.db", "10\n11\n", "--players", "Ann,Bob", "--json")
+    assert code == 0
+    assert {"type": "game_over", "reason": "last_player_in", "winner": "Ann"} in events(out)
+
+
+def test_resume_after_the_process_is_killed(tmp_path: Path) -> None:
+    db = tmp_path / "g.db"
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "host",
+            "play",
+            "up-or-down",
+            "--players",
+            "Ann,Bob,Cy",
+            "--db",
+            str(db),
+            "--json",
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+    session = proc.stderr.readline().split()[1]
+    proc.stdin.write("10\n12\n")
+    proc.stdin.flush()
+    seen: list[dict[str, object]] = []
+    while not any(e.get("type") == "turn" and e.get("player") == "Cy" for e in seen):
+        seen.append(json.loads(proc.stdout.readline()))
+    proc.kill()
+    proc.wait()
+    code, out, _ = play(db, "Cy: 14\n", "--resume", session, "--json")
+    assert code == 0
+    assert {"type": "move", "player": "Cy", "number": 14, "valid": True, "previous": 12} in events(out)
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["play", "chess", "--players", "A,B"], "unknown game"),
+        (["play", "up-or-down", "--players", "Ann"], "at least 2 players"),
+        (["play", "up-or-down", "--players", "Ann,ann"], "must differ"),
+        (["play", "up-or-down", "--players", "A,B", "--range", "5-6"], "three numbers"),
+        (["play", "up-or-down", "--players", "A,B", "--range", "x"], "--range"),
+        (["play", "up-or-down", "--players", "A,B", "--lang", "xx"], "xx"),
+        (["play", "up-or-down", "--resume", "nope"], "no saved session"),
+    ],
+)
+def test_bad_options_exit_non_zero_with_a_message(tmp_path: Path, args: list[str], message: str) -> None:
+    result = runner.invoke(app, [*args, "--db", str(tmp_path / "g.db")], input="")
+    assert result.exit_code != 0
+    assert message in result.stderr

@@ -1,0 +1,60 @@
+"""The parser: numbers in digits and words, commands, and the three kinds of "no"."""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from host.language import (
+    Ambiguous,
+    CommandSaid,
+    NotUnderstood,
+    NumberSaid,
+    command_phrases,
+    confusable,
+    number_phrases,
+    parse,
+    to_words,
+)
+
+
+def test_intents() -> None:
+    assert parse("fifty three").intent() == NumberSaid(53)
+    assert parse("fifty three no fifty four").intent() == Ambiguous((53, 54))
+    assert parse("whose turn").intent() == CommandSaid("whose_turn")
+    assert parse("the weather is nice").intent() == NotUnderstood()
+    assert parse("").intent() == NotUnderstood()
+
+
+def test_a_number_and_a_command_together_is_ambiguous() -> None:
+    assert isinstance(parse("undo fifty three").intent(), Ambiguous)
+
+
+def test_the_same_number_twice_is_one_number() -> None:
+    assert parse("53... 53").intent() == NumberSaid(53)
+
+
+@given(st.integers(-(10**9), 10**9))
+def test_words_round_trip(n: int) -> None:
+    assert parse(to_words(n)).numbers == (n,)
+
+
+@given(st.integers(0, 10**6))
+def test_digits_round_trip(n: int) -> None:
+    assert parse(f"I say {n}!").numbers == (n,)
+    assert parse(f"{n:,}").numbers == (n,)
+
+
+@given(st.text(max_size=200))
+def test_anything_parses_without_error(text: str) -> None:
+    parse(text).intent()
+
+
+def test_phrases_for_recognisers_and_hints() -> None:
+    phrases = number_phrases(range(1, 101))
+    assert phrases[52] == "fifty three" and len(set(phrases)) == 100
+    assert "whose turn" in command_phrases() and "undo" in command_phrases(names=["undo"])
+
+
+def test_confusions_come_from_the_grammar() -> None:
+    assert confusable(15) == {50} and confusable(50) == {15} and confusable(53) == set()

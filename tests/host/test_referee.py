@@ -1,0 +1,214 @@
+"""The referee over a real SQLite log: turns, announcements, undo, confirmation, replay."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+from games import up_or_down as ud
+from games.core import Mode
+from host.referee import Hearing, Referee, SessionConfig, replay
+from host.store import Store
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1_000_000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+def clock() -> Clock:
+    return Clock()
+
+
+@pytest.fixture
+def referee(tmp_path: Path, clock: Clock) -> Referee:
+    return Referee(Store(tmp_path / "log.sqlite3"), clock)
+
+
+def start(referee: Referee, players: str = "Ann,Bob,Cy", **config: object) -> str:
+    return referee.create(SessionConfig.model_validate(config), players.split(","))
+
+
+def test_announcement_says_what_happened_and_who_is_next(referee: Referee) -> None:
+    sid = start(referee)
+    reply = referee.handle(sid, "fifty three", "Ann")
+    assert reply.public == ["Ann said 53.", "Bob: an odd number above 53 or an even number below 53."]
+    assert reply.accepted and reply.next_player == "Bob" and reply.turn == 2
+    types = [e["type"] for e in reply.events]
+    assert types == ["move", "turn"]
+    assert reply.events[0] == {"type": "move", "player": "Ann", "number": 53, "valid": True, "previous": None}
+
+
+def test_only_the_current_player_may_move(referee: Referee) -> None:
+    sid = start(referee)
+    reply = referee.handle(sid, "10", "Cy")
+    assert reply.private == ["Waiting for Ann."] and not reply.accepted
+    assert referee.table(sid).game == ud.new_game(("Ann", "Bob", "Cy"))
+
+
+def test_not_understood_and_ambiguous_change_nothing(referee: Referee) -> None:
+    sid = start(referee)
+    before = referee.store.last_seq(sid)
+    r1 = referee.handle(sid, "what a lovely evening", "Ann")
+    r2 = referee.handle(sid, "fifty three no fifty four", "Ann")
+    assert r1.private[0].startswith("I didn't catch that. Ann: any number")
+    assert r2.private == ["I heard 53 or 54. Which one? Say just one number."]
+    assert referee.store.last_seq(sid) == before
+    assert [e["type"] for e in r1.events] == ["not_understood"]
+
+
+def test_tournament_game_to_a_winner(referee: Referee) -> None:
+    sid = start(referee)
+    referee.handle(sid, "5", "Ann")
+    referee.handle(sid, "7", "Bob")
+    out = referee.handle(sid, "8", "Cy")
+    assert out.public[0] == "Cy said 8. Wrong! Cy is out."
+    assert out.next_player == "Ann"
+    over = referee.handle(sid, "9", "Ann")  # after 8 (even) an odd number must be below
+    assert over.game_over and "Bob wins!" in over.public[-1]
+    assert over.events[-1] == {"type": "game_over", "reason": "last_player_in", "winner": "Bob"}
+    again = referee.handle(sid, "new game", "Ann")
+    assert again.next_player == "Bob"  # the winner opens the next game
+
+
+def test_training_game_results(referee: Referee) -> None:
+    sid = start(referee, "Ann,Bob", mode="training")
+    referee.handle(sid, "10", "Ann")
+    wrong = referee.handle(sid, "11", "Bob")
+    assert wrong.next_player == "Bob" and "mistake 1 for Bob" in wrong.public[0]
+    referee.handle(sid, "12", "Bob")
+    over = referee.handle(sid, "finish", "Ann")
+    assert over.events[-1] == {
+        "type": "game_over",
+        "reason": "requested",
+        "last_mistake": "Bob",
+        "mistakes": {"Ann": 0, "Bob": 1},
+    }
+
+
+def test_undo_within_grace_and_not_after(referee: Referee, clock: Clock) -> None:
+    sid = start(referee, undo_grace=10)
+    referee.handle(sid, "53", "Ann")
+    clock.now += 5
+    taken = referee.handle(sid, "undo", "Ann")
+    assert taken.public[0] == "Ann took back 53." and taken.next_player == "Ann"
+    referee.handle(sid, "54", "Ann")
+    clock.now += 11
+    late = referee.handle(sid, "undo", "Ann")
+    assert late.private == ["Too late to take that back."] and referee.table(sid).game.last == 54  # type: ignore[union-attr]
+
+
+def test_undo_of_a_mistake_brings_the_player_back(referee: Referee) -> None:
+    sid = start(referee, "Ann,Bob,Cy")
+    referee.handle(sid, "10", "Ann")
+    referee.handle(sid, "11", "Bob")
+    assert "Bob" not in referee.table(sid).game.in_play  # type: ignore[union-attr]
+    referee.handle(sid, "undo", "Bob")
+    game = referee.table(sid).game
+    assert game is not None and "Bob" in game.in_play and game.current_player == "Bob" and game.last == 10
+
+
+def test_undo_is_only_for_whoever_moved_and_can_be_off(referee: Referee) -> None:
+    sid = start(referee)
+    referee.handle(sid, "10", "Ann")
+    assert referee.handle(sid, "undo", "Bob").private == ["Only Ann can take back 10."]
+    off = start(referee, undo_grace=None)
+    referee.handle(off, "10", "Ann")
+    assert referee.handle(off, "undo", "Ann").private == ["Taking back moves is off in this game."]
+
+
+def test_a_repeated_key_gets_the_same_reply_and_moves_once(referee: Referee) -> None:
+    sid = start(referee)
+    first = referee.handle(sid, "10", "Ann", key="SM1")
+    second = referee.handle(sid, "10", "Ann", key="SM1")
+    assert first == second
+    assert referee.table(sid).game.turn == 2  # type: ignore[union-attr]
+
+
+def test_a_low_confidence_mistake_is_confirmed_before_ruling(referee: Referee) -> None:
+    sid = start(referee)
+    referee.handle(sid, "10", "Ann")  # Bob needs even above 10 or odd below 10
+    asked = referee.handle(sid, "fifteen", "Bob", hearing=Hearing(("fifteen",), 0.4))
+    assert asked.confirm == 15 and asked.private == ["Did you say 15?"] and not asked.accepted
+    corrected = referee.handle(sid, "no fifty", "Bob", hearing=Hearing(("no fifty",), 0.9))
+    assert corrected.public[0] == "Bob said 50." and corrected.accepted
+
+
+def test_a_confirmed_mistake_is_ruled(referee: Referee) -> None:
+    sid = start(referee)
+    referee.handle(sid, "10", "Ann")
+    referee.handle(sid, "fifteen", "Bob", hearing=Hearing(("fifteen",), 0.95))  # 50 valid: confusable
+    ruled = referee.handle(sid, "yes", "Bob", hearing=Hearing(("yes",), 0.9))
+    assert ruled.public[0] == "Bob said 15. Wrong! Bob is out."
+
+
+def test_a_confident_clear_mistake_is_ruled_at_once(referee: Referee) -> None:
+    sid = start(referee)
+    referee.handle(sid, "10", "Ann")
+    ruled = referee.handle(sid, "eleven", "Bob", hearing=Hearing(("eleven",), 0.95))
+    assert ruled.public[0] == "Bob said 11. Wrong! Bob is out."
+
+
+def test_timeouts_apply_once_per_turn(referee: Referee) -> None:
+    sid = start(referee)
+    first = referee.timeout(sid, 1)
+    assert first is not None and first.public[0] == "Ann ran out of time and is out."
+    assert referee.timeout(sid, 1) is None
+
+
+def test_sessions_resume_from_the_file(tmp_path: Path, clock: Clock) -> None:
+    path = tmp_path / "log.sqlite3"
+    referee = Referee(Store(path), clock)
+    sid = start(referee)
+    referee.handle(sid, "10", "Ann")
+    referee.handle(sid, "12", "Bob")
+    referee.store.close()
+    again = Referee(Store(path), clock)
+    game = again.table(sid).game
+    assert game is not None and game.last == 12 and game.current_player == "Cy"
+    assert again.handle(sid, "14", "Cy").public[0] == "Cy said 14."
+
+
+def test_contract_random_games_replay_to_the_same_table(referee: Referee, clock: Clock) -> None:
+    """Seeded random games to the end: replay equals the live table, only the current
+    player's moves count, and every game ends within a bound."""
+    rng = random.Random(7)
+    for game_no in range(30):
+        names = [f"P{i}" for i in range(rng.randint(2, 6))]
+        mode = rng.choice(["tournament", "training"])
+        sid = start(referee, ",".join(names), mode=mode, rounds=3 if mode == "training" else None)
+        for _ in range(400):
+            table = referee.table(sid)
+            game = table.game
+            assert game is not None
+            if game.is_over:
+                break
+            clock.now += 1
+            speaker = rng.choice([*names, None])
+            choice = rng.random()
+            if choice < 0.6 and ud.valid_numbers(game):
+                text = str(rng.choice(ud.valid_numbers(game)))
+            elif choice < 0.8:
+                text = str(rng.randint(-5, 120))
+            else:
+                text = rng.choice(["help", "whose turn", "blah", "undo", "1 2", "score"])
+            before = game
+            reply = referee.handle(sid, text, speaker)
+            after = referee.table(sid).game
+            if speaker not in (None, before.current_player) and text not in ("undo",):
+                assert after == before
+            assert reply.lines
+        table = referee.table(sid)
+        assert table.game is not None and table.game.is_over, f"game {game_no} did not end"
+        rebuilt = replay(
+            SessionConfig.model_validate(referee.store.session(sid).config),  # type: ignore[union-attr]
+            referee.store.inputs(sid),
+        )
+        assert rebuilt.game == table.game and rebuilt.players == table.players
+    assert Mode.TRAINING

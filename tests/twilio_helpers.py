@@ -1,0 +1,245 @@
+"""Test helpers shared by the Twilio channels (SMS, voice).
+
+- ``sign`` / ``post_signed``: form posts signed with the SDK's real ``RequestValidator``,
+  exactly as Twilio signs its webhooks (URL + sorted params, HMAC-SHA1, base64).
+- ``FakeTwilio``: a local HTTP server standing in for ``api.twilio.com``. The real
+  ``twilio.rest.Client`` is pointed at it (``Settings.twilio_api_base = fake.base_url``) and
+  every ``Messages.json`` / ``Calls/{sid}.json`` post is recorded and answered with
+  plausible JSON. Only Twilio's servers are fake; the SDK's own code runs.
+"""
+
+from __future__ import annotations
+
+import base64
+import itertools
+import json
+import threading
+import time
+from collections.abc import Iterable, Mapping
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+from twilio.request_validator import RequestValidator
+
+Params = Mapping[str, str | list[str]] | Iterable[tuple[str, str]]
+
+TEST_ACCOUNT_SID = "AC" + "0" * 32
+TEST_AUTH_TOKEN = "test-auth-token-0123456789abcdef"
+
+
+class _MultiParams:
+    """What ``RequestValidator.get_values`` expects for repeated keys (``getlist``)."""
+
+    def __init__(self, pairs: list[tuple[str, str]]) -> None:
+        self.pairs = pairs
+
+    def __iter__(self) -> Any:
+        return iter([k for k, _ in self.pairs])
+
+    def __getitem__(self, key: str) -> str:
+        return next(v for k, v in self.pairs if k == key)
+
+    def getlist(self, key: str) -> list[str]:
+        return [v for k, v in self.pairs if k == key]
+
+
+def _pairs(params: Params) -> list[tuple[str, str]]:
+    if isinstance(params, Mapping):
+        out: list[tuple[str, str]] = []
+        for key, value in params.items():
+            if isinstance(value, list):
+                out.extend((key, v) for v in value)
+            else:
+                out.append((key, value))
+        return out
+    return [(k, v) for k, v in params]
+
+
+def sign(url: str, params: Params, token: str = TEST_AUTH_TOKEN) -> str:
+    """The ``X-Twilio-Signature`` Twilio would send for a form post of ``params`` to ``url``."""
+    signature: str = RequestValidator(token).compute_signature(url, _MultiParams(_pairs(params)))
+    return signature
+
+
+def post_signed(
+    client: Any,
+    path: str,
+    params: Params,
+    token: str = TEST_AUTH_TOKEN,
+    base_url: str = "http://testserver",
+    headers: Mapping[str, str] | None = None,
+) -> Any:
+    """POST ``params`` as a form to ``path`` with a correct signature; returns the response.
+
+    ``client`` is a Starlette ``TestClient`` or an ``httpx.Client`` (``base_url`` must then be
+    the address the server sees, or the one in ``GAMEHOST_PUBLIC_URL``). Repeated keys are
+    given as a list value or as a list of pairs.
+    """
+    pairs = _pairs(params)
+    data: dict[str, list[str]] = {}
+    for key, value in pairs:
+        data.setdefault(key, []).append(value)
+    all_headers = {"X-Twilio-Signature": sign(base_url.rstrip("/") + path, pairs, token)}
+    all_headers.update(headers or {})
+    return client.post(path, data=data, headers=all_headers)
+
+
+class FakeTwilio:
+    """``with FakeTwilio() as fake:`` a stand-in for Twilio's REST API on 127.0.0.1.
+
+    ``.messages``: one dict per ``Messages.json`` post (form fields, first value each, plus
+    ``account_sid``, ``sid``). ``.call_updates``: one dict per ``Calls/{sid}.json`` post (form
+    fields plus ``account_sid``, ``call_sid``). ``fail_to`` numbers get a 400 error answer;
+    ``fail_calls`` call SIDs get a 404, like a call that already ended.
+    """
+
+    def __init__(self) -> None:
+        self.messages: list[dict[str, str]] = []
+        self.call_updates: list[dict[str, str]] = []
+        self.requests: list[tuple[str, str]] = []  # (method, path) of everything seen
+        self.fail_to: set[str] = set()
+        self.fail_calls: set[str] = set()
+        self._lock = threading.Lock()
+        self._cond = threading.Condition(self._lock)
+        self._ids = itertools.count(1)
+        self._server: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    @property
+    def base_url(self) -> str:
+        assert self._server is not None, "use FakeTwilio as a context manager"
+        host, port = self._server.server_address[:2]
+        return f"http://{host!s}:{port}"
+
+    def __enter__(self) -> FakeTwilio:
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, format: str, *args: Any) -> None:  # keep test output clean
+                pass
+
+            def do_POST(self) -> None:
+                length = int(self.headers.get("Content-Length") or 0)
+                raw = self.rfile.read(length).decode("utf-8")
+                form = {k: v[0] for k, v in parse_qs(raw, keep_blank_values=True).items()}
+                status, body = fake._answer("POST", urlsplit(self.path).path, form)
+                self._send(status, body)
+
+            def do_GET(self) -> None:
+                status, body = fake._answer("GET", urlsplit(self.path).path, {})
+                self._send(status, body)
+
+            def _send(self, status: int, body: dict[str, Any]) -> None:
+                data = json.dumps(body).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+            self._server = None
+
+    def wait_for(self, messages: int = 0, call_updates: int = 0, timeout: float = 5.0) -> bool:
+        """Block until at least that many posts arrived (for sends made off the request path)."""
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            while len(self.messages) < messages or len(self.call_updates) < call_updates:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return False
+                self._cond.wait(left)
+        return True
+
+    def messages_to(self, number: str) -> list[str]:
+        with self._lock:
+            return [m.get("Body", "") for m in self.messages if m.get("To") == number]
+
+    def _answer(self, method: str, path: str, form: dict[str, str]) -> tuple[int, dict[str, Any]]:
+        parts = [p for p in path.split("/") if p]
+        with self._cond:
+            self.requests.append((method, path))
+            # /2010-04-01/Accounts/{AC}/Messages.json
+            if method == "POST" and len(parts) == 4 and parts[3] == "Messages.json":
+                if form.get("To") in self.fail_to:
+                    return 400, _error(21610, "Attempt to send to unsubscribed recipient")
+                sid = f"SM{next(self._ids):032x}"
+                self.messages.append({**form, "account_sid": parts[2], "sid": sid})
+                self._cond.notify_all()
+                return 201, _message_json(parts[2], sid, form)
+            # /2010-04-01/Accounts/{AC}/Calls/{CA}.json
+            if method == "POST" and len(parts) == 5 and parts[3] == "Calls":
+                call_sid = parts[4].removesuffix(".json")
+                if call_sid in self.fail_calls:
+                    return 404, _error(20404, f"The requested resource {path} was not found")
+                self.call_updates.append({**form, "account_sid": parts[2], "call_sid": call_sid})
+                self._cond.notify_all()
+                return 200, _call_json(parts[2], call_sid, form)
+        return 404, _error(20404, f"The requested resource {path} was not found")
+
+
+def _error(code: int, message: str) -> dict[str, Any]:
+    return {
+        "code": code,
+        "message": message,
+        "more_info": f"https://www.twilio.com/docs/errors/{code}",
+        "status": 400 if code != 20404 else 404,
+    }
+
+
+def _now() -> str:
+    return time.strftime("%a, %d %b %Y %H:%M:%S +0000", time.gmtime())
+
+
+def _message_json(account: str, sid: str, form: dict[str, str]) -> dict[str, Any]:
+    return {
+        "sid": sid,
+        "account_sid": account,
+        "api_version": "2010-04-01",
+        "body": form.get("Body", ""),
+        "to": form.get("To"),
+        "from": form.get("From"),
+        "messaging_service_sid": form.get("MessagingServiceSid"),
+        "status": "queued",
+        "direction": "outbound-api",
+        "num_segments": "1",
+        "num_media": "0",
+        "price": None,
+        "price_unit": "USD",
+        "error_code": None,
+        "error_message": None,
+        "date_created": _now(),
+        "date_updated": _now(),
+        "date_sent": None,
+        "uri": f"/2010-04-01/Accounts/{account}/Messages/{sid}.json",
+        "subresource_uris": {"media": f"/2010-04-01/Accounts/{account}/Messages/{sid}/Media.json"},
+    }
+
+
+def _call_json(account: str, sid: str, form: dict[str, str]) -> dict[str, Any]:
+    return {
+        "sid": sid,
+        "account_sid": account,
+        "api_version": "2010-04-01",
+        "status": form.get("Status", "in-progress"),
+        "direction": "inbound",
+        "to": "+15005550006",
+        "from": "+15005550001",
+        "date_created": _now(),
+        "date_updated": _now(),
+        "uri": f"/2010-04-01/Accounts/{account}/Calls/{sid}.json",
+    }
+
+
+def basic_auth(account_sid: str, token: str) -> str:
+    return "Basic " + base64.b64encode(f"{account_sid}:{token}".encode()).decode()
