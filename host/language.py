@@ -120,7 +120,7 @@ class _Lexicon:
         """Split a written-together number ("오십삼") into its words, longest match first."""
         out: list[str] = []
         i = 0
-        longest = max((len(w) for w in self.words), default=1)
+        longest = max((len(w) for w in (*self.words, *self.minus)), default=1)
         while i < len(token):
             for size in range(min(longest, len(token) - i), 0, -1):
                 piece = token[i : i + size]

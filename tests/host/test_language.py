@@ -58,3 +58,13 @@ def test_phrases_for_recognisers_and_hints() -> None:
 
 def test_confusions_come_from_the_grammar() -> None:
     assert confusable(15) == {50} and confusable(50) == {15} and confusable(53) == set()
+
+
+@given(st.integers(-10**6, 10**8))
+def test_korean_words_round_trip(n: int) -> None:
+    assert parse(to_words(n, "ko"), "ko").numbers == (n,)
+
+
+def test_korean_numbers_are_written_together_and_split_back() -> None:
+    assert to_words(53, "ko") == "오십삼" and to_words(10, "ko") == "십" and to_words(100, "ko") == "백"
+    assert parse("오십삼이요", "ko").intent() == NumberSaid(53)
