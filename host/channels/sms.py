@@ -1,0 +1,410 @@
+"""Up-or-Down by text message: ``POST /twilio/sms`` (Twilio's Messaging webhook).
+
+A player is their phone number. The sender of a text is answered in the TwiML reply;
+everyone else in the game hears about it through the REST API (``notify.fan_out`` ->
+``Outbound.send_sms``, or the local outbox without credentials), from the number they
+texted. Each message starts with the turn number ("#12 ") because texts can arrive out
+of order, and is cut to fit one GSM-7 segment (``host/sms_text.py``).
+
+Keywords (first word, case and punctuation ignored): NEW [TRAINING] [name], JOIN code
+[name], START, STATUS, RULES, LEAVE, HELP/INFO; anything else from a player goes to the
+referee (numbers as digits or words, "whose turn", "repeat", ...). The carriers' opt-out
+words are never game commands: the number leaves its game and gets nothing more until
+START, YES or UNSTOP. START is also the creator's "begin": an opted-out number sending it
+is opted in, a creator in a lobby sending it begins the game.
+
+Twilio retries a webhook with the same ``MessageSid`` (and ``I-Twilio-Idempotency-Token``):
+the whole answer is stored under that key in the same transaction as its effects, so a
+retried NEW makes one game and a retried move is ruled once.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from typing import Annotated
+
+from fastapi import APIRouter, BackgroundTasks, Depends, FastAPI, Request, Response
+from twilio.twiml.messaging_response import MessagingResponse
+
+from games import up_or_down as ud
+from games.core import Mode
+from grammars import Grammar, load
+from host import notify, phrasing, timeouts
+from host.config import Settings
+from host.language import CommandSaid, parse
+from host.lobby import Joined, Lobby, Member
+from host.outbound import Outbound
+from host.referee import Referee, Reply, SessionConfig
+from host.sms_text import fit, sanitize_name, turn_prefix
+from host.twilio_security import TwilioForm
+
+log = logging.getLogger(__name__)
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS sms_numbers (
+    address TEXT PRIMARY KEY,   -- a player's phone number
+    host TEXT NOT NULL,         -- the number of ours they last texted: we answer from it
+    at REAL NOT NULL
+);
+"""
+
+CHANNEL = "sms"
+OPT_OUT = frozenset({"STOP", "STOPALL", "UNSUBSCRIBE", "CANCEL", "END", "QUIT", "REVOKE", "OPTOUT"})
+OPT_IN = frozenset({"START", "YES", "UNSTOP"})
+HELP = frozenset({"HELP", "INFO"})
+KEYWORDS = frozenset({"NEW", "JOIN", "START", "STATUS", "RULES", "LEAVE"}) | OPT_OUT | HELP
+# Words people put before a keyword ("ok start", "please join 123456").
+FILLERS = frozenset({"OK", "OKAY", "PLEASE", "PLS", "PLZ", "LETS", "HI", "HEY", "HELLO", "SO"})
+TRAINING = frozenset({"TRAINING", "PRACTICE", "PRACTISE", "TRAIN"})
+TOURNAMENT = frozenset({"TOURNAMENT", "GAME", "MATCH"})
+MAX_BODY = 1600  # Twilio's own limit for one message; anything longer is not a person typing
+MAX_PLAYERS = 10
+CODE_LENGTH = 6
+MAX_NUMBER = 10**7  # larger numbers are typing accidents, not moves (see _member)
+
+_NON_WORD = re.compile(r"[\W_]+")
+
+
+@dataclass
+class Answer:
+    """The sender's messages (TwiML) and the replies everyone else is told about."""
+
+    messages: list[str] = field(default_factory=list)
+    tell: list[tuple[Reply, str | None]] = field(default_factory=list)  # (reply, excluded address)
+    session_id: str | None = None
+
+
+@dataclass(frozen=True)
+class Words:
+    raw: tuple[str, ...]  # whitespace-separated tokens as typed
+    keys: tuple[str, ...]  # the same, punctuation dropped, upper case
+
+    @classmethod
+    def of(cls, text: str) -> Words:
+        raw = tuple(text.split())
+        return cls(raw, tuple(_NON_WORD.sub("", t).upper() for t in raw))
+
+    def keyword(self) -> tuple[str | None, int]:
+        """The keyword the text starts with (after fillers) and the index after it."""
+        for i, key in enumerate(self.keys):
+            if key in KEYWORDS or key in OPT_IN:
+                return key, i + 1
+            if key not in FILLERS and key:
+                return None, 0
+        return None, 0
+
+
+class SmsChannel:
+    def __init__(self, settings: Settings, referee: Referee, lobby: Lobby, outbound: Outbound) -> None:
+        self.settings = settings
+        self.referee = referee
+        self.lobby = lobby
+        self.outbound = outbound
+        self.store = referee.store
+        self.store.ensure_schema(SCHEMA)
+        self.g: Grammar = load(settings.lang)
+
+    # -- one incoming text -----------------------------------------------------------------
+
+    def receive(self, address: str, host: str | None, body: str, key: str | None) -> Answer:
+        """Everything one text does, in one transaction; a repeated ``key`` is answered as
+        the first time and changes nothing."""
+        stored_key = f"sms:{key}" if key else None
+        with self.store.transaction():
+            if stored_key is not None and (saved := self.store.reply(stored_key)) is not None:
+                return Answer(list(saved.get("messages", [])))
+            if host:
+                self.store.execute(
+                    "INSERT OR REPLACE INTO sms_numbers (address, host, at) VALUES (?, ?, ?)",
+                    (address, host, self.referee.clock()),
+                )
+            answer = self._dispatch(address, body[:MAX_BODY], key)
+            if stored_key is not None:
+                self.store.save_reply(stored_key, answer.session_id, {"messages": answer.messages})
+        return answer
+
+    def _dispatch(self, address: str, text: str, key: str | None) -> Answer:
+        words = Words.of(text)
+        keyword, after = words.keyword()
+        if keyword in OPT_OUT:
+            # Twilio (or the carrier) confirms the opt-out itself; we only stop talking.
+            left = self.lobby.opt_out(address)
+            log.info("%s opted out", address)
+            if left is None:
+                return Answer()
+            self._stamp(left)
+            return Answer(tell=[(left, address)], session_id=left.session_id)
+        member = self.lobby.member(address)
+        if keyword in HELP:
+            return self._say(member, [self.g.phrase("sms_help")])
+        if self.lobby.opted_out(address):
+            if keyword in OPT_IN:
+                self.lobby.opt_in(address)
+                log.info("%s opted in", address)
+                return self._say(None, [self.g.phrase("sms_opted_in")])
+            return Answer()  # nothing more until START/YES/UNSTOP
+        if member is None:
+            return self._stranger(address, keyword, words, after)
+        return self._member(member, keyword, words, after, text, key)
+
+    # -- not in a game ---------------------------------------------------------------------
+
+    def _stranger(self, address: str, keyword: str | None, words: Words, after: int) -> Answer:
+        g = self.g
+        if keyword == "NEW":
+            return self._create(address, words, after)
+        if keyword == "JOIN":
+            return self._join(address, words, after)
+        if keyword == "RULES":
+            options = ud.Options()
+            return self._say(None, [g.phrase("sms_rules", low=options.low, high=options.high)])
+        if keyword in ("START", "STATUS", "LEAVE"):
+            return self._say(None, [g.phrase("sms_not_in_game")])
+        return self._say(None, [g.phrase("sms_welcome")])
+
+    def _create(self, address: str, words: Words, after: int) -> Answer:
+        mode = Mode.TOURNAMENT
+        rest = list(range(after, len(words.raw)))
+        while rest and (words.keys[rest[0]] in TRAINING or words.keys[rest[0]] in TOURNAMENT):
+            if words.keys[rest[0]] in TRAINING:
+                mode = Mode.TRAINING
+            rest.pop(0)
+        name = sanitize_name(" ".join(words.raw[i] for i in rest)) or "Player 1"
+        config = SessionConfig(
+            mode=mode,
+            lang=self.settings.lang,
+            undo_grace=self.settings.sms_undo_grace,
+            confirm_below=self.settings.confirm_below,
+            turn_timeout=self.settings.sms_turn_timeout,
+        )
+        joined = self.lobby.create(address, name, CHANNEL, config)
+        log.info("%s made game %s (%s)", address, joined.session_id, mode.value)
+        answer = self._say(None, [self.g.phrase("sms_created", code=joined.code, name=name)])
+        answer.session_id = joined.session_id
+        return answer
+
+    def _join(self, address: str, words: Words, after: int, default: str | None = None) -> Answer:
+        g = self.g
+        code, i = "", after
+        while i < len(words.raw) and len(code) < CODE_LENGTH:
+            key = words.keys[i]
+            if key == "CODE" and not code:
+                i += 1
+                continue
+            if not key.isdigit():
+                break
+            code += key
+            i += 1
+        if not code:
+            return self._say(None, [g.phrase("sms_join_how")])
+        code = code[:12]
+        row = self.store.session_by_code(code)
+        table = self.referee.table(row.id) if row is not None and row.status != "closed" else None
+        if table is not None and len(table.players) >= MAX_PLAYERS and not table.running:
+            return self._say(None, [g.phrase("sms_full", count=MAX_PLAYERS)])
+        asked = sanitize_name(" ".join(words.raw[i:]))
+        taken = table.names if table is not None else ()
+        if not asked and default and default.casefold() not in {n.casefold() for n in taken}:
+            asked = default  # the name they played under last time
+        name = asked or _default_name(taken)
+        result = self.lobby.join(address, code, name, CHANNEL)
+        if not isinstance(result, Joined):
+            key = {
+                "no_such_game": "sms_no_such_game",
+                "already_in_game": "sms_in_game",
+                "started": "sms_started",
+                "name_taken": "sms_name_taken",
+                "too_many_tries": "sms_too_many_tries",
+            }[result]
+            return self._say(None, [g.phrase(key, code=code, name=name)])
+        table = self.referee.table(result.session_id)
+        players = ", ".join(table.names)
+        creator = table.players[0].name
+        log.info("%s joined game %s as %s", address, result.session_id, name)
+        answer = self._say(
+            None, [g.phrase("sms_joined", code=code, name=name, players=players, creator=creator)]
+        )
+        news = Reply(result.session_id, public=[g.phrase("sms_joined_others", name=name, players=players)])
+        answer.tell.append((news, address))
+        answer.session_id = result.session_id
+        return answer
+
+    # -- in a game -------------------------------------------------------------------------
+
+    def _member(
+        self, member: Member, keyword: str | None, words: Words, after: int, text: str, key: str | None
+    ) -> Answer:
+        g = self.g
+        session_id = member.session_id
+        table = self.referee.table(session_id)
+        code = self._code(session_id)
+        in_lobby = table.game is None
+        heard = parse(text, table.config.lang) if keyword is None else None
+        if keyword == "LEAVE" or (heard is not None and heard.intent() == CommandSaid("leave")):
+            return self._leave(member)
+        if heard is not None and table.game is not None and table.running:
+            huge = any(abs(n) > MAX_NUMBER for n in heard.numbers)
+            if huge:  # not a move anyone makes; echoed to every phone it would not fit a text
+                prompt = phrasing.prompt(table.game, table.config.lang)
+                return self._say(member, [g.phrase("not_understood", turn=prompt)])
+        if keyword == "JOIN":
+            if table.game is not None and not table.running:
+                # The old game is over: moving on to another one needs no LEAVE first.
+                left = self._leave(member)
+                joined = self._join(member.address, words, after, default=member.name)
+                joined.tell[:0] = left.tell
+                return joined
+            return self._say(member, [g.phrase("sms_in_game", code=code)])
+        if keyword == "RULES":
+            o = table.config.options()
+            return self._say(member, [g.phrase("sms_rules", low=o.low, high=o.high)])
+        if in_lobby:
+            creator = table.players[0]
+            if keyword == "START":
+                if creator.address != member.address:
+                    return self._say(member, [g.phrase("sms_only_creator", creator=creator.name)])
+                if len(table.players) < ud.MIN_PLAYERS:
+                    return self._say(member, [g.phrase("need_players", count=ud.MIN_PLAYERS)])
+                return self._ruled(member, self.referee.begin(session_id))
+            if keyword == "NEW":
+                return self._say(member, [g.phrase("sms_in_game", code=code)])
+            # Nothing else means anything before START; in particular the referee's
+            # "new game" must not let anyone but the creator begin.
+            lobby_line = g.phrase(
+                "sms_lobby", code=code, players=", ".join(table.names), creator=creator.name
+            )
+            return self._say(member, [lobby_line])
+        if keyword in ("NEW", "START"):
+            # Over: a rematch with the same table ("winner opens the next game").
+            # Running: the referee says a game is running.
+            text = "new game"
+        elif keyword == "STATUS":
+            text = "status"
+        reply = self.referee.handle(session_id, text, member.name, key=key)
+        return self._ruled(member, reply)
+
+    def _leave(self, member: Member) -> Answer:
+        reply = self.lobby.leave(member.address)
+        log.info("%s left game %s", member.address, member.session_id)
+        answer = self._say(None, [self.g.phrase("sms_left")])
+        if reply is not None:
+            self._stamp(reply)
+            answer.tell.append((reply, member.address))
+        answer.session_id = member.session_id
+        return answer
+
+    def _ruled(self, member: Member, reply: Reply) -> Answer:
+        """The referee's reply: all of it to the sender, the public part to the others."""
+        self._stamp(reply)
+        answer = Answer(fit(reply.lines, turn_prefix(reply.turn)), session_id=member.session_id)
+        if reply.public:
+            answer.tell.append((reply, member.address))
+        return answer
+
+    def _stamp(self, reply: Reply) -> None:
+        """Replies that did not move the game still carry the current turn number."""
+        if reply.turn is None:
+            try:
+                game = self.referee.table(reply.session_id).game
+            except KeyError:
+                return
+            reply.turn = game.turn if game is not None else None
+
+    def _say(self, member: Member | None, lines: list[str]) -> Answer:
+        turn = None
+        if member is not None:
+            game = self.referee.table(member.session_id).game
+            turn = game.turn if game is not None else None
+        return Answer(fit(lines, turn_prefix(turn)))
+
+    def _code(self, session_id: str) -> str:
+        row = self.store.session(session_id)
+        return row.code if row is not None and row.code else "?"
+
+    # -- telling the others ----------------------------------------------------------------
+
+    def tell(self, items: list[tuple[Reply, str | None]]) -> None:
+        for reply, exclude in items:
+            notify.fan_out(self.lobby, self.outbound, reply, exclude=exclude)
+
+
+def _default_name(taken: tuple[str, ...]) -> str:
+    used = {n.casefold() for n in taken}
+    n = len(taken) + 1
+    while f"player {n}" in used:
+        n += 1
+    return f"Player {n}"
+
+
+def host_number(outbound: Outbound, address: str) -> str | None:
+    """The number of ours ``address`` last texted (REST messages go out from it)."""
+    rows = outbound.store.execute("SELECT host FROM sms_numbers WHERE address = ?", (address,))
+    return str(rows[0]["host"]) if rows else None
+
+
+def notify_sms(outbound: Outbound, member: Member, reply: Reply) -> None:
+    """The ``sms`` notifier: a REST message (or outbox entry) per segment-sized chunk."""
+    for body in fit(reply.public, turn_prefix(reply.turn)):
+        outbound.send_sms(member.address, body, from_=host_number(outbound, member.address))
+
+
+# -- HTTP ------------------------------------------------------------------------------------
+
+
+@asynccontextmanager
+async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
+    yield
+    await timeouts.stop(app)
+
+
+router = APIRouter(lifespan=_lifespan)
+
+
+def channel_dep(request: Request) -> SmsChannel:
+    channel: SmsChannel = request.app.state.sms
+    return channel
+
+
+def _twiml(messages: list[str]) -> Response:
+    response = MessagingResponse()
+    for body in messages:
+        response.message(body)
+    return Response(content=str(response), media_type="application/xml")
+
+
+@router.post("/twilio/sms")
+def sms_webhook(
+    form: TwilioForm,
+    request: Request,
+    background: BackgroundTasks,
+    channel: Annotated[SmsChannel, Depends(channel_dep)],
+) -> Response:
+    """Answer one text. ``TwilioForm`` has checked the signature first (403 otherwise)."""
+    address = str(form.get("From") or "").strip()
+    if not address:
+        return _twiml([])  # not a person's text: nobody to answer
+    body = form.get("Body")
+    text = body if isinstance(body, str) else ""
+    host = str(form.get("To") or "") or None
+    key = str(form.get("MessageSid") or "") or request.headers.get("I-Twilio-Idempotency-Token")
+    try:
+        answer = channel.receive(address, host, text, key)
+    except Exception:  # a person's text must never get a 5xx; nothing was committed
+        log.exception("SMS from %s failed", address)
+        return _twiml(fit([channel.g.phrase("sms_error")]))
+    if answer.tell:
+        # After the reply is sent: the sender is not kept waiting on the others' texts.
+        background.add_task(channel.tell, answer.tell)
+    return _twiml(answer.messages)
+
+
+def setup(app: FastAPI) -> None:
+    """Called by ``create_app``: the channel's services, notifier and turn timer."""
+    state = app.state
+    app.state.sms = SmsChannel(state.settings, state.referee, state.lobby, state.outbound)
+    notify.register(CHANNEL, notify_sms)
+    timeouts.install(app)

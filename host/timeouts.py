@@ -1,0 +1,188 @@
+"""Turn timeouts: a reminder at half time, and at the limit the turn runs out.
+
+Everything is derived from what is stored, so a restarted server picks up where the old
+one stopped: a turn starts with the last input logged for its session (a move, a timeout,
+an undo, a leave or the start of the game), the limit is the session's
+``SessionConfig.turn_timeout``, and reminders already sent are remembered in
+``turn_reminders``. At the limit ``Referee.timeout`` rules (a mistake in a tournament, a
+pass in training) and everyone is told through their channel's notifier.
+
+``tick(now)`` does one round of checks and says what it did, so tests drive it with an
+injected clock instead of sleeping; ``run`` calls it periodically in the server.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import math
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from fastapi import FastAPI
+
+from grammars import load
+from host import notify, phrasing
+from host.lobby import Lobby
+from host.outbound import Outbound
+from host.referee import Clock, Referee, Reply
+
+log = logging.getLogger(__name__)
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS turn_reminders (
+    session_id TEXT NOT NULL,
+    seq INTEGER NOT NULL,   -- the input that started the turn
+    at REAL NOT NULL,
+    PRIMARY KEY (session_id, seq)
+);
+"""
+
+# Sessions whose turn clock is running: active, with a limit, and their latest input.
+_CANDIDATES = """
+SELECT s.id AS id, s.config AS config, i.seq AS seq, i.at AS at
+FROM sessions s JOIN inputs i ON i.session_id = s.id
+WHERE s.status = 'active'
+  AND json_extract(s.config, '$.turn_timeout') > 0
+  AND i.seq = (SELECT MAX(seq) FROM inputs WHERE session_id = s.id)
+  AND i.at + json_extract(s.config, '$.turn_timeout') / 2.0 <= ?
+"""
+
+TICK_SECONDS = 1.0
+
+
+@dataclass(frozen=True)
+class TimerAction:
+    kind: Literal["reminder", "timeout"]
+    session_id: str
+    turn: int
+    player: str
+    reply: Reply
+
+
+class TurnTimer:
+    def __init__(
+        self, referee: Referee, lobby: Lobby, outbound: Outbound, clock: Clock | None = None
+    ) -> None:
+        self.referee = referee
+        self.lobby = lobby
+        self.outbound = outbound
+        self.store = referee.store
+        self.clock = clock or referee.clock
+        self.store.ensure_schema(SCHEMA)
+        # In-memory shortcuts only; the stored log and turn_reminders stay the truth.
+        self._quiet: dict[str, int] = {}
+        self._reminded: dict[str, int] = {}  # session -> turn-start seq reminded
+
+    def tick(self, now: float | None = None) -> list[TimerAction]:
+        """Send due reminders and rule expired turns; what was done, in order."""
+        now = self.clock() if now is None else now
+        actions: list[TimerAction] = []
+        for row in self.store.execute(_CANDIDATES, (now,)):
+            session_id, seq, started = row["id"], row["seq"], row["at"]
+            limit = _limit(row["config"])
+            if limit is None or self._quiet.get(session_id) == seq:
+                continue
+            if self._reminded.get(session_id) == seq and now < started + limit:
+                continue
+            try:
+                if not self.referee.table(session_id).running:
+                    self._quiet[session_id] = seq  # game over: nothing to time until it changes
+                    continue
+                action = self._check(session_id, seq, started, limit, now)
+            except Exception:  # one broken session must not stop the others' clocks
+                log.exception("turn timer failed for session %s", row["id"])
+                continue
+            if action is not None:
+                self._deliver(action)
+                actions.append(action)
+        return actions
+
+    def _check(
+        self, session_id: str, seq: int, started: float, limit: float, now: float
+    ) -> TimerAction | None:
+        with self.store.transaction():
+            # A move between the query and here started a new turn: its clock is fresh.
+            if self.store.last_seq(session_id) != seq:
+                return None
+            table = self.referee.table(session_id)
+            game = table.game
+            if game is None or not table.running:
+                return None
+            player, turn = game.current_player, game.turn
+            if now >= started + limit:
+                reply = self.referee.timeout(session_id, turn)
+                if reply is None:
+                    return None
+                log.info("session %s: turn %d of %s timed out", session_id, turn, player)
+                return TimerAction("timeout", session_id, turn, player, reply)
+            if self.store.execute(
+                "SELECT 1 FROM turn_reminders WHERE session_id = ? AND seq = ?", (session_id, seq)
+            ):
+                self._reminded[session_id] = seq
+                return None  # reminded already (perhaps before a restart)
+            self.store.execute(
+                "INSERT INTO turn_reminders (session_id, seq, at) VALUES (?, ?, ?)",
+                (session_id, seq, now),
+            )
+            self._reminded[session_id] = seq
+            g = load(table.config.lang)
+            minutes = max(1, math.ceil((started + limit - now) / 60))
+            reply = Reply(
+                session_id,
+                public=[
+                    g.phrase("turn_reminder", player=player, minutes=minutes),
+                    phrasing.constraint_text(game, table.config.lang),
+                ],
+                turn=turn,
+                next_player=player,
+            )
+            return TimerAction("reminder", session_id, turn, player, reply)
+
+    def _deliver(self, action: TimerAction) -> None:
+        """Outside the transaction: sending may wait on the network."""
+        if action.kind == "timeout":
+            notify.fan_out(self.lobby, self.outbound, action.reply)
+            return
+        for member in self.lobby.members(action.session_id):
+            if member.name == action.player and not self.lobby.opted_out(member.address):
+                notify.tell(self.outbound, member, action.reply)
+
+    async def run(self, interval: float = TICK_SECONDS) -> None:
+        while True:
+            try:
+                await asyncio.to_thread(self.tick)
+            except Exception:
+                log.exception("turn timer tick failed")
+            await asyncio.sleep(interval)
+
+
+def _limit(config: str) -> float | None:
+    data: dict[str, Any] = json.loads(config)
+    value = data.get("turn_timeout")
+    return float(value) if value else None
+
+
+def install(app: FastAPI) -> TurnTimer:
+    """The app's one turn timer, started with the server (channels may all call this)."""
+    timer: TurnTimer | None = getattr(app.state, "turn_timer", None)
+    if timer is None:
+        timer = TurnTimer(app.state.referee, app.state.lobby, app.state.outbound)
+        app.state.turn_timer = timer
+
+        async def start(app: FastAPI) -> None:
+            app.state.turn_timer_task = asyncio.create_task(timer.run(), name="turn-timer")
+
+        app.state.background.append(start)
+    return timer
+
+
+async def stop(app: FastAPI) -> None:
+    task: asyncio.Task[None] | None = getattr(app.state, "turn_timer_task", None)
+    if task is not None:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+        app.state.turn_timer_task = None

@@ -1,0 +1,228 @@
+"""What the host says on a phone call, and how it reads what callers say outside a move.
+
+Pure functions over the grammar data: ``grammars/<lang>/voice.yaml`` holds the spoken
+wording (a key a language lacks falls back to English), ``numbers.yaml`` and
+``commands.yaml`` give the ``<Gather>`` hints. Numbers are read out as words, and the
+chain's constraint is said plainly:
+
+>>> from games import up_or_down as ud
+>>> state, _ = ud.play(ud.new_game(("Ann", "Bob")), 53)
+>>> turn_prompt(state)
+'Bob, your turn: odd above fifty three, or even below it.'
+>>> spoken("Ann said 53. Turn 4.")
+'Ann said fifty three. Turn four.'
+>>> spoken_code("048213")
+'zero, four, eight, two, one, three'
+>>> code_heard("four eight one, five nine two")
+'481592'
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from functools import cache
+
+from games import up_or_down as ud
+from grammars import ROOT, GrammarError, _string_map, load
+from host import phrasing
+from host.language import command_phrases, normalise, number_phrases, parse, to_words
+from host.referee import Reply, Table
+
+# Twilio allows 500 hint entries of at most 100 characters each.
+MAX_HINTS = 500
+# BCP-47 tags for <Say> and <Gather language=...>.
+LANGUAGE_TAGS = {"en": "en-US", "ko": "ko-KR"}
+
+_NUMBER = re.compile(r"(?<![\w.])-?\d+(?:,\d{3})*(?![\w])")
+_NAME_CHARS = re.compile(r"[^\w' -]+")
+
+
+@cache
+def phrases(lang: str) -> dict[str, str]:
+    """Spoken wording for ``lang``: its voice.yaml over the English one."""
+    english: dict[str, str] = _string_map(ROOT / "en" / "voice.yaml", "str")
+    path = ROOT / lang / "voice.yaml"
+    if lang == "en" or not path.is_file():
+        return english
+    return {**english, **_string_map(path, "str")}
+
+
+def say(lang: str, key: str, **fields: object) -> str:
+    try:
+        return phrases(lang)[key].format(**fields)
+    except KeyError as exc:
+        raise GrammarError(f"voice.yaml: no phrase {key!r} (or field {exc})") from None
+
+
+def language_tag(lang: str) -> str:
+    return LANGUAGE_TAGS.get(lang, lang)
+
+
+def spoken(line: str, lang: str = "en") -> str:
+    """A line written for the screen, with every number read as words."""
+    return _NUMBER.sub(lambda m: to_words(int(m.group().replace(",", "")), lang), line)
+
+
+def spoken_code(code: str, lang: str = "en") -> str:
+    """A join code digit by digit, with pauses: "four, eight, one"."""
+    return ", ".join(to_words(int(d), lang) for d in code if d.isdigit())
+
+
+def turn_prompt(state: ud.State, lang: str = "en") -> str:
+    """Whose turn and what fits, plainly: "odd above fifty three, or even below it"."""
+    player = state.current_player
+    o = state.options
+    words = load(lang).phrases
+
+    def num(n: int) -> str:
+        return to_words(n, lang)
+
+    if state.last is None:
+        return say(lang, "turn_first", player=spoken(player, lang), low=num(o.low), high=num(o.high))
+    c = ud.constraint(state.last, o)
+    fields = {"player": spoken(player, lang), "up": words[c.up], "down": words[c.down], "last": num(c.last)}
+    if c.up_possible and c.down_possible:
+        return say(lang, "turn_both", **fields)
+    return say(lang, "turn_up" if c.up_possible else "turn_down", **fields)
+
+
+def reply_lines(reply: Reply, table: Table) -> list[str]:
+    """What a ruling says, for the ear: the referee's written prompt is left out (the call
+    ends with the spoken one from ``turn_prompt``), numbers become words."""
+    lang = table.config.lang
+    if any(e.get("type") == "not_confirmed" for e in reply.events):
+        return [say(lang, "say_again")]
+    prompt = phrasing.prompt(table.game, lang) if table.running and table.game else None
+    out: list[str] = []
+    for line in [*reply.public, *reply.private]:
+        if prompt is not None and line.endswith(prompt):
+            line = line[: -len(prompt)].rstrip()
+        if line:
+            out.append(spoken(line, lang))
+    return out
+
+
+def status_lines(table: Table) -> list[str]:
+    """Where a game stands, for someone calling back in."""
+    if table.game is None:
+        return []
+    return [spoken(phrasing.status(table.game, table.config.lang), table.config.lang)]
+
+
+# -- hints -------------------------------------------------------------------------------
+
+
+def _hints(entries: Iterable[str]) -> str:
+    seen: dict[str, None] = {}
+    for entry in entries:
+        entry = entry.replace(",", " ").strip()[:100]
+        if entry:
+            seen.setdefault(entry, None)
+        if len(seen) >= MAX_HINTS:
+            break
+    return ", ".join(seen)
+
+
+@cache
+def move_hints(lang: str, low: int, high: int) -> str:
+    """Hints for a move: the commands, then the numbers of the range as words."""
+    commands = command_phrases(lang)
+    room = MAX_HINTS - len(commands)
+    numbers = range(low, min(high, low + room - 1) + 1)
+    return _hints([*commands, *number_phrases(numbers, lang)])
+
+
+@cache
+def confirm_hints(lang: str) -> str:
+    return _hints([*command_phrases(lang, ["yes", "no"]), *number_phrases(range(0, 101), lang)])
+
+
+@cache
+def digit_hints(lang: str) -> str:
+    return _hints(["$OOV_CLASS_DIGIT_SEQUENCE", *number_phrases(range(10), lang)])
+
+
+def word_hints(lang: str, *keys: str) -> str:
+    """Hints from voice.yaml word lists (menu entries)."""
+    return _hints(w for key in keys for w in _words(lang, key))
+
+
+def command_hints(lang: str, *names: str) -> str:
+    return _hints(command_phrases(lang, names))
+
+
+def count_hints(lang: str, low: int, high: int) -> str:
+    return _hints(number_phrases(range(low, high + 1), lang))
+
+
+# -- reading callers ---------------------------------------------------------------------
+
+
+def _words(lang: str, key: str) -> list[str]:
+    return [w.strip() for w in say(lang, key).split(",") if w.strip()]
+
+
+def choice(text: str, lang: str, options: dict[str, str]) -> str | None:
+    """Which option ``text`` names, from ``{option: voice.yaml word-list key}``. The longest
+    phrase found wins, so "one phone" is not read as "one"."""
+    tokens = normalise(text).split()
+    candidates = sorted(
+        ((tuple(normalise(w).split()), option) for option, key in options.items() for w in _words(lang, key)),
+        key=lambda item: -len(item[0]),
+    )
+    for phrase, option in candidates:
+        size = len(phrase)
+        if size and any(tuple(tokens[i : i + size]) == phrase for i in range(len(tokens) - size + 1)):
+            return option
+    return None
+
+
+def code_heard(text: str, lang: str = "en") -> str:
+    """Digits of a spoken or keyed code: "four eight one", "48 15 92", "oh" for zero.
+    Digit strings are kept as they are, so a leading zero survives."""
+    out: list[str] = []
+    run: list[str] = []
+
+    def flush() -> None:
+        out.extend(str(n) for n in parse(" ".join(run), lang).numbers if n >= 0)
+        run.clear()
+
+    for token in normalise(text).split():
+        if token.isdigit():
+            flush()
+            out.append(token)
+        else:
+            run.append("zero" if token in ("oh", "o") and lang == "en" else token)
+    flush()
+    return "".join(out)
+
+
+def count_heard(digits: str | None, speech: str | None, lang: str = "en") -> int | None:
+    if digits and digits.isdigit():
+        return int(digits)
+    numbers = parse(speech or "", lang).distinct_numbers
+    return numbers[0] if len(numbers) == 1 else None
+
+
+def name_heard(speech: str | None, lang: str = "en", limit: int = 20) -> str | None:
+    """A player's name from what they said: fillers dropped, at most two words, Title Case."""
+    text = _NAME_CHARS.sub(" ", (speech or "").replace("\u2019", "'")).strip().lower()
+    for filler in sorted(_words(lang, "name_fillers"), key=len, reverse=True):
+        if text.startswith(filler + " "):
+            text = text[len(filler) :].strip()
+            break
+    words = [w.strip("'-") for w in text.split() if w.strip("'-")][:2]
+    name = " ".join(w[:1].upper() + w[1:] for w in words)[:limit].strip()
+    return name or None
+
+
+def unique_name(name: str, taken: Iterable[str]) -> str:
+    """``name``, or ``name 2``, ``name 3``... when someone at the table already has it."""
+    folded = {t.casefold() for t in taken}
+    if name.casefold() not in folded:
+        return name
+    n = 2
+    while f"{name} {n}".casefold() in folded:
+        n += 1
+    return f"{name} {n}"

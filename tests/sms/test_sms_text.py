@@ -1,0 +1,151 @@
+"""Every text the host can send fits one GSM-7 segment, whatever the names and numbers."""
+
+from __future__ import annotations
+
+import string
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from grammars import load
+from host.sms_text import (
+    GSM7_BASIC,
+    NAME_MAX,
+    SEGMENT,
+    fit,
+    fits_one_segment,
+    gsm_length,
+    is_gsm7,
+    sanitize_name,
+    to_gsm7,
+    turn_prefix,
+)
+
+LONG_NAME = "W" * NAME_MAX  # the longest name sanitize_name lets through
+PLAYERS = 10  # the most an SMS game seats (host/channels/sms.py MAX_PLAYERS)
+NAMES = [f"{c * (NAME_MAX - 1)}{i}" for i, c in zip(range(PLAYERS), "ABCDEFGHIJ", strict=True)]
+CHAIN = "-1000000"  # a wrong number the chain goes on from: 7 digits and a sign
+RANGE = "100"  # SMS games play 1 to 100
+PREFIX = turn_prefix(9999)
+# Fields that hold a list of every player (the only ones allowed to need two messages).
+LISTS = {"players", "counts", "out"}
+
+
+def _prompt() -> str:
+    g = load("en")
+    return g.phrase("turn_both", player=LONG_NAME, up="even", down="even", last=CHAIN)
+
+
+def _values(key: str) -> dict[str, str]:
+    g = load("en")
+    counts = ", ".join(g.phrase("counts_item", player=n, count=999) for n in NAMES)
+    return {
+        "player": LONG_NAME,
+        "winner": LONG_NAME,
+        "last_mistake": LONG_NAME,
+        "name": LONG_NAME,
+        "creator": LONG_NAME,
+        "number": CHAIN,
+        "last": CHAIN,
+        "low": RANGE,
+        "high": RANGE,
+        "numbers": f"{CHAIN} or {CHAIN} or {CHAIN}",
+        "count": "999",
+        "minutes": "1440",
+        "code": "123456",
+        "up": "even",
+        "down": "even",
+        "players": ", ".join(NAMES),
+        "out": ", ".join(NAMES),
+        "counts": counts,
+        # not_understood wraps a whole prompt; status lines count turns.
+        "turn": _prompt() if key == "not_understood" else "9999",
+    }
+
+
+def _fields(template: str) -> set[str]:
+    return {f for _, f, _, _ in string.Formatter().parse(template) if f}
+
+
+TEMPLATES = sorted(load("en").phrases.items())
+
+
+@pytest.mark.parametrize(("key", "template"), TEMPLATES, ids=[k for k, _ in TEMPLATES])
+def test_every_template_fits_one_segment_with_the_longest_names_and_numbers(key: str, template: str) -> None:
+    text = template.format(**_values(key))
+    assert is_gsm7(text), f"{key} has characters that force UCS-2: {text!r}"
+    messages = fit([text], PREFIX)
+    assert all(fits_one_segment(m) for m in messages), messages
+    assert all(m.startswith(PREFIX) for m in messages)
+    if not _fields(template) & LISTS:
+        # One name and a few numbers never need a second message.
+        assert len(messages) == 1, f"{key} needs {len(messages)} messages: {messages}"
+    assert " ".join(m.removeprefix(PREFIX) for m in messages) == text
+
+
+def test_the_longest_combined_move_reply_fits_in_one_or_is_split_in_order() -> None:
+    g = load("en")
+    lines = [
+        g.phrase("mistake_training", player=LONG_NAME, number=CHAIN, count=999),
+        _prompt(),
+    ]
+    messages = fit(lines, PREFIX)
+    assert all(fits_one_segment(m) for m in messages)
+    assert " ".join(m.removeprefix(PREFIX) for m in messages) == " ".join(lines)
+
+
+def test_gsm_length_counts_extension_characters_twice_and_refuses_ucs2() -> None:
+    assert gsm_length("a{b}") == 6
+    assert gsm_length("€") == 2
+    with pytest.raises(ValueError):
+        gsm_length("🎲")
+    assert not is_gsm7("ć")
+    assert is_gsm7("Müller né Ñoño")
+
+
+def test_to_gsm7_spells_phone_punctuation_plainly() -> None:
+    assert to_gsm7("Don\u2019t \u201cstop\u201d \u2013 ok\u2026 🎲 Łódź") == 'Don\'t "stop" - ok... odz'
+
+
+@pytest.mark.parametrize(
+    ("raw", "name"),
+    [
+        ("Ann", "Ann"),
+        ("  bob   the  builder ", "bob the buil"),
+        ("🎲🎲🎲", ""),
+        ("李小龙", ""),
+        ("Zoë", "Zoe"),
+        ("José", "José"),
+        ("<script>", "script"),
+        ("{Ann}[1]", "Ann1"),
+        ("...", ""),
+        ("Ann\x00\x07Bob", "AnnBob"),
+        ("x" * 500, "x" * NAME_MAX),
+    ],
+)
+def test_names_from_texts_are_short_and_gsm7(raw: str, name: str) -> None:
+    assert sanitize_name(raw) == name
+
+
+@given(st.text(max_size=60))
+def test_any_name_is_safe(raw: str) -> None:
+    name = sanitize_name(raw)
+    assert len(name) <= NAME_MAX
+    assert all(c in GSM7_BASIC for c in name)
+    assert name == name.strip()
+
+
+@given(
+    st.lists(st.text(max_size=400), max_size=6),
+    st.one_of(st.none(), st.integers(min_value=0, max_value=10**9)),
+)
+def test_fit_always_gives_single_segments_in_order(lines: list[str], turn: int | None) -> None:
+    prefix = turn_prefix(turn)
+    messages = fit(lines, prefix)
+    for m in messages:
+        assert m.startswith(prefix)
+        assert fits_one_segment(m) and gsm_length(m) <= SEGMENT
+    # Nothing is lost or reordered, only whitespace between pieces may differ.
+    sent = "".join("".join(m.removeprefix(prefix).split()) for m in messages)
+    assert sent == "".join("".join(to_gsm7(line).split()) for line in lines)

@@ -1,0 +1,195 @@
+"""Recognition and end-of-utterance tests on the real Korean model and espeak-ng speech."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+
+import numpy as np
+import pytest
+
+from host.speech.audio import pcm_chunks
+from host.speech.model import UNK, SpeechModel
+from host.speech.recognizer import (
+    Endpointer,
+    GrammarRecognizer,
+    Hearing,
+    WordTiming,
+    _Alternative,
+    _Segment,
+    combine,
+    make_hearing,
+)
+from tests.speech.conftest import NUMBERS, silence
+from tests.speech.korean import parse_sino
+
+Say = Callable[[str], bytes]
+
+
+def hear(endpointer: Endpointer, pcm: bytes, chunk_ms: int = 20) -> list[Hearing]:
+    return list(endpointer.hearings(pcm_chunks(pcm, 16000, chunk_ms)))
+
+
+def top_values(hearing: Hearing, n: int = 3) -> list[int | None]:
+    return [parse_sino(text) for text, _ in hearing.alternatives[:n]]
+
+
+@pytest.mark.parametrize(("spoken", "value"), [("오십삼", 53), ("이십오", 25), ("사십삼", 43)])
+def test_grammar_recognition_of_numbers(endpointer: Endpointer, say: Say, spoken: str, value: int) -> None:
+    (hearing,) = hear(endpointer, silence(0.5) + say(spoken) + silence(1.0))
+    assert value in top_values(hearing)
+    assert hearing.alternatives == tuple(sorted(hearing.alternatives, key=lambda a: -a[1]))
+    assert sum(share for _, share in hearing.alternatives) == pytest.approx(1.0)
+    assert len(hearing.scores) == len(hearing.alternatives)
+    assert not hearing.unknown
+    # word times are on the stream: speech starts after the 0.5 s of silence
+    assert hearing.words and 0.3 <= hearing.words[0].start <= 0.7
+    assert hearing.start == hearing.words[0].start and hearing.end == hearing.words[-1].end
+
+
+def test_word_confidences_when_mbr_agrees(endpointer: Endpointer, say: Say) -> None:
+    (hearing,) = hear(endpointer, silence(0.5) + say("오십삼") + silence(1.0))
+    assert hearing.text == "오십 삼"
+    assert [w.word for w in hearing.words] == ["오십", "삼"]
+    assert all(w.confidence is not None and 0 < w.confidence <= 1 for w in hearing.words)
+
+
+def test_set_phrases_changes_grammar(ko_model: SpeechModel, say: Say) -> None:
+    recognizer = GrammarRecognizer(ko_model, 16000, ["칠", "구"])
+    endpointer = Endpointer(recognizer)
+    pcm = silence(0.5) + say("오십삼") + silence(1.0)
+    for hearing in hear(endpointer, pcm):
+        assert set(" ".join(t for t, _ in hearing.alternatives).split()) <= {"칠", "구", UNK}
+    endpointer.set_phrases(NUMBERS)
+    (hearing,) = hear(endpointer, pcm)
+    assert 53 in top_values(hearing)
+
+
+def test_phrases_with_unknown_words_are_dropped(
+    ko_model: SpeechModel, caplog: pytest.LogCaptureFixture
+) -> None:
+    with caplog.at_level(logging.WARNING):
+        recognizer = GrammarRecognizer(ko_model, 16000, ["오십삼", "오십 삼", "[unk]", " 삼  "])
+    assert recognizer.phrases == ("오십 삼", "삼")
+    assert recognizer.dropped == ("오십삼",)
+    assert "오십삼" in caplog.text
+    caplog.clear()
+    with caplog.at_level(logging.WARNING):
+        recognizer.set_phrases(["오십삼", "사"])  # same missing word: not warned again
+    assert caplog.text == ""
+
+
+def test_two_utterances_are_two_hearings(endpointer: Endpointer, say: Say) -> None:
+    pcm = silence(0.5) + say("오십삼") + silence(1.5) + say("이십오") + silence(1.0)
+    first, second = hear(endpointer, pcm)
+    assert 53 in top_values(first) and 25 in top_values(second)
+    assert first.end < second.start
+    for hearing in (first, second):
+        # decided after silence_s of quiet, without waiting much longer
+        assert endpointer.silence_s <= hearing.latency <= endpointer.silence_s + 0.35
+        assert hearing.speech_end <= hearing.emitted_at
+
+
+def test_short_pause_inside_a_number_keeps_one_utterance(endpointer: Endpointer, say: Say) -> None:
+    pcm = silence(0.5) + say("오십") + silence(0.25) + say("삼") + silence(1.0)
+    (hearing,) = hear(endpointer, pcm)
+    assert 53 in top_values(hearing)
+    assert hearing.text.startswith("오십")
+
+
+def test_one_big_chunk_gives_every_hearing(endpointer: Endpointer, say: Say) -> None:
+    pcm = silence(0.5) + say("오십삼") + silence(1.5) + say("이십오") + silence(1.0)
+    first = endpointer.feed(pcm)
+    second = endpointer.feed(b"") or endpointer.flush()
+    assert first is not None and second is not None
+    assert 53 in top_values(first) and 25 in top_values(second)
+
+
+def test_silence_and_noise_give_nothing(ko_model: SpeechModel) -> None:
+    rng = np.random.default_rng(1)
+    noise = rng.normal(0, 2000, 16000 * 3).astype("<i2").tobytes()
+    for pcm in (silence(3.0), noise + silence(0.5)):
+        endpointer = Endpointer(GrammarRecognizer(ko_model, 16000, NUMBERS))
+        hearings = hear(endpointer, pcm)
+        assert all(h.unknown for h in hearings), hearings
+
+
+def test_speech_in_steady_noise(ko_model: SpeechModel, say: Say) -> None:
+    rng = np.random.default_rng(2)
+    speech = np.frombuffer(silence(1.0) + say("오십삼") + silence(1.0), "<i2")
+    noisy = (speech + rng.normal(0, 300, speech.size)).astype("<i2").tobytes()
+    (hearing,) = hear(Endpointer(GrammarRecognizer(ko_model, 16000, NUMBERS)), noisy)
+    assert 53 in top_values(hearing)
+
+
+def test_muted_audio_is_ignored(endpointer: Endpointer, say: Say) -> None:
+    with endpointer.muting():
+        assert endpointer.muted
+        assert hear(endpointer, silence(0.3) + say("오십삼") + silence(1.0)) == []
+    assert not endpointer.muted
+    # muting half way through an utterance discards what was heard of it
+    assert endpointer.feed(silence(0.5) + say("오십")) is None
+    assert endpointer.in_utterance
+    endpointer.muted = True
+    endpointer.feed(say("삼"))
+    endpointer.muted = False
+    assert not endpointer.in_utterance
+    assert hear(endpointer, silence(1.5)) == []
+    # and listening resumes normally afterwards, with stream time still counting
+    (hearing,) = hear(endpointer, silence(0.5) + say("이십오") + silence(1.0))
+    assert 25 in top_values(hearing)
+    assert hearing.start > 5.0
+
+
+def test_grammar_change_waits_for_the_utterance_in_progress(endpointer: Endpointer, say: Say) -> None:
+    assert endpointer.feed(silence(0.5) + say("오십")) is None
+    endpointer.set_phrases(["칠"])  # e.g. game state changed by another player
+    (hearing,) = hear(endpointer, say("삼") + silence(1.0))
+    assert "오십" in hearing.text  # decoded with the old grammar
+    assert endpointer.recognizer.phrases == ("칠",)
+
+
+def test_max_utterance_length(ko_model: SpeechModel, say: Say) -> None:
+    endpointer = Endpointer(GrammarRecognizer(ko_model, 16000, NUMBERS), max_utterance_s=1.5)
+    pcm = silence(0.3) + (say("오십삼") + silence(0.2)) * 4 + silence(1.0)
+    hearings = hear(endpointer, pcm)
+    assert hearings[0].forced
+    assert hearings[0].emitted_at - hearings[0].start == pytest.approx(1.5, abs=0.2)
+
+
+# --- pure logic: no model needed ---
+
+
+def alt(text: str, score: float, start: float = 0.0) -> _Alternative:
+    tokens = tuple(text.split())
+    words = [WordTiming(t, start + i * 0.3, start + i * 0.3 + 0.2) for i, t in enumerate(tokens)]
+    return _Alternative(tokens, score, words)
+
+
+def test_combine_joins_segments_of_one_utterance() -> None:
+    first = _Segment([alt("오십", 10.0), alt("오", 9.0)])
+    second = _Segment([alt("삼", 5.0, 1.0), alt("사", 4.5, 1.0)])
+    combined = combine([first, second], max_alternatives=3)
+    assert [" ".join(a.tokens) for a in combined] == ["오십 삼", "오십 사", "오 삼"]
+    assert [a.score for a in combined] == [15.0, 14.5, 14.0]
+    hearing = make_hearing(combined, speech_start=0.0, speech_end=1.2, emitted_at=1.9)
+    assert hearing is not None
+    assert [w.word for w in hearing.words] == ["오십", "삼"]
+    assert hearing.latency == pytest.approx(0.7)
+
+
+def test_make_hearing_shares_and_unknown() -> None:
+    hearing = make_hearing(
+        [alt("[unk]", 3.0), alt("오", 3.0 - np.log(3)), alt("[unk]", 1.0)],
+        speech_start=0.0,
+        speech_end=0.5,
+        emitted_at=1.2,
+    )
+    assert hearing is not None
+    # duplicates merge; shares are a softmax of the scores
+    texts = [t for t, _ in hearing.alternatives]
+    assert texts == ["[unk]", "오"]
+    unk_share = (1 + np.exp(-2)) / (1 + np.exp(-2) + 1 / 3)
+    assert hearing.confidence == pytest.approx(unk_share)
+    assert hearing.unknown
+    assert make_hearing([alt("", 1.0)], speech_start=0, speech_end=0, emitted_at=0) is None

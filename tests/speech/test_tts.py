@@ -1,0 +1,92 @@
+from __future__ import annotations
+
+import types
+from typing import Any
+
+import numpy as np
+import pytest
+
+from host.speech import tts
+from host.speech.audio import rms
+from host.speech.model import SpeechModel
+from host.speech.recognizer import Endpointer, GrammarRecognizer
+from host.speech.tts import (
+    Speaker,
+    TTSError,
+    duration,
+    espeak_synthesize,
+    is_silent,
+    load_piper_voice,
+    piper_synthesize,
+    synthesize,
+)
+from tests.speech.conftest import NUMBERS, requires_espeak
+
+
+@pytest.fixture(scope="module")
+def piper_pcm() -> dict[int, bytes]:
+    text = "Fifty three is too high. Try again."
+    return {rate: piper_synthesize(text, rate) for rate in (16000, 8000)}
+
+
+@pytest.mark.parametrize("rate", [16000, 8000])
+def test_piper_speaks_english(piper_pcm: dict[int, bytes], rate: int) -> None:
+    pcm = piper_pcm[rate]
+    assert len(pcm) % 2 == 0
+    assert 1.0 < duration(pcm, rate) < 5.0
+    assert not is_silent(pcm) and rms(pcm) > 500
+
+
+def test_piper_voice_is_loaded_once() -> None:
+    # (Piper's durations are random per call, so the two rates are not compared.)
+    assert load_piper_voice() is load_piper_voice()
+
+
+@requires_espeak
+def test_espeak_speaks_korean() -> None:
+    pcm = espeak_synthesize("오십삼", "ko", 16000)
+    assert 0.3 < duration(pcm, 16000) < 3.0 and not is_silent(pcm)
+    pcm8k = synthesize("오십삼", "ko", 8000)
+    assert duration(pcm8k, 8000) == pytest.approx(duration(pcm, 16000), abs=0.01)
+
+
+@requires_espeak
+def test_espeak_errors() -> None:
+    with pytest.raises(TTSError, match="espeak-ng -v xx failed"):
+        espeak_synthesize("hello", "xx")
+
+
+@requires_espeak
+def test_english_falls_back_to_espeak(monkeypatch: pytest.MonkeyPatch) -> None:
+    def broken(*args: Any, **kwargs: Any) -> Any:
+        raise TTSError("cannot load the Piper voice: test")
+
+    monkeypatch.setattr(tts, "load_piper_voice", broken)
+    pcm = synthesize("twenty three", "en-US", 16000)
+    assert not is_silent(pcm)
+
+
+@requires_espeak
+def test_speaker_mutes_the_recogniser(ko_model: SpeechModel) -> None:
+    endpointer = Endpointer(GrammarRecognizer(ko_model, 16000, NUMBERS))
+    seen: list[tuple[int, int, bool]] = []
+
+    def player(pcm: bytes, rate: int) -> None:
+        seen.append((len(pcm), rate, endpointer.muted))
+
+    speaker = Speaker("ko", 8000, endpointer, player=player, tail_s=0.01)
+    pcm = speaker.say("다시 말해 주세요")
+    assert seen == [(len(pcm), 8000, True)]
+    assert not endpointer.muted
+
+
+def test_play_uses_sounddevice(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[tuple[Any, ...]] = []
+    fake = types.SimpleNamespace(
+        play=lambda data, samplerate, device, blocking: calls.append(
+            (data.dtype, data.size, samplerate, blocking)
+        )
+    )
+    monkeypatch.setattr(tts, "load_sounddevice", lambda: fake)
+    tts.play(np.zeros(800, "<i2").tobytes(), 8000)
+    assert calls == [(np.dtype("<i2"), 800, 8000, True)]

@@ -1,0 +1,135 @@
+"""Spoken wording and the small readers of callers' words (host/voice_prompts.py)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from games import up_or_down as ud
+from games.core import Mode
+from host import voice_prompts as vp
+from host.referee import Hearing, Referee, SessionConfig
+from host.store import Store
+
+
+def chain(*numbers: int, players: tuple[str, ...] = ("Ann", "Bob")) -> ud.State:
+    state = ud.new_game(players)
+    for n in numbers:
+        state, _ = ud.play(state, n)
+    return state
+
+
+@pytest.mark.parametrize(
+    ("numbers", "expected"),
+    [
+        ((), "Ann, your turn: any number from one to one hundred."),
+        ((53,), "Bob, your turn: odd above fifty three, or even below it."),
+        ((8,), "Bob, your turn: even above eight, or odd below it."),
+        ((100,), "Bob, your turn: odd below one hundred."),
+        ((1,), "Bob, your turn: odd above one."),
+        ((99,), "Bob, your turn: even below ninety nine."),
+    ],
+)
+def test_the_constraint_is_said_plainly_in_words(numbers: tuple[int, ...], expected: str) -> None:
+    assert vp.turn_prompt(chain(*numbers)) == expected
+
+
+def test_numbers_in_names_and_lines_are_read_as_words() -> None:
+    state = ud.new_game(("Player 1", "Player 2"))
+    assert vp.turn_prompt(state).startswith("Player one, your turn")
+    assert vp.spoken("Turn 12. Last number 100. In: Player 2.") == (
+        "Turn twelve. Last number one hundred. In: Player two."
+    )
+    assert vp.spoken("1,000,000 and -5") == "one million and minus five"
+
+
+def test_reply_lines_drop_the_written_prompt(tmp_path: Path) -> None:
+    referee = Referee(Store(tmp_path / "g.sqlite3"))
+    session = referee.create(SessionConfig(mode=Mode.TOURNAMENT), ["Ann", "Bob", "Cy"])
+    reply = referee.handle(session, "53")
+    table = referee.table(session)
+    assert reply.public[-1] == "Bob: an odd number above 53 or an even number below 53."
+    assert vp.reply_lines(reply, table) == ["Ann said fifty three."]
+    muddle = referee.handle(session, "banana")
+    assert vp.reply_lines(muddle, referee.table(session)) == ["I didn't catch that."]
+    asked = referee.handle(session, "fifteen", hearing=Hearing(("fifteen",), 0.2))
+    assert vp.reply_lines(asked, referee.table(session)) == ["Did you say fifteen?"]
+    declined = referee.handle(session, "no")
+    assert vp.reply_lines(declined, referee.table(session)) == [vp.say("en", "say_again")]
+
+
+@pytest.mark.parametrize(
+    ("said", "code"),
+    [
+        ("four eight one five nine two", "481592"),
+        ("481592", "481592"),
+        ("48 15 92", "481592"),
+        ("forty eight, fifteen, ninety two", "481592"),
+        ("oh four eight two one three", "048213"),
+        ("048213", "048213"),
+        ("zero four eight two one three", "048213"),
+        ("um the code is", ""),
+    ],
+)
+def test_codes_heard(said: str, code: str) -> None:
+    assert vp.code_heard(said) == code
+    assert vp.spoken_code("481592") == "four, eight, one, five, nine, two"
+
+
+@pytest.mark.parametrize(
+    ("said", "name"),
+    [
+        ("Ann.", "Ann"),
+        ("my name is bob", "Bob"),
+        ("I'm Mary Jane Watson", "Mary Jane"),
+        ("it's o'brien", "O'brien"),
+        ("", None),
+        ("!!!", None),
+    ],
+)
+def test_names_heard(said: str, name: str | None) -> None:
+    assert vp.name_heard(said) == name
+
+
+def test_unique_names() -> None:
+    assert vp.unique_name("Ann", ["Bob"]) == "Ann"
+    assert vp.unique_name("ann", ["Ann", "Ann 2"]) == "ann 3"
+
+
+def test_menu_words_pick_the_longest_phrase() -> None:
+    options = {"new": "words_new", "join": "words_join", "room": "words_room"}
+    assert vp.choice("one phone please", "en", options) == "room"
+    assert vp.choice("a new game", "en", options) == "new"
+    assert vp.choice("I want to join", "en", options) == "join"
+    assert vp.choice("banana", "en", options) is None
+    assert vp.count_heard("3", None) == 3
+    assert vp.count_heard(None, "four of us") == 4
+    assert vp.count_heard(None, "three or four") is None
+
+
+def test_hints_fit_twilio_limits_even_for_a_huge_range() -> None:
+    for low, high in ((1, 100), (1, 5000)):
+        hints = [h.strip() for h in vp.move_hints("en", low, high).split(",")]
+        assert len(hints) <= vp.MAX_HINTS
+        assert all(0 < len(h) <= 100 for h in hints)
+        assert "whose turn" in hints and "take it back" in hints
+        assert "fifty three" in hints
+    assert "one hundred" in vp.move_hints("en", 1, 100).split(", ")
+
+
+def test_every_phrase_used_by_the_channel_exists_and_formats() -> None:
+    source = (Path(vp.__file__).parent / "channels" / "voice.py").read_text()
+    used = set(re.findall(r'vp\.say\([^,]+, "(\w+)"', source)) | set(re.findall(r'"(words_\w+)"', source))
+    phrases = vp.phrases("en")
+    assert used and used <= set(phrases), used - set(phrases)
+    fields = dict(player="Ann", players="Ann, Bob", code="one", digits="six", low="two", high="eight",
+                  number="one", up="odd", down="even", last="three")
+    for key, text in phrases.items():
+        assert vp.spoken(text.format(**fields)), key
+
+
+def test_a_language_without_voice_wording_falls_back_to_english() -> None:
+    assert vp.phrases("ko")["goodbye"] == vp.phrases("en")["goodbye"]
+    assert vp.language_tag("ko") == "ko-KR"
