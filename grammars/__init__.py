@@ -46,6 +46,16 @@ class Confusions(BaseModel):
     pairs: list[tuple[int, int]] = Field(default_factory=list)
 
 
+class Speech(BaseModel):
+    """Optional ``speech.yaml``: recogniser-only data the parser never sees."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    # Words that are neither numbers nor commands, added to a speech recogniser's phrase
+    # list so that table chatter decodes as them rather than as the nearest number.
+    decoys: list[str] = Field(default_factory=list)
+
+
 @dataclass(frozen=True)
 class Grammar:
     lang: str
@@ -53,6 +63,7 @@ class Grammar:
     commands: dict[str, tuple[str, ...]]
     phrases: dict[str, str]
     confusions: tuple[tuple[int, int], ...]
+    decoys: tuple[str, ...] = ()
 
     def phrase(self, key: str, **fields: object) -> str:
         return self.phrases[key].format(**fields)
@@ -155,10 +166,16 @@ def load(lang: str, root: Path = ROOT) -> Grammar:
             raise GrammarError(f"{folder / 'phrases.yaml'}:1: missing phrases: {', '.join(absent)}")
     confusions = _validate(Confusions, folder / "confusions.yaml")
     assert isinstance(confusions, Confusions)
+    speech = Speech()
+    if (folder / "speech.yaml").is_file():
+        validated = _validate(Speech, folder / "speech.yaml")
+        assert isinstance(validated, Speech)
+        speech = validated
     return Grammar(
         lang=lang,
         numbers=numbers,
         commands={k: tuple(v) for k, v in commands.items()},
         phrases=phrases,
         confusions=tuple(confusions.pairs),
+        decoys=tuple(speech.decoys),
     )

@@ -35,6 +35,14 @@ class Settings(BaseSettings):
     # it) and the longest quiet stretch, in seconds, a waiting caller hears.
     voice_speech_model: str = "numbers_and_commands"
     voice_wait_pause: int = 10
+    # Backstop for games of several callers: a turn runs out after this many seconds even if
+    # a call vanished without a status callback (a live caller's silence is ruled sooner).
+    voice_turn_timeout: float | None = 120.0
+
+    # Media Streams (host/channels/media.py): a Vosk model folder for streamed calls (else
+    # the model installed for the call's language), and whether vosk may download one.
+    media_model_dir: Path | None = None
+    media_model_download: bool = False
 
     twilio_account_sid: str | None = Field(
         default=None, validation_alias=AliasChoices("TWILIO_ACCOUNT_SID", "GAMEHOST_TWILIO_ACCOUNT_SID")

@@ -84,6 +84,8 @@ def fits_one_segment(text: str) -> bool:
 
 def to_gsm7(text: str) -> str:
     """``text`` with every character GSM-7 can carry; others spelled plainly or dropped."""
+    if is_gsm7(text):  # the usual case: our own phrases
+        return " ".join(text.split())
     text = text.translate(_REPLACEMENTS)
     out: list[str] = []
     for c in text:

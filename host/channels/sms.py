@@ -241,14 +241,13 @@ class SmsChannel:
         g = self.g
         session_id = member.session_id
         table = self.referee.table(session_id)
-        code = self._code(session_id)
         in_lobby = table.game is None
         heard = parse(text, table.config.lang) if keyword is None else None
         if keyword == "LEAVE" or (heard is not None and heard.intent() == CommandSaid("leave")):
             return self._leave(member)
         if heard is not None and table.game is not None and table.running:
             huge = any(abs(n) > MAX_NUMBER for n in heard.numbers)
-            if huge:  # not a move anyone makes; echoed to every phone it would not fit a text
+            if huge:  # a typing accident, not a move; nor could it be told to anyone in one text
                 prompt = phrasing.prompt(table.game, table.config.lang)
                 return self._say(member, [g.phrase("not_understood", turn=prompt)])
         if keyword == "JOIN":
@@ -258,7 +257,7 @@ class SmsChannel:
                 joined = self._join(member.address, words, after, default=member.name)
                 joined.tell[:0] = left.tell
                 return joined
-            return self._say(member, [g.phrase("sms_in_game", code=code)])
+            return self._say(member, [g.phrase("sms_in_game", code=self._code(session_id))])
         if keyword == "RULES":
             o = table.config.options()
             return self._say(member, [g.phrase("sms_rules", low=o.low, high=o.high)])
@@ -271,11 +270,11 @@ class SmsChannel:
                     return self._say(member, [g.phrase("need_players", count=ud.MIN_PLAYERS)])
                 return self._ruled(member, self.referee.begin(session_id))
             if keyword == "NEW":
-                return self._say(member, [g.phrase("sms_in_game", code=code)])
+                return self._say(member, [g.phrase("sms_in_game", code=self._code(session_id))])
             # Nothing else means anything before START; in particular the referee's
             # "new game" must not let anyone but the creator begin.
             lobby_line = g.phrase(
-                "sms_lobby", code=code, players=", ".join(table.names), creator=creator.name
+                "sms_lobby", code=self._code(session_id), players=", ".join(table.names), creator=creator.name
             )
             return self._say(member, [lobby_line])
         if keyword in ("NEW", "START"):

@@ -43,7 +43,7 @@ from starlette.datastructures import FormData
 from twilio.twiml.voice_response import Gather, VoiceResponse
 
 from grammars import load
-from host import notify, phrasing
+from host import notify, phrasing, timeouts
 from host import voice_prompts as vp
 from host.config import Settings
 from host.language import CommandSaid, parse, to_words
@@ -198,13 +198,16 @@ class Voice:
     def lang(self) -> str:
         return self.settings.lang
 
-    def config(self, mode: str) -> SessionConfig:
+    def config(self, mode: str, shared: bool) -> SessionConfig:
+        """A one-phone game has no turn clock: hanging up pauses it until the phone calls
+        back. Games of several phones get the backstop turn timeout."""
         return SessionConfig.model_validate(
             {
                 "mode": mode,
                 "lang": self.settings.lang,
                 "confirm_below": self.settings.confirm_below,
                 "undo_grace": self.settings.table_undo_grace,
+                "turn_timeout": None if shared else self.settings.voice_turn_timeout,
             }
         )
 
@@ -219,6 +222,7 @@ def setup(app: FastAPI) -> None:
     state.voice = voice
     _voices[state.outbound] = voice
     notify.register(CHANNEL, _notify)
+    timeouts.install(app)  # the backstop turn clock (shared with SMS; installed once)
 
 
 def _voice_dep(request: Request) -> Voice:
@@ -283,6 +287,16 @@ def _confidence(text: str) -> float | None:
     return min(max(value, 0.0), 1.0) if math.isfinite(value) else None
 
 
+# What Twilio puts in From when the caller withholds their number.
+_WITHHELD = frozenset({"", "anonymous", "restricted", "unknown", "unavailable", "blocked",
+                       "+266696687", "+7378742833", "+2562533", "+8656696"})
+
+
+def _address(from_: str, sid: str) -> str:
+    """A player is their phone number; a withheld one is only this call (no calling back)."""
+    return f"call:{sid}" if from_.strip().lower() in _WITHHELD else from_.strip()
+
+
 def _base_url(request: Request, settings: Settings) -> str:
     return (settings.public_url or str(request.base_url)).rstrip("/")
 
@@ -300,7 +314,7 @@ def _answer(v: Voice, request: Request, form: FormData, build: Callable[[Call], 
             vr = VoiceResponse()
             vr.hangup()
             return _xml(vr)
-        call = v.calls.get(sid) or v.calls.open(sid, address or "anonymous", base)
+        call = v.calls.get(sid) or v.calls.open(sid, _address(address, sid), base)
         return _xml(build(call))
     except Exception:
         log.exception("voice request to %s failed", request.url.path)
@@ -433,6 +447,12 @@ def _carry_on(v: Voice, call: Call, where: Where, lines: list[str], *, code: boo
     if not table.running:
         return _after_game(v, call, where, table, lines)
     if where.speaker is None or game.current_player == where.speaker:
+        row = v.referee.store.session(where.session_id)
+        pending = row.pending if row is not None else None
+        if pending and pending.get("turn") == game.turn and pending.get("player") == game.current_player:
+            # Still waiting for yes or no (the call was redirected, or called back): ask again.
+            asked = vp.spoken(_confirm_line(lang, int(pending["number"])), lang)
+            return _move(v, call, where, table, [*lines, asked], confirm=int(pending["number"]))
         return _move(v, call, where, table, lines)
     return _wait(v, call, where, table, lines, vp.say(lang, "waiting", player=game.current_player))
 
@@ -587,7 +607,8 @@ def name(
         if v.lobby.member(call.address) is not None:  # a retried request: already made
             return _entry(v, call, [])
         player = said or vp.say(v.lang, "default_name", number=1)
-        joined = v.lobby.create(call.address, player, CHANNEL, v.config(mode), call_sid=call.sid)
+        config = v.config(mode, shared=False)
+        joined = v.lobby.create(call.address, player, CHANNEL, config, call_sid=call.sid)
         call = v.calls.update(call.sid, session_id=joined.session_id, shared=0, prev_channel=CHANNEL)
         return _carry_on(v, call, Where(joined.session_id, player, call.address), [], code=True)
 
@@ -678,7 +699,7 @@ def room_name(request: Request, form: TwilioForm, v: VoiceDep, i: int = 1) -> Re
             call = v.calls.update(call.sid, setup={**setup, "names": names})
         if len(names) < setup["count"]:
             return _ask_name(v, call, "/room-name", i=len(names) + 1)
-        config = v.config(setup["mode"])
+        config = v.config(setup["mode"], shared=True)
         session_id = v.referee.create(config, names, begin=True)
         call = v.calls.update(call.sid, session_id=session_id, shared=1, setup=None)
         v.calls.set_room(call.address, session_id)

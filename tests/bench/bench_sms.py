@@ -33,6 +33,7 @@ from fastapi import FastAPI, Request, Response
 from twilio.request_validator import RequestValidator
 
 from games import up_or_down as ud
+from games.core import Mode
 
 TOKEN = "bench-auth-token"
 HOST_NUMBER = "+15005550006"
@@ -154,7 +155,7 @@ def make_games(base: str, count: int) -> list[Game]:
             post(client, base, b, f"JOIN {code} Bob")
             started = post(client, base, a, "START")
             assert started[0].startswith("#1 New game"), started
-            state = ud.new_game(("Ann", "Bob"), ud.Options(mode=ud.Mode.TRAINING))
+            state = ud.new_game(("Ann", "Bob"), ud.Options(mode=Mode.TRAINING))
             games.append(Game((a, b), state, random.Random(g)))
     return games
 
@@ -216,7 +217,7 @@ def bare_games(count: int) -> list[Game]:
     return [
         Game(
             (f"+1555{g:07d}", f"+1666{g:07d}"),
-            ud.new_game(("Ann", "Bob"), ud.Options(mode=ud.Mode.TRAINING)),
+            ud.new_game(("Ann", "Bob"), ud.Options(mode=Mode.TRAINING)),
             random.Random(g),
         )
         for g in range(count)

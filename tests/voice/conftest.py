@@ -52,6 +52,7 @@ class Host:
     client: TestClient
     fake: FakeTwilio | None
     path: Path
+    clock: Clock
 
     @property
     def referee(self) -> Any:
@@ -205,10 +206,24 @@ def make_settings(db: Path, fake: FakeTwilio | None, **overrides: Any) -> Settin
     return Settings(**values)
 
 
+class Clock:
+    """The referee's clock: time moves only when a test says so."""
+
+    def __init__(self, now: float = 1_800_000_000.0) -> None:
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
+
+
 def build(tmp_path: Path, fake: FakeTwilio | None, **overrides: Any) -> Host:
     path = tmp_path / "gamehost.sqlite3"
-    app = create_app(make_settings(path, fake, **overrides), Store(path))
-    return Host(app, TestClient(app), fake, path)
+    clock = Clock()
+    app = create_app(make_settings(path, fake, **overrides), Store(path), clock)
+    return Host(app, TestClient(app), fake, path, clock)
 
 
 @pytest.fixture

@@ -86,3 +86,17 @@ def test_keys_other_than_yes_and_no_ask_the_question_again(host: Host) -> None:
     assert phone.heard.startswith("Sorry, I didn't catch that. Did you say fifteen?")
     assert_confirm_gather(phone, 15)
     assert host.inputs(session) == logged
+
+
+def test_a_question_still_open_is_asked_again_after_calling_back(host: Host) -> None:
+    phone, session = after_53(host)
+    phone.say("fifteen", confidence=0.3)
+    phone.hang_up()
+    phone.call_again()
+    assert phone.heard.startswith("Welcome back.")
+    assert "Did you say fifteen? Say yes, or press one." in phone.heard
+    assert_confirm_gather(phone, 15)
+    phone.press("2")
+    assert phone.heard.startswith("Sorry about that. Say your number again.")
+    table = host.table_of(session)
+    assert table.game is not None and table.game.in_play == ("Ann", "Bob")

@@ -273,3 +273,49 @@ def test_a_failure_inside_is_an_apology_not_a_5xx(host: Host, monkeypatch: pytes
     assert phone.heard.startswith("Welcome back.")
     assert phone.heard.endswith("Ann, your turn: any number from one to one hundred.")
     assert bob.twiml is not None and ET.tostring(bob.twiml)
+
+
+def test_a_call_that_vanished_without_a_status_callback_still_times_out(
+    host: Host, fake: FakeTwilio
+) -> None:
+    ann, code = create(host, ANN, "Ann")
+    bob = join(host, BOB, "Bob", code)
+    ann.update()
+    ann.say("start")
+    ann.say("fifty three")
+    session = lobby_session(host, ANN)
+    limit = host.app.state.settings.voice_turn_timeout
+    assert host.table_of(session).config.turn_timeout == limit
+    fake.fail_calls.add(bob.sid)  # Bob's phone died; Twilio never called /status
+    timer = host.app.state.turn_timer
+    host.clock.advance(limit / 2)
+    assert [a.kind for a in timer.tick()] == ["reminder"]
+    failed = [i for i in host.app.state.outbound.items(to=bob.sid) if i.kind == "call"]
+    assert failed[-1].status == "failed"  # answered 404 by Twilio: logged, nothing breaks
+    host.clock.advance(limit / 2)
+    assert [a.kind for a in timer.tick()] == ["timeout"]
+    ann.update()
+    assert "Bob ran out of time and is out." in ann.heard and "Ann wins!" in ann.heard
+
+
+def test_a_one_phone_game_has_no_turn_clock(host: Host) -> None:
+    phone = host.phone(ANN)
+    phone.call()
+    phone.press("3")
+    phone.press("2")
+    phone.empty()
+    phone.empty()
+    session = query(phone.gather.get("action", ""))["t"].split(".")[0]
+    assert host.table_of(session).config.turn_timeout is None
+    host.clock.advance(3600)
+    assert host.app.state.turn_timer.tick() == []
+
+
+def test_callers_who_withhold_their_number_are_told_apart(host: Host) -> None:
+    _ann, code = create(host, ANN, "Ann")
+    first = join(host, "Anonymous", "Bob", code)
+    second = join(host, "+266696687", "Cy", code, keypad=True)
+    session = lobby_session(host, ANN)
+    assert host.table_of(session).names == ("Ann", "Bob", "Cy")
+    assert host.lobby.member(f"call:{first.sid}").name == "Bob"
+    assert host.lobby.member(f"call:{second.sid}").name == "Cy"

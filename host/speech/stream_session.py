@@ -1,0 +1,575 @@
+"""One phone call bridged to the offline recogniser through a Twilio Media Stream.
+
+Inbound: Twilio sends the caller's audio as 20 ms frames of 8 kHz mu-law. Each frame is
+decoded and resampled to 16 kHz on arrival and queued for a worker that feeds the
+:class:`~host.speech.listener.Listener` in a thread (Vosk is CPU-bound); the listener
+referees what it hears and hands back the replies.
+
+Outbound: a reply's lines are synthesised (Piper for English, espeak-ng otherwise) at
+8 kHz, mu-law encoded and sent back as ``media`` messages of 20 ms each, released on a
+monotonic deadline schedule (frame *i* at ``start + i * 20 ms - lead``) so Twilio's buffer
+holds a little audio but never the whole sentence, then a ``mark``. Twilio echoes the mark
+when the audio before it has played.
+
+The host never hears itself: every inbound frame is tagged muted while our audio plays
+(from the first frame sent until the mark comes back, or the paced end plus a grace if it
+does not). Muted frames still reach the listener, which only advances its stream clock.
+Barge-in: while we play, an energy detector watches the caller's frames; sustained speech
+sends ``clear`` (Twilio drops what it has buffered), drops our queued speech and unmutes.
+The last ``preroll_s`` of audio is held back while playing, so the words that triggered
+the barge-in are fed to the listener unmuted rather than lost.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import binascii
+import contextlib
+import logging
+import time
+from collections import deque
+from collections.abc import Awaitable, Callable, Iterator
+from dataclasses import dataclass, replace
+from typing import Any, Protocol
+
+import numpy as np
+
+from games import up_or_down as ud
+from grammars import ROOT, load
+from host import phrasing
+from host import voice_prompts as vp
+from host.referee import Referee, Reply
+from host.speech.audio import SAMPLE_RATE, TELEPHONY_RATE, Resampler, as_int16, mulaw_decode, mulaw_encode
+from host.speech.model import ModelUnavailable, SpeechModel
+from host.speech.tts import synthesize
+
+log = logging.getLogger(__name__)
+
+FRAME_S = 0.02
+FRAME_BYTES = round(TELEPHONY_RATE * FRAME_S)  # 160 bytes of mu-law: one byte per sample
+MULAW_SILENCE = b"\xff"
+
+Message = dict[str, Any]
+Send = Callable[[Message], Awaitable[None]]
+Synthesize = Callable[[str, str, int], bytes]
+Clock = Callable[[], float]
+Sleep = Callable[[float], Awaitable[None]]
+
+
+class ListenerLike(Protocol):
+    """What the bridge needs of :class:`host.speech.listener.Listener`."""
+
+    muted: bool
+
+    def feed(self, pcm: bytes) -> list[Any]: ...
+
+
+@dataclass(frozen=True)
+class StreamOptions:
+    lead_s: float = 0.2  # audio kept queued at Twilio ahead of the playhead
+    mark_grace_s: float = 1.0  # after the paced end, stop waiting for a mark that never came
+    barge_in: bool = True
+    preroll_s: float = 0.6  # caller audio held back while we play, fed to the listener on barge-in
+    max_digits: int = 4
+
+
+# -- pacing ----------------------------------------------------------------------------------
+
+
+class Pacer:
+    """Deadline scheduling of fixed-length frames on a monotonic clock.
+
+    Frame ``i`` is due at ``start + i * frame_s - lead_s``: a late wake-up delays one frame
+    but never shifts the ones after it, unlike sleeping ``frame_s`` between sends.
+    """
+
+    def __init__(
+        self, frame_s: float = FRAME_S, lead_s: float = 0.2, clock: Clock = time.monotonic,
+        sleep: Sleep = asyncio.sleep,
+    ) -> None:
+        self.frame_s = frame_s
+        self.lead_s = lead_s
+        self.clock = clock
+        self.sleep = sleep
+        self.start = clock()
+
+    def begin(self) -> None:
+        self.start = self.clock()
+
+    def due(self, i: int) -> float:
+        return self.start + i * self.frame_s - self.lead_s
+
+    def end(self, frames: int) -> float:
+        """When the last of ``frames`` frames has played, if playback started at once."""
+        return self.start + frames * self.frame_s
+
+    async def wait(self, i: int) -> None:
+        delay = self.due(i) - self.clock()
+        if delay > 0:
+            await self.sleep(delay)
+
+
+def mulaw_frames(mulaw: bytes, size: int = FRAME_BYTES) -> list[bytes]:
+    """Split mu-law audio into equal frames, padding the last with mu-law silence."""
+    if len(mulaw) % size:
+        mulaw += MULAW_SILENCE * (size - len(mulaw) % size)
+    return [mulaw[i : i + size] for i in range(0, len(mulaw), size)]
+
+
+# -- barge-in --------------------------------------------------------------------------------
+
+
+class BargeInDetector:
+    """Speech onset in the caller's audio while the host is talking, by energy.
+
+    Each 10 ms frame's RMS is compared with ``ratio`` times the noise floor (the
+    ``floor_percentile`` of recent frame levels, so a steady line hiss is not speech) and
+    never below ``min_rms``. Speech is ``min_speech_s`` of loud frames within the last
+    ``window_s``: a click or a cough is shorter.
+    """
+
+    FRAME_S = 0.01
+
+    def __init__(
+        self,
+        rate: int = SAMPLE_RATE,
+        *,
+        min_rms: float = 300.0,
+        ratio: float = 3.0,
+        min_speech_s: float = 0.15,
+        window_s: float = 0.25,
+        floor_window_s: float = 4.0,
+        floor_percentile: float = 10.0,
+    ) -> None:
+        self.frame = round(rate * self.FRAME_S)
+        self.min_rms = min_rms
+        self.ratio = ratio
+        self.need = round(min_speech_s / self.FRAME_S)
+        self.floor_percentile = floor_percentile
+        self._levels: deque[float] = deque(maxlen=round(floor_window_s / self.FRAME_S))
+        self._recent: deque[bool] = deque(maxlen=round(window_s / self.FRAME_S))
+        self._pending = np.zeros(0, dtype=np.float64)
+
+    def threshold(self) -> float:
+        floor = float(np.percentile(self._levels, self.floor_percentile)) if self._levels else 0.0
+        return max(self.min_rms, self.ratio * floor)
+
+    def feed(self, pcm: bytes) -> bool:
+        """Take the next pcm16 chunk; True if the caller is speaking now."""
+        samples = np.concatenate([self._pending, as_int16(pcm).astype(np.float64)])
+        usable = len(samples) - len(samples) % self.frame
+        self._pending = samples[usable:]
+        if usable:
+            levels = np.sqrt(np.mean(samples[:usable].reshape(-1, self.frame) ** 2, axis=1))
+            for level in levels:
+                # Judge against the floor before this frame joins it.
+                self._recent.append(bool(level > self.threshold()))
+                self._levels.append(float(level))
+        return self.speaking
+
+    @property
+    def speaking(self) -> bool:
+        return sum(self._recent) >= self.need
+
+    @property
+    def active(self) -> bool:
+        """Some loud frames lately: speech may be starting."""
+        return any(self._recent)
+
+    def reset(self) -> None:
+        self._recent.clear()
+
+
+# -- the call --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CallInfo:
+    """Who is on the line: from the ``start`` message and its custom parameters."""
+
+    stream_sid: str
+    call_sid: str
+    session_id: str
+    player: str | None  # None: one phone for the whole table (moves are the current player's)
+    lang: str
+    address: str | None = None
+
+
+@dataclass
+class _Speech:
+    text: str
+    epoch: int
+    hang_up: bool = False
+
+
+@dataclass
+class _Inbound:
+    pcm: bytes
+    muted: bool
+
+
+ListenerFactory = Callable[[SpeechModel], ListenerLike]
+ModelLoader = Callable[[str], SpeechModel]
+
+
+def default_listener(referee: Referee, info: CallInfo) -> ListenerFactory:
+    def make(model: SpeechModel) -> ListenerLike:
+        from host.speech.listener import Listener
+
+        return Listener(referee, info.session_id, model, sample_rate=SAMPLE_RATE, speaker=info.player)
+
+    return make
+
+
+class StreamSession:
+    """The bridge for one call. Drive it from the websocket: :meth:`start`, then
+    :meth:`media` / :meth:`mark` / :meth:`dtmf` per message, and :meth:`close` at the end.
+
+    ``send`` writes one JSON message to the socket; ``hang_up`` ends the stream (Twilio
+    then carries on with the TwiML after ``<Connect>``); ``on_ruling`` is told every reply
+    the referee gave, after it was spoken to this caller (for telling the others).
+    """
+
+    def __init__(
+        self,
+        info: CallInfo,
+        referee: Referee,
+        send: Send,
+        *,
+        load_model: ModelLoader,
+        make_listener: ListenerFactory | None = None,
+        hang_up: Callable[[], Awaitable[None]] | None = None,
+        on_ruling: Callable[[Reply], Awaitable[None]] | None = None,
+        tts: Synthesize = synthesize,
+        options: StreamOptions | None = None,
+        clock: Clock = time.monotonic,
+        sleep: Sleep = asyncio.sleep,
+    ) -> None:
+        self.info = info
+        self.referee = referee
+        self.lang = info.lang
+        self.options = options or StreamOptions()
+        self._send_message = send
+        self._load_model = load_model
+        self._make_listener = make_listener or default_listener(referee, info)
+        self._hang_up = hang_up
+        self._on_ruling = on_ruling
+        self._tts = tts
+        self._clock = clock
+        self._sleep = sleep
+
+        self._resampler = Resampler(TELEPHONY_RATE, SAMPLE_RATE)
+        self._detector = BargeInDetector(SAMPLE_RATE)
+        self._inbound: asyncio.Queue[_Inbound] = asyncio.Queue()
+        self._speech: asyncio.Queue[_Speech] = asyncio.Queue()
+        self._preroll: deque[bytes] = deque()
+        self._preroll_bytes = 0
+        self._epoch = 0  # bumped by a barge-in: speech of an older epoch is dropped
+        self._marks = 0
+        self._awaiting: str | None = None  # the mark we wait to hear back
+        self._mark_back = asyncio.Event()
+        self._digits = ""
+        self._dtmf_count = 0
+        self._confirm: int | None = None  # a "Did you say ...?" waiting for yes or no
+        self._send_lock = asyncio.Lock()
+        self._tasks: list[asyncio.Task[None]] = []
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self.playing = False
+        self.closed = False
+        # What happened, for logs and tests.
+        self.sent_frames = 0
+        self.barge_ins = 0
+
+    # -- lifecycle -----------------------------------------------------------------------
+
+    async def start(self) -> None:
+        self._loop = asyncio.get_running_loop()
+        self._tasks = [
+            asyncio.create_task(self._hear(), name=f"hear {self.info.call_sid}"),
+            asyncio.create_task(self._play(), name=f"play {self.info.call_sid}"),
+        ]
+
+    async def close(self) -> None:
+        """The stream ended: stop listening and speaking (nothing is ruled after this)."""
+        if self.closed:
+            return
+        self.closed = True
+        self._epoch += 1
+        self._mark_back.set()
+        for task in self._tasks:
+            task.cancel()
+        for task in self._tasks:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+
+    # -- inbound messages ----------------------------------------------------------------
+
+    async def media(self, payload: str) -> None:
+        """One inbound ``media`` frame (base64 of 8 kHz mu-law)."""
+        try:
+            mulaw = base64.b64decode(payload, validate=True)
+        except (binascii.Error, ValueError):
+            log.warning("call %s: a media frame that is not base64; ignored", self.info.call_sid)
+            return
+        if not mulaw or self.closed:
+            return
+        pcm = self._resampler(mulaw_decode(mulaw))
+        if not pcm:
+            return
+        if not self.playing:
+            self._detector.feed(pcm)  # keeps the noise floor current
+            self._inbound.put_nowait(_Inbound(pcm, muted=False))
+            return
+        self._hold(pcm)
+        if self._detector.feed(pcm) and self.options.barge_in:
+            await self._barge_in()
+
+    def mark(self, name: str) -> None:
+        """Twilio played everything sent before mark ``name`` (or dropped it on ``clear``)."""
+        if name and name == self._awaiting:
+            self._mark_back.set()
+
+    async def dtmf(self, digit: str) -> None:
+        """Keypad: digits then # for a number, * for whose turn, 1/2 for yes/no to a question."""
+        commands = load(self._table_lang()).commands
+        text: str | None = None
+        if self._confirm is not None and digit in ("1", "2") and not self._digits:
+            text = commands["yes" if digit == "1" else "no"][0]
+        elif digit == "*":
+            self._digits, text = "", commands["whose_turn"][0]
+        elif digit == "#":
+            self._digits, text = "", self._digits or None
+        elif digit.isdigit() and len(self._digits) < self.options.max_digits:
+            self._digits += digit
+        if text is None:
+            return
+        self._dtmf_count += 1
+        key = f"media:{self.info.stream_sid}:dtmf:{self._dtmf_count}"
+        try:
+            reply = await asyncio.to_thread(
+                self.referee.handle, self.info.session_id, text, self.info.player, key=key
+            )
+        except Exception:
+            log.exception("call %s: keypad input %r failed", self.info.call_sid, text)
+            self.say([self._apology()])
+            return
+        await self._ruled(reply)
+
+    # -- speaking ------------------------------------------------------------------------
+
+    def say(self, lines: list[str], *, hang_up: bool = False) -> None:
+        """Queue ``lines`` to be spoken to the caller (after anything already queued)."""
+        text = " ".join(line for line in lines if line).strip()
+        if (text or hang_up) and not self.closed:
+            self._speech.put_nowait(_Speech(text, self._epoch, hang_up))
+
+    def say_threadsafe(self, lines: list[str]) -> None:
+        """:meth:`say` from another thread (a notifier telling this caller the news)."""
+        if self._loop is not None and not self.closed:
+            self._loop.call_soon_threadsafe(self.say, lines)
+
+    def reply_lines(self, reply: Reply, *, own: bool = True) -> list[str]:
+        """What to say for a reply: the ruling, then this caller's turn prompt if it is theirs.
+        A reply to someone else (``own=False``) is told without its private lines."""
+        if not own:
+            reply = replace(reply, private=[])
+        table = self.referee.table(self.info.session_id)
+        lang = table.config.lang
+        lines = vp.reply_lines(reply, table)
+        game = table.game
+        if (own and reply.confirm is not None) or game is None or not table.running:
+            return lines
+        if self.info.player is None or game.current_player == self.info.player:
+            lines.append(_turn_prompt(game, lang))
+        return lines
+
+    def greeting(self) -> list[str]:
+        table = self.referee.table(self.info.session_id)
+        game = table.game
+        if game is None or not table.running:
+            return vp.status_lines(table)
+        lang = table.config.lang
+        if self.info.player is None or game.current_player == self.info.player:
+            return [_turn_prompt(game, lang)]
+        return [load(lang).phrase("not_your_turn", player=game.current_player)]
+
+    # -- internals: listening ------------------------------------------------------------
+
+    def _table_lang(self) -> str:
+        try:
+            return self.referee.table(self.info.session_id).config.lang
+        except KeyError:
+            return self.lang
+
+    def _apology(self) -> str:
+        return load(self._table_lang()).phrase("speech_unavailable")
+
+    def _hold(self, pcm: bytes) -> None:
+        """Keep the newest ``preroll_s`` while playing; older audio goes on, muted."""
+        self._preroll.append(pcm)
+        self._preroll_bytes += len(pcm)
+        limit = round(self.options.preroll_s * SAMPLE_RATE) * 2
+        while self._preroll_bytes > limit and len(self._preroll) > 1:
+            old = self._preroll.popleft()
+            self._preroll_bytes -= len(old)
+            self._inbound.put_nowait(_Inbound(old, muted=True))
+
+    def _release(self, muted: bool) -> None:
+        while self._preroll:
+            self._inbound.put_nowait(_Inbound(self._preroll.popleft(), muted))
+        self._preroll_bytes = 0
+
+    async def _barge_in(self) -> None:
+        log.info("call %s: the caller talked over the host; clearing", self.info.call_sid)
+        self.barge_ins += 1
+        self._epoch += 1
+        while not self._speech.empty():
+            self._speech.get_nowait()
+        self._awaiting = None
+        self._mark_back.set()
+        self.playing = False
+        await self._send({"event": "clear", "streamSid": self.info.stream_sid})
+        self._release(muted=False)
+
+    def _stop_playing(self) -> None:
+        self.playing = False
+        # Speech that began in the last moments of our audio is the caller's answer.
+        self._release(muted=not self._detector.active)
+
+    async def _hear(self) -> None:
+        try:
+            model = await asyncio.to_thread(self._load_model, self.lang)
+            listener = await asyncio.to_thread(self._make_listener, model)
+        except ModelUnavailable as exc:
+            log.error("call %s: no speech model for %r, cannot listen: %s", self.info.call_sid, self.lang, exc)
+            self.say([self._apology()], hang_up=True)
+            return
+        except Exception:
+            log.exception("call %s: cannot start listening", self.info.call_sid)
+            self.say([self._apology()], hang_up=True)
+            return
+        self.say(self.greeting())
+        failures = 0
+        while True:
+            first = await self._inbound.get()
+            batch = [first]
+            while not self._inbound.empty() and len(batch) < 25:
+                batch.append(self._inbound.get_nowait())
+            for muted, pcm in _runs(batch):
+                try:
+                    heard = await asyncio.to_thread(_feed, listener, pcm, muted)
+                    failures = 0
+                except Exception:
+                    failures += 1
+                    log.exception("call %s: recognition failed", self.info.call_sid)
+                    if failures >= 3:  # broken for good: say so once, then stop the stream
+                        self.say([self._apology()], hang_up=True)
+                        return
+                    continue
+                for h in heard:
+                    if h.reply is not None:
+                        await self._ruled(h.reply)
+
+    async def _ruled(self, reply: Reply) -> None:
+        self._confirm = reply.confirm
+        try:
+            self.say(await asyncio.to_thread(self.reply_lines, reply))
+        except Exception:
+            log.exception("call %s: cannot word a reply", self.info.call_sid)
+            self.say(reply.lines)
+        if self._on_ruling is not None:
+            try:
+                await self._on_ruling(reply)
+            except Exception:
+                log.exception("call %s: telling the others failed", self.info.call_sid)
+
+    # -- internals: speaking -------------------------------------------------------------
+
+    async def _send(self, message: Message) -> bool:
+        if self.closed:
+            return False
+        async with self._send_lock:
+            try:
+                await self._send_message(message)
+            except Exception as exc:  # the socket went away under us
+                log.info("call %s: send failed (%s)", self.info.call_sid, exc)
+                return False
+        return True
+
+    async def _play(self) -> None:
+        pacer = Pacer(FRAME_S, self.options.lead_s, self._clock, self._sleep)
+        while True:
+            item = await self._speech.get()
+            if item.epoch != self._epoch:
+                continue
+            if item.text:
+                try:
+                    pcm = await asyncio.to_thread(self._tts, vp.spoken(item.text, self.lang), self.lang,
+                                                  TELEPHONY_RATE)
+                except Exception:
+                    log.exception("call %s: cannot synthesise %r", self.info.call_sid, item.text)
+                    pcm = b""
+                if pcm and item.epoch == self._epoch:
+                    await self._play_one(pacer, mulaw_encode(pcm), item.epoch)
+            if item.hang_up and item.epoch == self._epoch and self._hang_up is not None:
+                await self._hang_up()
+                return
+
+    async def _play_one(self, pacer: Pacer, mulaw: bytes, epoch: int) -> None:
+        frames = mulaw_frames(mulaw)
+        self.playing = True
+        self._detector.reset()
+        pacer.begin()
+        for i, frame in enumerate(frames):
+            await pacer.wait(i)
+            if epoch != self._epoch:
+                return  # a barge-in cleared it
+            payload = base64.b64encode(frame).decode("ascii")
+            if not await self._send(
+                {"event": "media", "streamSid": self.info.stream_sid, "media": {"payload": payload}}
+            ):
+                return
+            self.sent_frames += 1
+        self._marks += 1
+        name = f"said-{self._marks}"
+        self._awaiting = name
+        self._mark_back.clear()
+        await self._send({"event": "mark", "streamSid": self.info.stream_sid, "mark": {"name": name}})
+        timeout = pacer.end(len(frames)) + self.options.mark_grace_s - self._clock()
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._mark_back.wait(), max(timeout, 0.0))
+        if epoch != self._epoch:
+            return
+        self._awaiting = None
+        if self._speech.empty():
+            self._stop_playing()
+
+
+def _turn_prompt(game: ud.State, lang: str) -> str:
+    """The spoken turn prompt; a language without phone wording (voice.yaml) uses its
+    written prompt, whose digits the synthesiser reads in that language."""
+    if lang == "en" or (ROOT / lang / "voice.yaml").is_file():
+        return vp.turn_prompt(game, lang)
+    return phrasing.prompt(game, lang)
+
+
+def _feed(listener: ListenerLike, pcm: bytes, muted: bool) -> list[Any]:
+    if listener.muted != muted:
+        listener.muted = muted
+    return listener.feed(pcm)
+
+
+def _runs(batch: list[_Inbound]) -> Iterator[tuple[bool, bytes]]:
+    """Consecutive chunks with the same muting, joined (one thread hop per run)."""
+    muted: bool | None = None
+    parts: list[bytes] = []
+    for item in batch:
+        if item.muted != muted and parts:
+            assert muted is not None
+            yield muted, b"".join(parts)
+            parts = []
+        muted = item.muted
+        parts.append(item.pcm)
+    if parts and muted is not None:
+        yield muted, b"".join(parts)
