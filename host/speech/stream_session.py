@@ -85,7 +85,10 @@ class Pacer:
     """
 
     def __init__(
-        self, frame_s: float = FRAME_S, lead_s: float = 0.2, clock: Clock = time.monotonic,
+        self,
+        frame_s: float = FRAME_S,
+        lead_s: float = 0.2,
+        clock: Clock = time.monotonic,
         sleep: Sleep = asyncio.sleep,
     ) -> None:
         self.frame_s = frame_s
@@ -278,17 +281,19 @@ class StreamSession:
         self.playing = False
         self.closed = False
         # What happened, for logs and tests.
+        self.said: list[str] = []  # texts synthesised and sent, in order
         self.sent_frames = 0
         self.barge_ins = 0
 
     # -- lifecycle -----------------------------------------------------------------------
 
-    async def start(self) -> None:
+    async def start(self, listen: bool = True) -> None:
+        """Start speaking and (unless ``listen`` is false: a call we can only apologise to)
+        listening; the model loads in the background and the greeting follows it."""
         self._loop = asyncio.get_running_loop()
-        self._tasks = [
-            asyncio.create_task(self._hear(), name=f"hear {self.info.call_sid}"),
-            asyncio.create_task(self._play(), name=f"play {self.info.call_sid}"),
-        ]
+        self._tasks = [asyncio.create_task(self._play(), name=f"play {self.info.call_sid}")]
+        if listen:
+            self._tasks.append(asyncio.create_task(self._hear(), name=f"hear {self.info.call_sid}"))
 
     async def close(self) -> None:
         """The stream ended: stop listening and speaking (nothing is ruled after this)."""
@@ -352,7 +357,7 @@ class StreamSession:
             )
         except Exception:
             log.exception("call %s: keypad input %r failed", self.info.call_sid, text)
-            self.say([self._apology()])
+            self.say([self.apology()])
             return
         await self._ruled(reply)
 
@@ -402,7 +407,7 @@ class StreamSession:
         except KeyError:
             return self.lang
 
-    def _apology(self) -> str:
+    def apology(self) -> str:
         return load(self._table_lang()).phrase("speech_unavailable")
 
     def _hold(self, pcm: bytes) -> None:
@@ -442,12 +447,14 @@ class StreamSession:
             model = await asyncio.to_thread(self._load_model, self.lang)
             listener = await asyncio.to_thread(self._make_listener, model)
         except ModelUnavailable as exc:
-            log.error("call %s: no speech model for %r, cannot listen: %s", self.info.call_sid, self.lang, exc)
-            self.say([self._apology()], hang_up=True)
+            log.error(
+                "call %s: no speech model for %r, cannot listen: %s", self.info.call_sid, self.lang, exc
+            )
+            self.say([self.apology()], hang_up=True)
             return
         except Exception:
             log.exception("call %s: cannot start listening", self.info.call_sid)
-            self.say([self._apology()], hang_up=True)
+            self.say([self.apology()], hang_up=True)
             return
         self.say(self.greeting())
         failures = 0
@@ -464,7 +471,7 @@ class StreamSession:
                     failures += 1
                     log.exception("call %s: recognition failed", self.info.call_sid)
                     if failures >= 3:  # broken for good: say so once, then stop the stream
-                        self.say([self._apology()], hang_up=True)
+                        self.say([self.apology()], hang_up=True)
                         return
                     continue
                 for h in heard:
@@ -504,13 +511,14 @@ class StreamSession:
             if item.epoch != self._epoch:
                 continue
             if item.text:
+                text = vp.spoken(item.text, self.lang)
                 try:
-                    pcm = await asyncio.to_thread(self._tts, vp.spoken(item.text, self.lang), self.lang,
-                                                  TELEPHONY_RATE)
+                    pcm = await asyncio.to_thread(self._tts, text, self.lang, TELEPHONY_RATE)
                 except Exception:
-                    log.exception("call %s: cannot synthesise %r", self.info.call_sid, item.text)
+                    log.exception("call %s: cannot synthesise %r", self.info.call_sid, text)
                     pcm = b""
                 if pcm and item.epoch == self._epoch:
+                    self.said.append(text)
                     await self._play_one(pacer, mulaw_encode(pcm), item.epoch)
             if item.hang_up and item.epoch == self._epoch and self._hang_up is not None:
                 await self._hang_up()

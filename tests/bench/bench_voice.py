@@ -11,7 +11,8 @@ the ``<Gather>`` of the TwiML it holds with a spoken valid number (SpeechResult 
 Confidence, signed with the SDK's RequestValidator), and in two-caller games the other
 caller's waiting loop comes round (``/wait``) to pick up its turn. A bare FastAPI endpoint
 that only parses the form and answers fixed TwiML is measured the same way in the same
-run; the ratios are the figures. Loopback only, bounded to well under a minute.
+run; the ratios are the figures. Loopback only, bounded to well under a minute. The SMS
+benchmark's figures follow (a shorter run of tests/bench/bench_sms.py) unless --no-sms.
 """
 
 from __future__ import annotations
@@ -311,6 +312,7 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=32)
     parser.add_argument("--workers", type=int, default=16)
     parser.add_argument("--seconds", type=float, default=6.0)
+    parser.add_argument("--no-sms", action="store_true", help="skip the SMS figures printed alongside")
     parser.add_argument("--serve", choices=["voice", "bare"], help=argparse.SUPPRESS)
     parser.add_argument("--port", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--db", help=argparse.SUPPRESS)
@@ -355,6 +357,13 @@ def main() -> None:
             f"{name:28}{run.rate(kind):9.0f}{p50:9.2f}{p99:9.2f}{p50 / base50:8.1f}{p99 / base99:8.1f}"
         )
     print(f"errors: {voice.errors}; whole run {time.perf_counter() - began:.1f} s")
+    sms_bench = Path(__file__).with_name("bench_sms.py")
+    if not args.no_sms and sms_bench.is_file():
+        # The SMS webhook figures next to these, from their own benchmark (a shorter run).
+        print()
+        sys.stdout.flush()
+        cmd = [sys.executable, str(sms_bench), "--games", str(args.games), "--seconds", "4"]
+        subprocess.run(cmd, check=False, timeout=60)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,332 @@
+"""Phone calls refereed by our own recogniser: Twilio Media Streams at ``/twilio/media``.
+
+A call opts in with TwiML from :func:`stream_twiml`: ``<Connect><Stream>`` to this
+websocket, with the game, the player and the language as ``<Parameter>``s (Twilio drops the
+query string of a stream URL; the parameters come back in the ``start`` message). The
+websocket upgrade carries ``X-Twilio-Signature``, Twilio's signature of the ``wss://`` URL
+with no parameters; a missing or wrong one is refused (close code 1008, which the server
+turns into HTTP 403) before anything is accepted. ``GAMEHOST_VALIDATE_SIGNATURES=false``
+skips the check for local development.
+
+The call itself is bridged by :class:`host.speech.stream_session.StreamSession`. While the
+stream is live, a caller who is a lobby member is switched to the ``media`` channel, so
+the others' moves are spoken into the stream instead of redirecting the call (which would
+end the stream); when it ends, the member's channel is put back. When the socket closes,
+Twilio carries on with the TwiML after ``<Connect>`` (``after_url``: a ``<Redirect>``).
+See docs/media-streams.md.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import threading
+import time
+import weakref
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from fastapi import APIRouter, FastAPI, WebSocket, WebSocketDisconnect
+from twilio.twiml.voice_response import Connect, VoiceResponse
+
+from grammars import languages
+from host import notify
+from host.config import Settings
+from host.lobby import Lobby, Member
+from host.outbound import Outbound
+from host.referee import Referee, Reply
+from host.speech.model import ModelUnavailable, SpeechModel, load_model
+from host.speech.stream_session import CallInfo, StreamSession
+from host.twilio_security import signature_ok
+
+log = logging.getLogger(__name__)
+
+router = APIRouter()
+CHANNEL = "media"
+STREAM_PATH = "/twilio/media"
+POLICY_VIOLATION = 1008
+MODEL_RETRY_S = 300.0  # a language whose model failed to load is not retried on every call
+
+
+# -- TwiML -----------------------------------------------------------------------------------
+
+
+def ws_base(public_base_url: str) -> str:
+    """``https://host`` -> ``wss://host`` (``http`` -> ``ws`` for a local test server)."""
+    base = public_base_url.rstrip("/")
+    for http, ws in (("https://", "wss://"), ("http://", "ws://")):
+        if base.startswith(http):
+            return ws + base[len(http) :]
+    return base
+
+
+def stream_url(public_base_url: str) -> str:
+    return ws_base(public_base_url) + STREAM_PATH
+
+
+def stream_twiml(
+    public_base_url: str,
+    session_id: str,
+    player: str | None,
+    lang: str,
+    *,
+    address: str | None = None,
+    after_url: str | None = None,
+) -> str:
+    """TwiML that hands a call to our recogniser for game ``session_id``.
+
+    ``player`` None means one phone for the whole table (moves are the current player's).
+    ``address`` (the caller's number) lets the others' moves reach this caller through the
+    stream. ``after_url`` is where the call goes when the stream ends (we close it when we
+    cannot listen, or the caller's game moves on elsewhere).
+    """
+    vr = VoiceResponse()
+    connect = Connect()
+    stream = connect.stream(url=stream_url(public_base_url))
+    params = {"session": session_id, "player": player, "lang": lang, "address": address}
+    for name, value in params.items():
+        if value:
+            stream.parameter(name=name, value=value)
+    vr.append(connect)
+    if after_url:
+        vr.redirect(after_url, method="POST")
+    return str(vr)
+
+
+# -- handshake -------------------------------------------------------------------------------
+
+
+def handshake_urls(websocket: WebSocket, settings: Settings) -> list[str]:
+    """The URL(s) Twilio may have signed: the public one, else the one we were reached at
+    (also as ``wss://``, for a TLS proxy in front of us). Never with a query string."""
+    path = websocket.url.path
+    if settings.public_url:
+        return [ws_base(settings.public_url) + path]
+    seen = str(websocket.url.replace(query=""))
+    return [seen, "wss://" + seen[len("ws://") :]] if seen.startswith("ws://") else [seen]
+
+
+def handshake_ok(websocket: WebSocket, settings: Settings) -> bool:
+    if not settings.validate_signatures:
+        return True
+    signature = websocket.headers.get("X-Twilio-Signature")
+    return any(signature_ok(settings, url, {}, signature) for url in handshake_urls(websocket, settings))
+
+
+# -- services --------------------------------------------------------------------------------
+
+
+class Models:
+    """Vosk models by language, loaded once; a failure is remembered for a while so a
+    missing model costs each call a spoken apology, not a download attempt or a stall."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self._failed: dict[str, tuple[float, str]] = {}
+        self._lock = threading.Lock()
+
+    def __call__(self, lang: str) -> SpeechModel:
+        with self._lock:
+            failed = self._failed.get(lang)
+            if failed is not None and time.monotonic() - failed[0] < MODEL_RETRY_S:
+                raise ModelUnavailable(failed[1])
+            try:
+                if self.settings.media_model_dir is not None:
+                    return load_model(self.settings.media_model_dir, lang=lang)
+                return load_model(lang=lang, download=self.settings.media_model_download)
+            except ModelUnavailable as exc:
+                self._failed[lang] = (time.monotonic(), str(exc))
+                raise
+
+
+@dataclass
+class Media:
+    settings: Settings
+    referee: Referee
+    lobby: Lobby
+    outbound: Outbound
+    models: Models
+    live: dict[str, StreamSession] = field(default_factory=dict)  # by CallSid
+    _restore: dict[str, str] = field(default_factory=dict)  # CallSid -> channel before the stream
+
+    async def open(self, websocket: WebSocket, message: dict[str, Any]) -> StreamSession:
+        start = message.get("start")
+        start = start if isinstance(start, dict) else {}
+        raw = start.get("customParameters")
+        params = {str(k): str(v) for k, v in raw.items()} if isinstance(raw, dict) else {}
+        info = CallInfo(
+            stream_sid=str(message.get("streamSid") or start.get("streamSid") or ""),
+            call_sid=str(start.get("callSid") or ""),
+            session_id=params.get("session", ""),
+            player=params.get("player") or None,
+            lang=self._lang(params),
+            address=params.get("address") or None,
+        )
+
+        async def send(data: dict[str, Any]) -> None:
+            await websocket.send_text(json.dumps(data))
+
+        async def hang_up() -> None:
+            log.info("call %s: closing the media stream", info.call_sid)
+            await websocket.close()
+
+        async def ruled(reply: Reply) -> None:
+            if reply.accepted and reply.public:
+                await asyncio.to_thread(notify.fan_out, self.lobby, self.outbound, reply, info.address)
+
+        session = StreamSession(
+            info, self.referee, send, load_model=self.models, hang_up=hang_up, on_ruling=ruled
+        )
+        problem = self._problem(info, start)
+        if problem is not None:
+            log.warning("call %s: media stream refused: %s", info.call_sid or "?", problem)
+            await session.start(listen=False)
+            session.say([session.apology()], hang_up=True)
+            return session
+        log.info(
+            "call %s: media stream %s for session %s, player %s, %s",
+            info.call_sid,
+            info.stream_sid,
+            info.session_id,
+            info.player or "(whole table)",
+            info.lang,
+        )
+        self.live[info.call_sid] = session
+        self._switch_channel(info)
+        await session.start()
+        return session
+
+    async def close(self, session: StreamSession) -> None:
+        await session.close()
+        info = session.info
+        if self.live.get(info.call_sid) is session:
+            del self.live[info.call_sid]
+        previous = self._restore.pop(info.call_sid, None)
+        if previous is not None and info.address is not None:
+            member = self.lobby.member(info.address)
+            if member is not None and member.channel == CHANNEL and member.call_sid == info.call_sid:
+                self.lobby.set_call(info.address, info.call_sid, previous)
+        log.info("call %s: media stream ended", info.call_sid)
+
+    def _lang(self, params: dict[str, str]) -> str:
+        known = languages()
+        lang = params.get("lang", "")
+        if lang in known:
+            return lang
+        row = self.referee.store.session(params.get("session", "")) if params.get("session") else None
+        if row is not None:
+            table_lang = str(row.config.get("lang", ""))
+            if table_lang in known:
+                return table_lang
+        return self.settings.lang
+
+    def _problem(self, info: CallInfo, start: dict[str, Any]) -> str | None:
+        fmt = start.get("mediaFormat")
+        if isinstance(fmt, dict) and (
+            fmt.get("encoding", "audio/x-mulaw") != "audio/x-mulaw"
+            or int(fmt.get("sampleRate", 8000)) != 8000
+            or int(fmt.get("channels", 1)) != 1
+        ):
+            return f"unsupported media format {fmt}"
+        if not info.stream_sid or not info.call_sid:
+            return "start message without streamSid or callSid"
+        if not info.session_id or self.referee.store.session(info.session_id) is None:
+            return f"no game {info.session_id!r}"
+        return None
+
+    def _switch_channel(self, info: CallInfo) -> None:
+        if info.address is None:
+            return
+        member = self.lobby.member(info.address)
+        if member is None or member.session_id != info.session_id:
+            return
+        self._restore[info.call_sid] = member.channel if member.channel != CHANNEL else "voice"
+        self.lobby.set_call(info.address, info.call_sid, CHANNEL)
+
+
+# The notifier gets the Outbound of the app whose game moved; this finds its streams.
+_services: weakref.WeakKeyDictionary[Outbound, Media] = weakref.WeakKeyDictionary()
+
+
+def setup(app: FastAPI) -> None:
+    state = app.state
+    media = Media(state.settings, state.referee, state.lobby, state.outbound, Models(state.settings))
+    state.media = media
+    _services[state.outbound] = media
+    notify.register(CHANNEL, _notify)
+
+
+def _notify(outbound: Outbound, member: Member, reply: Reply) -> None:
+    """Tell a caller on a live stream what just happened, in the stream."""
+    media = _services.get(outbound)
+    session = media.live.get(member.call_sid) if media is not None and member.call_sid else None
+    if session is None or session.closed:
+        # The stream is gone (its channel not put back yet): an ordinary caller, then.
+        notify.tell(outbound, replace(member, channel="voice"), reply)
+        return
+    session.say_threadsafe(session.reply_lines(reply, own=False))
+
+
+# -- the websocket ---------------------------------------------------------------------------
+
+
+@router.websocket(STREAM_PATH)
+async def media_stream(websocket: WebSocket) -> None:
+    media: Media = websocket.app.state.media
+    if not handshake_ok(websocket, media.settings):
+        log.warning("refused a media stream with a missing or wrong signature")
+        await websocket.close(code=POLICY_VIOLATION)
+        return
+    await websocket.accept()
+    session: StreamSession | None = None
+    try:
+        while True:
+            message = await websocket.receive()
+            if message["type"] == "websocket.disconnect":
+                break
+            data = _json(message.get("text"))
+            if data is None:
+                continue
+            event = data.get("event")
+            if event == "start" and session is None:
+                session = await media.open(websocket, data)
+            elif event == "stop":
+                break
+            elif session is None:
+                continue  # "connected", or anything before "start"
+            elif event == "media":
+                payload = data.get("media")
+                if isinstance(payload, dict) and isinstance(payload.get("payload"), str):
+                    await session.media(payload["payload"])
+            elif event == "mark":
+                mark = data.get("mark")
+                if isinstance(mark, dict):
+                    session.mark(str(mark.get("name", "")))
+            elif event == "dtmf":
+                dtmf = data.get("dtmf")
+                if isinstance(dtmf, dict):
+                    await session.dtmf(str(dtmf.get("digit", "")))
+    except (WebSocketDisconnect, RuntimeError):
+        pass  # RuntimeError: receive() after we closed the socket ourselves
+    except Exception:
+        log.exception("media stream failed")
+    finally:
+        if session is not None:
+            await media.close(session)
+        if websocket.client_state.name == "CONNECTED" and websocket.application_state.name == "CONNECTED":
+            with contextlib.suppress(RuntimeError):
+                await websocket.close()
+
+
+def _json(text: object) -> dict[str, Any] | None:
+    """A text frame as a JSON object; binary frames and junk are ignored."""
+    if not isinstance(text, str):
+        return None
+    try:
+        data = json.loads(text)
+    except ValueError:
+        log.warning("media stream: a frame that is not JSON; ignored")
+        return None
+    return data if isinstance(data, dict) else None
