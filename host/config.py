@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 from pathlib import Path
+from typing import Literal
 
 import platformdirs
 from pydantic import AliasChoices, Field, SecretStr
@@ -33,6 +34,9 @@ class Settings(BaseSettings):
     sms_turn_timeout: float | None = 600.0
     # Voice: the <Gather> speech model for moves (a whole-number speechTimeout goes with
     # it) and the longest quiet stretch, in seconds, a waiting caller hears.
+    # Calls are heard by Twilio's recogniser (<Gather>), or with "vosk" by our own over
+    # Media Streams when the language's Vosk model is available (else <Gather> again).
+    voice_recognizer: Literal["twilio", "vosk"] = "twilio"
     voice_speech_model: str = "numbers_and_commands"
     voice_wait_pause: int = 10
     # Backstop for games of several callers: a turn runs out after this many seconds even if

@@ -25,6 +25,7 @@ import logging
 import threading
 import time
 import weakref
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -38,7 +39,7 @@ from host.lobby import Lobby, Member
 from host.outbound import Outbound
 from host.referee import Referee, Reply
 from host.speech.model import ModelUnavailable, SpeechModel, load_model
-from host.speech.stream_session import CallInfo, StreamSession
+from host.speech.stream_session import CallInfo, StreamOptions, StreamSession
 from host.twilio_security import signature_ok
 
 log = logging.getLogger(__name__)
@@ -66,7 +67,7 @@ def stream_url(public_base_url: str) -> str:
     return ws_base(public_base_url) + STREAM_PATH
 
 
-def stream_twiml(
+def stream_response(
     public_base_url: str,
     session_id: str,
     player: str | None,
@@ -74,15 +75,17 @@ def stream_twiml(
     *,
     address: str | None = None,
     after_url: str | None = None,
-) -> str:
+    response: VoiceResponse | None = None,
+) -> VoiceResponse:
     """TwiML that hands a call to our recogniser for game ``session_id``.
 
     ``player`` None means one phone for the whole table (moves are the current player's).
     ``address`` (the caller's number) lets the others' moves reach this caller through the
     stream. ``after_url`` is where the call goes when the stream ends (we close it when we
-    cannot listen, or the caller's game moves on elsewhere).
+    cannot listen, or the caller's game moves on elsewhere). ``response`` is TwiML to
+    append to (something to say first).
     """
-    vr = VoiceResponse()
+    vr = response if response is not None else VoiceResponse()
     connect = Connect()
     stream = connect.stream(url=stream_url(public_base_url))
     params = {"session": session_id, "player": player, "lang": lang, "address": address}
@@ -92,7 +95,21 @@ def stream_twiml(
     vr.append(connect)
     if after_url:
         vr.redirect(after_url, method="POST")
-    return str(vr)
+    return vr
+
+
+def stream_twiml(
+    public_base_url: str,
+    session_id: str,
+    player: str | None,
+    lang: str,
+    *,
+    address: str | None = None,
+    after_url: str | None = None,
+) -> str:
+    return str(
+        stream_response(public_base_url, session_id, player, lang, address=address, after_url=after_url)
+    )
 
 
 # -- handshake -------------------------------------------------------------------------------
@@ -140,6 +157,14 @@ class Models:
                 self._failed[lang] = (time.monotonic(), str(exc))
                 raise
 
+    def available(self, lang: str) -> bool:
+        """Whether calls in ``lang`` can be streamed to us (loads the model once)."""
+        try:
+            self(lang)
+        except ModelUnavailable:
+            return False
+        return True
+
 
 @dataclass
 class Media:
@@ -148,6 +173,10 @@ class Media:
     lobby: Lobby
     outbound: Outbound
     models: Models
+    options: StreamOptions = field(default_factory=StreamOptions)
+    # The playout clock; tests run it faster than real time (pacing logic unchanged).
+    clock: Callable[[], float] = time.monotonic
+    sleep: Callable[[float], Awaitable[None]] = asyncio.sleep
     live: dict[str, StreamSession] = field(default_factory=dict)  # by CallSid
     _restore: dict[str, str] = field(default_factory=dict)  # CallSid -> channel before the stream
 
@@ -177,7 +206,15 @@ class Media:
                 await asyncio.to_thread(notify.fan_out, self.lobby, self.outbound, reply, info.address)
 
         session = StreamSession(
-            info, self.referee, send, load_model=self.models, hang_up=hang_up, on_ruling=ruled
+            info,
+            self.referee,
+            send,
+            load_model=self.models,
+            hang_up=hang_up,
+            on_ruling=ruled,
+            options=self.options,
+            clock=self.clock,
+            sleep=self.sleep,
         )
         problem = self._problem(info, start)
         if problem is not None:
@@ -255,6 +292,9 @@ def setup(app: FastAPI) -> None:
     media = Media(state.settings, state.referee, state.lobby, state.outbound, Models(state.settings))
     state.media = media
     _services[state.outbound] = media
+    voice = getattr(state, "voice", None)
+    if voice is not None and state.settings.voice_recognizer == "vosk":
+        voice.streams = media.models.available
     notify.register(CHANNEL, _notify)
 
 

@@ -193,6 +193,8 @@ class Voice:
     lobby: Lobby
     outbound: Outbound
     calls: Calls
+    # Set by the media channel when calls may be streamed to our recogniser: lang -> ready.
+    streams: Callable[[str], bool] | None = None
 
     @property
     def lang(self) -> str:
@@ -436,9 +438,33 @@ def _after_game(
     return vr
 
 
-def _carry_on(v: Voice, call: Call, where: Where, lines: list[str], *, code: bool = False) -> VoiceResponse:
+def _stream(v: Voice, call: Call, where: Where, table: Table, lines: list[str]) -> VoiceResponse:
+    """Hand the running game to our own recogniser (GAMEHOST_VOICE_RECOGNIZER=vosk). When
+    the stream ends the call comes back here for one <Gather> round, so a stream that keeps
+    failing cannot loop the caller."""
+    from host.channels import media
+
+    lang = table.config.lang
+    vr = VoiceResponse()
+    if lines:
+        _speak(vr, lang, lines)
+    token = v.calls.token(call.sid, where.session_id, _turn(table))
+    return media.stream_response(
+        call.base_url,
+        where.session_id,
+        where.speaker,
+        lang,
+        address=where.address if where.speaker is not None else None,
+        after_url=call.url("/wait", t=token, g=1),
+        response=vr,
+    )
+
+
+def _carry_on(
+    v: Voice, call: Call, where: Where, lines: list[str], *, code: bool = False, stream: bool = True
+) -> VoiceResponse:
     """Whatever comes next for this caller, after ``lines``: their move, the waiting loop,
-    the lobby, or the after-game question."""
+    the lobby, or the after-game question (or our own recogniser, when it is on)."""
     table = v.referee.table(where.session_id)
     game = table.game
     lang = table.config.lang
@@ -446,6 +472,8 @@ def _carry_on(v: Voice, call: Call, where: Where, lines: list[str], *, code: boo
         return _lobby(v, call, where, table, lines, code=code)
     if not table.running:
         return _after_game(v, call, where, table, lines)
+    if stream and v.streams is not None and v.streams(lang):
+        return _stream(v, call, where, table, lines)
     if where.speaker is None or game.current_player == where.speaker:
         row = v.referee.store.session(where.session_id)
         pending = row.pending if row is not None else None
@@ -854,7 +882,7 @@ def silence(
 
 
 @router.post("/wait")
-def wait(request: Request, form: TwilioForm, v: VoiceDep, t: str = "") -> Response:
+def wait(request: Request, form: TwilioForm, v: VoiceDep, t: str = "", g: int = 0) -> Response:
     """The waiting loop comes round: catch up on anything missed, then carry on."""
 
     def build(call: Call) -> VoiceResponse:
@@ -870,7 +898,7 @@ def wait(request: Request, form: TwilioForm, v: VoiceDep, t: str = "") -> Respon
                 lines = [vp.spoken(load(lang).phrase("new_game", players=", ".join(table.names)), lang)]
             else:
                 lines = [vp.spoken(s, lang) for s in phrasing.describe_all(list(table.last_events), lang)]
-        return _carry_on(v, call, where, lines)
+        return _carry_on(v, call, where, lines, stream=not g)
 
     return _answer(v, request, form, build)
 

@@ -493,10 +493,12 @@ class StreamSession:
 
     # -- internals: speaking -------------------------------------------------------------
 
-    async def _send(self, message: Message) -> bool:
+    async def _send(self, message: Message, epoch: int | None = None) -> bool:
         if self.closed:
             return False
         async with self._send_lock:
+            if epoch is not None and epoch != self._epoch:
+                return False  # cleared while waiting for the socket: never after a "clear"
             try:
                 await self._send_message(message)
             except Exception as exc:  # the socket went away under us
@@ -524,6 +526,18 @@ class StreamSession:
                 await self._hang_up()
                 return
 
+    async def _wait_for_mark(self, timeout: float) -> None:
+        """Until the mark comes back (or a barge-in), at most ``timeout`` on our clock."""
+        if self._mark_back.is_set():
+            return
+        back = asyncio.ensure_future(self._mark_back.wait())
+        limit = asyncio.ensure_future(self._sleep(max(timeout, 0.0)))
+        try:
+            await asyncio.wait({back, limit}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            back.cancel()
+            limit.cancel()
+
     async def _play_one(self, pacer: Pacer, mulaw: bytes, epoch: int) -> None:
         frames = mulaw_frames(mulaw)
         self.playing = True
@@ -535,7 +549,7 @@ class StreamSession:
                 return  # a barge-in cleared it
             payload = base64.b64encode(frame).decode("ascii")
             if not await self._send(
-                {"event": "media", "streamSid": self.info.stream_sid, "media": {"payload": payload}}
+                {"event": "media", "streamSid": self.info.stream_sid, "media": {"payload": payload}}, epoch
             ):
                 return
             self.sent_frames += 1
@@ -543,10 +557,8 @@ class StreamSession:
         name = f"said-{self._marks}"
         self._awaiting = name
         self._mark_back.clear()
-        await self._send({"event": "mark", "streamSid": self.info.stream_sid, "mark": {"name": name}})
-        timeout = pacer.end(len(frames)) + self.options.mark_grace_s - self._clock()
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self._mark_back.wait(), max(timeout, 0.0))
+        await self._send({"event": "mark", "streamSid": self.info.stream_sid, "mark": {"name": name}}, epoch)
+        await self._wait_for_mark(pacer.end(len(frames)) + self.options.mark_grace_s - self._clock())
         if epoch != self._epoch:
             return
         self._awaiting = None

@@ -49,7 +49,12 @@ class TwilioStream:
         return {} if signature is None else {"X-Twilio-Signature": signature}
 
     def send(self, event: str, **body: Any) -> None:
-        message = {"event": event, "sequenceNumber": str(next(self.seq)), "streamSid": self.stream_sid, **body}
+        message = {
+            "event": event,
+            "sequenceNumber": str(next(self.seq)),
+            "streamSid": self.stream_sid,
+            **body,
+        }
         self.ws.send_json(message)
 
     def connected(self) -> None:
@@ -74,7 +79,12 @@ class TwilioStream:
         frames = [mulaw[i : i + FRAME] for i in range(0, len(mulaw), FRAME)]
         for frame in frames:
             payload = base64.b64encode(frame).decode()
-            media = {"track": "inbound", "chunk": str(next(self.chunk)), "timestamp": str(self.ms), "payload": payload}
+            media = {
+                "track": "inbound",
+                "chunk": str(next(self.chunk)),
+                "timestamp": str(self.ms),
+                "payload": payload,
+            }
             self.send("media", media=media)
             self.ms += 20
         return len(frames)

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import logging
 import xml.etree.ElementTree as ET
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -24,7 +23,7 @@ from tests.media.stream_client import FRAME, Heard, TwilioStream, new_sids, open
 from tests.speech.conftest import silence
 
 pytestmark = pytest.mark.timeout(60)
-Say = Callable[[str], bytes]
+Say = dict[str, bytes]
 
 
 def start_call(ws: object, params: dict[str, str]) -> TwilioStream:
@@ -49,7 +48,7 @@ def assert_speech(heard: Heard, session: StreamSession, text_index: int) -> None
     assert rms(mulaw_decode(heard.audio)) > 500  # speech, not silence
 
 
-def test_a_move_spoken_into_the_stream_is_ruled_and_answered(host: Host, say: Say) -> None:
+def test_a_move_spoken_into_the_stream_is_ruled_and_answered(host: Host, say_on_phone: Say) -> None:
     session_id = host.korean_game("Ann", "Bob")
     with open_stream(host.client, SIGNED_URL) as ws:
         call = start_call(ws, {"session": session_id, "lang": "ko"})
@@ -59,10 +58,10 @@ def test_a_move_spoken_into_the_stream_is_ruled_and_answered(host: Host, say: Sa
         assert_speech(greeting, session, 0)
         assert host.table(session_id).game.last is None  # type: ignore[union-attr]
 
-        call.audio(silence(0.5) + say("오십삼") + silence(1.2))
+        call.audio(silence(0.5) + say_on_phone["오"] + silence(1.2))
         answer = call.utterance()
         game = host.table(session_id).game
-        assert game is not None and game.last == 53 and game.current_player == "Bob"
+        assert game is not None and game.last == 5 and game.current_player == "Bob"
         assert "Ann" in session.said[1] and "Bob" in session.said[1]  # the move, then Bob's turn
         assert_speech(answer, session, 1)
         assert answer.mark != greeting.mark
@@ -70,33 +69,32 @@ def test_a_move_spoken_into_the_stream_is_ruled_and_answered(host: Host, say: Sa
     assert host.app.state.media.live == {}
 
 
-def test_talking_over_the_host_clears_its_speech_and_is_heard(host: Host, say: Say) -> None:
+def test_talking_over_the_host_clears_its_speech_and_is_heard(host: Host, say_on_phone: Say) -> None:
     session_id = host.korean_game("Ann", "Bob")
     with open_stream(host.client, SIGNED_URL) as ws:
         call = start_call(ws, {"session": session_id, "lang": "ko"})
         call.utterance()
-        call.audio(silence(0.5) + say("오십삼") + silence(1.2))
+        call.audio(silence(0.5) + say_on_phone["오"] + silence(1.2))
         first = call.receive()  # the answer has begun playing...
         assert first["event"] == "media"
         session = live(host, call)
         said = len(session.said)
-        call.audio(silence(0.3) + say("오십") + silence(1.2))  # ...and Bob talks over it
+        call.audio(silence(0.3) + say_on_phone["이"] + silence(1.2))  # ...and Bob talks over it
         cut = call.utterance(stop_at_clear=True)
         assert cut.cleared and cut.mark is None  # no mark for audio that was cleared
         assert session.barge_ins == 1
         # What Bob said while the host spoke was heard (not muted away) and ruled.
         call.utterance()
         game = host.table(session_id).game
-        assert game is not None and game.last == 50 and game.current_player == "Ann"
+        assert game is not None and game.last == 2 and game.current_player == "Ann"
         assert len(session.said) == said + 1
         call.stop()
 
 
-def test_the_others_moves_are_spoken_into_a_live_stream(host: Host, say: Say) -> None:
+def test_the_others_moves_are_spoken_into_a_live_stream(host: Host, say_on_phone: Say) -> None:
     lobby: Lobby = host.app.state.lobby
     ann, bob = "+15005550001", "+15005550002"
     session_id = lobby.create(ann, "Ann", "voice", SessionConfig(lang="ko"), call_sid="CA-voice").session_id
-    lobby.join(bob, "", "Bob", "sms")  # wrong code: Bob is not in
     code = host.app.state.store.session(session_id).code
     assert lobby.join(bob, code, "Bob", "sms") != "no_such_game"
     host.referee.begin(session_id)
@@ -110,16 +108,16 @@ def test_the_others_moves_are_spoken_into_a_live_stream(host: Host, say: Say) ->
         member = lobby.member(ann)
         assert member is not None and member.channel == "media" and member.call_sid == call_sid
 
-        call.audio(silence(0.5) + say("오십삼") + silence(1.2))
+        call.audio(silence(0.5) + say_on_phone["오"] + silence(1.2))
         call.utterance()
         game = host.table(session_id).game
-        assert game is not None and game.last == 53
+        assert game is not None and game.last == 5
 
-        reply = host.referee.handle(session_id, "41", "Bob")  # by text: odd below 53, a mistake
+        reply = host.referee.handle(session_id, "3", "Bob")  # by text: odd below 5, a mistake
         fan_out(lobby, host.app.state.outbound, reply, exclude=bob)
         news = call.utterance()
         session = live(host, call)
-        assert "Bob" in session.said[-1] and "41" in session.said[-1]
+        assert "Bob" in session.said[-1] and "탈락" in session.said[-1]  # Bob is out
         assert_speech(news, session, len(session.said) - 1)
         call.stop()
     member = lobby.member(ann)
@@ -191,18 +189,23 @@ def test_an_unknown_game_gets_an_apology_not_an_error(host: Host) -> None:
 
 def test_stream_twiml_connects_to_the_websocket_with_parameters() -> None:
     xml = stream_twiml(
-        PUBLIC_URL + "/", "s-1", "Ann", "ko", address="+15005550001", after_url=PUBLIC_URL + "/twilio/voice/wait"
+        PUBLIC_URL + "/",
+        "s-1",
+        "Ann",
+        "ko",
+        address="+15005550001",
+        after_url=PUBLIC_URL + "/twilio/voice/wait",
     )
     root = ET.fromstring(xml)
     assert [child.tag for child in root] == ["Connect", "Redirect"]
-    (stream,) = root.find("Connect")  # type: ignore[union-attr]
-    assert stream.tag == "Stream" and stream.get("url") == SIGNED_URL
+    (stream,) = root.findall("Connect/Stream")
+    assert stream.get("url") == SIGNED_URL and len(root.findall("Connect/*")) == 1
     params = {p.get("name"): p.get("value") for p in stream.iter("Parameter")}
     assert params == {"session": "s-1", "player": "Ann", "lang": "ko", "address": "+15005550001"}
     assert "?" not in (stream.get("url") or "")  # Twilio drops query strings: all in <Parameter>s
 
     shared = ET.fromstring(stream_twiml("http://localhost:8000", "s-2", None, "en"))
-    (stream,) = shared.find("Connect")  # type: ignore[union-attr]
+    (stream,) = shared.findall("Connect/Stream")
     assert stream.get("url") == "ws://localhost:8000/twilio/media"
     assert {p.get("name") for p in stream.iter("Parameter")} == {"session", "lang"}
     assert shared.find("Redirect") is None
