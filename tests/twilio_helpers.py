@@ -17,10 +17,13 @@ import threading
 import time
 from collections.abc import Iterable, Mapping
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from twilio.request_validator import RequestValidator
+
+from host.config import Settings
 
 Params = Mapping[str, str | list[str]] | Iterable[tuple[str, str]]
 
@@ -246,3 +249,16 @@ def _call_json(account: str, sid: str, form: dict[str, str]) -> dict[str, Any]:
 
 def basic_auth(account_sid: str, token: str) -> str:
     return "Basic " + base64.b64encode(f"{account_sid}:{token}".encode()).decode()
+
+
+def make_settings(db: Path, fake: FakeTwilio | None, **overrides: Any) -> Settings:
+    values: dict[str, Any] = {
+        "db": db,
+        "twilio_auth_token": TEST_AUTH_TOKEN,
+        "twilio_account_sid": TEST_ACCOUNT_SID if fake is not None else None,
+        "twilio_api_base": fake.base_url if fake is not None else None,
+        "public_url": None,
+        "validate_signatures": True,
+    }
+    values.update(overrides)
+    return Settings(**values)

@@ -98,18 +98,9 @@ def stream_response(
     return vr
 
 
-def stream_twiml(
-    public_base_url: str,
-    session_id: str,
-    player: str | None,
-    lang: str,
-    *,
-    address: str | None = None,
-    after_url: str | None = None,
-) -> str:
-    return str(
-        stream_response(public_base_url, session_id, player, lang, address=address, after_url=after_url)
-    )
+def stream_twiml(*args: Any, **kwargs: Any) -> str:
+    """:func:`stream_response` as a TwiML document."""
+    return str(stream_response(*args, **kwargs))
 
 
 # -- handshake -------------------------------------------------------------------------------

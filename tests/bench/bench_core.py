@@ -31,7 +31,9 @@ def rate(fn, seconds: float = SECONDS) -> float:  # type: ignore[no-untyped-def]
 def main() -> None:
     rng = random.Random(1)
     utterances = [
-        rng.choice([str(n), to_words(n), f"um, I'll say {to_words(n)}", f"{to_words(n)} no {n + 1}", "whose turn"])
+        rng.choice(
+            [str(n), to_words(n), f"um, I'll say {to_words(n)}", f"{to_words(n)} no {n + 1}", "whose turn"]
+        )
         for n in (rng.randint(1, 100) for _ in range(500))
     ]
     it = itertools.cycle(utterances)

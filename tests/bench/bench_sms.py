@@ -15,12 +15,8 @@ from __future__ import annotations
 import argparse
 import itertools
 import logging
-import os
 import random
-import socket
 import statistics
-import subprocess
-import sys
 import tempfile
 import threading
 import time
@@ -30,6 +26,7 @@ from pathlib import Path
 
 import httpx
 from fastapi import FastAPI, Request, Response
+from live_server import Server  # beside this script (run as a script, not a package)
 from twilio.request_validator import RequestValidator
 
 from games import up_or_down as ud
@@ -78,38 +75,6 @@ def serve(kind: str, port: int, db: str) -> None:
     else:
         app = bare_app()
     uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning", access_log=False)
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-class Server:
-    def __init__(self, kind: str, db: str) -> None:
-        self.port = free_port()
-        self.base = f"http://127.0.0.1:{self.port}"
-        cmd = [sys.executable, __file__, "--serve", kind, "--port", str(self.port), "--db", db]
-        self.proc = subprocess.Popen(cmd, env={**os.environ, "PYTHONUNBUFFERED": "1"})
-        deadline = time.monotonic() + 20
-        while True:
-            try:
-                if httpx.get(f"{self.base}/healthz", timeout=1).status_code == 200:
-                    return
-            except httpx.HTTPError:
-                pass
-            if self.proc.poll() is not None or time.monotonic() > deadline:
-                self.stop()
-                raise RuntimeError(f"{kind} server did not start")
-            time.sleep(0.05)
-
-    def stop(self) -> None:
-        self.proc.terminate()
-        try:
-            self.proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
 
 
 # -- the client -----------------------------------------------------------------------------
@@ -240,14 +205,14 @@ def main() -> None:
 
     with tempfile.TemporaryDirectory() as tmp:
         db = str(Path(tmp) / "bench.sqlite3")
-        server = Server("sms", db)
+        server = Server(__file__, "sms", db)
         try:
             games = make_games(server.base, args.games)
             drive(server.base, games, workers, 1.0, check=True)  # warm up
             sms = drive(server.base, games, workers, args.seconds, check=True)
         finally:
             server.stop()
-        server = Server("bare", db)
+        server = Server(__file__, "bare", db)
         try:
             games = bare_games(args.games)
             drive(server.base, games, workers, 1.0, check=False)

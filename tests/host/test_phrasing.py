@@ -16,11 +16,11 @@ def test_every_event_of_a_game_has_words(lang: str) -> None:
     lines = [phrasing.prompt(g, lang)]
     for n in (53, 54, 2, 1):
         g, events = ud.play(g, n)
-        lines += phrasing.describe_all(events, lang) + [phrasing.prompt(g, lang), phrasing.status(g, lang)]
+        lines += [*phrasing.describe_all(events, lang), phrasing.prompt(g, lang), phrasing.status(g, lang)]
     g, events = ud.time_out(g)
     lines += phrasing.describe_all(events, lang)
     g, events = ud.end(g)
-    lines += phrasing.describe_all(events, lang) + [phrasing.rules(g.options, lang)]
+    lines += [*phrasing.describe_all(events, lang), phrasing.rules(g.options, lang)]
     assert all(line and "{" not in line for line in lines)
     assert load(lang).phrases["odd"] in " ".join(lines)
 

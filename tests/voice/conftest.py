@@ -17,10 +17,10 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
 from host.app import create_app
-from host.config import Settings
 from host.referee import Table
 from host.store import Store
-from tests.twilio_helpers import TEST_ACCOUNT_SID, TEST_AUTH_TOKEN, FakeTwilio, post_signed
+from tests.clock import Clock
+from tests.twilio_helpers import TEST_ACCOUNT_SID, TEST_AUTH_TOKEN, FakeTwilio, make_settings, post_signed
 
 HOST_NUMBER = "+15005550006"
 BASE = "http://testserver"
@@ -191,32 +191,6 @@ class Phone:
 
     def no_update(self) -> None:
         assert len(self.updates()) == self.updates_seen, f"unexpected update for {self.number}"
-
-
-def make_settings(db: Path, fake: FakeTwilio | None, **overrides: Any) -> Settings:
-    values: dict[str, Any] = {
-        "db": db,
-        "twilio_auth_token": TEST_AUTH_TOKEN,
-        "twilio_account_sid": TEST_ACCOUNT_SID if fake is not None else None,
-        "twilio_api_base": fake.base_url if fake is not None else None,
-        "public_url": None,
-        "validate_signatures": True,
-    }
-    values.update(overrides)
-    return Settings(**values)
-
-
-class Clock:
-    """The referee's clock: time moves only when a test says so."""
-
-    def __init__(self, now: float = 1_800_000_000.0) -> None:
-        self.now = now
-
-    def __call__(self) -> float:
-        return self.now
-
-    def advance(self, seconds: float) -> None:
-        self.now += seconds
 
 
 def build(tmp_path: Path, fake: FakeTwilio | None, **overrides: Any) -> Host:
