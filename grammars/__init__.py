@@ -6,7 +6,7 @@ Loading validates every file and names the file and line of any error (hassil st
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from typing import Any, Literal
@@ -54,6 +54,11 @@ class Speech(BaseModel):
     # Words that are neither numbers nor commands, added to a speech recogniser's phrase
     # list so that table chatter decodes as them rather than as the nearest number.
     decoys: list[str] = Field(default_factory=list)
+    # Decoys left out while a yes/no answer is awaited, because they sound like one.
+    answer_lookalikes: list[str] = Field(default_factory=list)
+    # Command phrases a recogniser listens for, when fewer than commands.yaml has: a word
+    # that sounds like a number ("다시" and "사십") costs more numbers than it is worth.
+    commands: dict[str, list[str]] = Field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -64,6 +69,8 @@ class Grammar:
     phrases: dict[str, str]
     confusions: tuple[tuple[int, int], ...]
     decoys: tuple[str, ...] = ()
+    answer_lookalikes: tuple[str, ...] = ()
+    speech_commands: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     def phrase(self, key: str, **fields: object) -> str:
         return self.phrases[key].format(**fields)
@@ -171,6 +178,9 @@ def load(lang: str, root: Path = ROOT) -> Grammar:
         validated = _validate(Speech, folder / "speech.yaml")
         assert isinstance(validated, Speech)
         speech = validated
+        unknown = sorted(set(speech.commands) - set(commands))
+        if unknown:
+            raise GrammarError(f"{folder / 'speech.yaml'}:1: unknown commands: {', '.join(unknown)}")
     return Grammar(
         lang=lang,
         numbers=numbers,
@@ -178,4 +188,6 @@ def load(lang: str, root: Path = ROOT) -> Grammar:
         phrases=phrases,
         confusions=tuple(confusions.pairs),
         decoys=tuple(speech.decoys),
+        answer_lookalikes=tuple(speech.answer_lookalikes),
+        speech_commands={k: tuple(v) for k, v in speech.commands.items()},
     )

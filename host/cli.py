@@ -225,6 +225,127 @@ def outbox(
     out.print(table)
 
 
+@app.command()
+def table(
+    game: Annotated[str, typer.Argument(help="The game to referee: up-or-down.")],
+    players: Annotated[str, typer.Option(help="Seating order, comma separated: Ann,Bob,Cy.")],
+    mode: Annotated[
+        Mode, typer.Option(help="tournament: a mistake puts you out; training: nobody goes out.")
+    ] = Mode.TOURNAMENT,
+    range_: Annotated[str, typer.Option("--range", help="The numbers allowed, e.g. 1-100.")] = "1-100",
+    lang: Annotated[str, typer.Option(help="Language spoken at the table: en or ko.")] = "en",
+    model: Annotated[
+        Path | None,
+        typer.Option(help="Vosk model folder (default: the installed or downloaded model for --lang)."),
+    ] = None,
+    mic: Annotated[
+        bool, typer.Option("--mic", help="Listen to the default microphone (the default).")
+    ] = False,
+    audio: Annotated[
+        Path | None,
+        typer.Option("--audio", help="Play a 16 kHz 16-bit mono WAV file in instead of the microphone."),
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="One JSON object per event, per line.")] = False,
+    quiet: Annotated[
+        bool, typer.Option("--quiet", help="Print announcements without speaking them.")
+    ] = False,
+    db: Annotated[Path | None, typer.Option(help="SQLite file (default: the user data directory).")] = None,
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Show what was heard on stderr.")] = False,
+) -> None:
+    """Referee players around one microphone and speaker, offline (Vosk), out loud."""
+    from host.speech.audio import (
+        SAMPLE_RATE,
+        AudioDeviceError,
+        AudioFormatError,
+        microphone_chunks,
+        pcm_chunks,
+        read_wav,
+    )
+    from host.speech.listener import Heard, Listener
+    from host.speech.model import ModelUnavailable, load_model
+    from host.speech.table import StreamClock, TableRunner, Voice
+
+    if game != Game.UP_OR_DOWN:
+        raise fail(f"unknown game {game!r}; known games: {', '.join(g.value for g in Game)}")
+    if lang not in languages():
+        raise fail(f"unknown language {lang!r} (have: {', '.join(languages())})")
+    try:
+        load(lang)
+    except GrammarError as exc:
+        raise fail(str(exc)) from None
+    if mic and audio is not None:
+        raise fail("use either --mic or --audio FILE.wav, not both")
+    names = parse_players(players)
+    low, high = parse_range(range_)
+    pcm = b""
+    if audio is not None:
+        # The file is checked before the model loads: a wrong file fails at once.
+        try:
+            pcm, _ = read_wav(audio, SAMPLE_RATE)
+        except AudioFormatError as exc:
+            raise fail(str(exc)) from None
+    try:
+        speech_model = load_model(model, lang=lang, download=model is None)
+    except ModelUnavailable as exc:
+        raise fail(str(exc)) from None
+
+    store = open_store(db)
+    clock = StreamClock() if audio is not None else None
+    referee = Referee(store, clock) if clock is not None else Referee(store)
+    settings = get_settings()
+    config = SessionConfig(
+        mode=mode,
+        low=low,
+        high=high,
+        lang=lang,
+        undo_grace=settings.table_undo_grace,
+        confirm_below=settings.confirm_below,
+    )
+    try:
+        session_id = referee.create(config, names)
+        listener = Listener(referee, session_id, speech_model, sample_rate=SAMPLE_RATE, report_missing=False)
+    except (RuleError, ValueError) as exc:
+        raise fail(str(exc)) from None
+    if clock is not None:
+        clock.listener = listener
+    err.print(f"Session {session_id} (resume as text with: gamehost play up-or-down --resume {session_id}).")
+    if listener.missing_words:
+        err.print(
+            f"The speech model in {speech_model.path} lacks {len(listener.missing_words)} word(s); "
+            f"phrases with them cannot be heard: {', '.join(listener.missing_words)}"
+        )
+
+    def show(heard: Heard) -> None:
+        if verbose:
+            what = "ignored: " + str(heard.ignored) if heard.reply is None else "ruled"
+            err.print(f"[{heard.hearing.end:7.2f} s] heard {heard.hearing.text!r} ({what})")
+
+    voice = None if quiet else Voice(lang, SAMPLE_RATE)
+    runner = TableRunner(
+        listener, lambda reply: emit(reply, as_json), voice, live=audio is None, on_heard=show
+    )
+    start = referee.table(session_id)
+    opening = Reply(session_id)
+    if start.game is not None:
+        from host import phrasing
+
+        opening.public.append(phrasing.prompt(start.game, lang))
+        opening.events.append({"type": "turn", "player": start.game.current_player, "turn": start.game.turn})
+    runner.announce(opening)
+    try:
+        if audio is not None:
+            runner.run(pcm_chunks(pcm, SAMPLE_RATE, 20))
+        else:
+            err.print("Listening; press Ctrl+C to stop.")
+            runner.run(microphone_chunks(SAMPLE_RATE, 20))
+    except AudioDeviceError as exc:
+        raise fail(str(exc)) from None
+    except KeyboardInterrupt:
+        err.print(f"Stopped. Session {session_id}.")
+    finally:
+        store.close()
+
+
 def main() -> None:
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     app()

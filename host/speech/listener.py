@@ -1,24 +1,33 @@
 """Audio in, refereed moves out: the speech front end of one session.
 
 A :class:`Listener` owns an :class:`~host.speech.recognizer.Endpointer` whose phrase list
-follows the session: while a game runs, every number a player might say (the range, a
-little beyond it, zero; wrong numbers too, or a mistake could not be heard as one),
-the commands, the player names and the grammar's *decoys*; while a "Did you say ...?"
-question waits, yes/no and the numbers; with no game running, the commands only.
+follows the session: while a game runs, every number a player might say (the range, five
+beyond it, zero: wrong numbers too, or a mistake could not be heard as one), the commands,
+the player names and the grammar's *decoys* (``grammars/<lang>/speech.yaml``); while a
+"Did you say ...?" question waits, yes/no and the numbers; with no game running, the
+commands only. Words the model lacks are reported once, when the listener is made.
 
 Each utterance is read again from its N-best list (:func:`read`), because a Vosk phrase
-list is a loose word model, not a grammar: alternatives are parsed with
+list is a loose word model, not a grammar: every alternative is parsed with
 ``host.language.parse``, alternatives that mean the same thing pool their share, and a
-prior that players mostly say valid numbers is applied. The result goes to
-``Referee.handle`` with a :class:`host.referee.Hearing` whose confidence is calibrated
-(:func:`calibrate`), so the referee's confirmation policy decides whether a would-be
-mistake is ruled or asked about.
+prior that players mostly say allowed numbers is applied. The reading goes to
+``Referee.handle`` with a :class:`host.referee.Hearing` whose confidence is calibrated on
+recordings (:func:`calibrate`), so the referee's confirmation policy decides whether a
+would-be mistake is ruled or asked about. Vosk's own scores are path scores, not
+probabilities, and on the synthetic corpus even a reading with all the share is right
+well under half the time, so the calibrated confidence stays low and every would-be
+mistake is asked about (tests/bench/bench_speech.py measures what that costs and saves).
 
-Table chatter is not a move and gets no answer: an utterance that decodes to nothing,
-to decoys or ``[unk]``, or to words that parse to no number and no command gives
-``Heard.reply is None``. At a table people talk all the time; answering "I didn't catch
-that" to every remark would drown the game. Only a reading that *is* a move or a command
-reaches the referee.
+Table chatter is not a move and gets no answer (``Heard.reply is None``): an utterance
+that decodes to nothing (the empty path), to decoys, ``[unk]`` or names for half its
+words or more, or to several numbers at once, unless a clear reading (one number or one
+command) carries at least half as much weight. At a table people talk all the time;
+answering "I didn't catch that" to every remark would drown the game, and a player who
+was not understood just says the number again. Two more things are ignored rather than
+passed on: a command that changes the game (undo, finish, leave, new game) unless it is
+the decoder's best path with half the share, so chatter cannot end a game; and, while a
+question waits, an unsure number other than the one asked about, which the referee would
+otherwise rule at once as a correction.
 """
 
 from __future__ import annotations
@@ -27,19 +36,20 @@ import contextlib
 import logging
 import math
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from games import up_or_down as ud
 from grammars import load
 from host import referee as ref
 from host.language import (
-    Ambiguous,
     CommandSaid,
     Intent,
     NotUnderstood,
     NumberSaid,
+    Utterance,
     number_phrases,
     parse,
+    recognizer_phrase,
 )
 from host.referee import Referee, Reply
 from host.speech import recognizer
@@ -55,8 +65,12 @@ BEYOND = 5
 MAX_NUMBER_PHRASES = 200
 #: Commands that mean something only as the answer to a question.
 ANSWERS = ("yes", "no")
-#: Commands heard while no game runs.
-IDLE_COMMANDS = ("new_game", "whose_turn", "repeat", "rules", "status", "help", "leave", "finish")
+#: Commands heard while no game runs, and not heard while one does.
+IDLE_COMMANDS = ("new_game", "whose_turn", "repeat", "rules", "status", "help", "leave")
+#: Commands that change the game: chatter must not trigger them, so they must be what the
+#: decoder's best path says, with at least DESTRUCTIVE_SHARE of the share.
+DESTRUCTIVE = ("undo", "finish", "leave", "new_game")
+DESTRUCTIVE_SHARE = 0.5
 
 # Prior weight of a number the rules forbid now, relative to an allowed one: players
 # mostly say allowed numbers, so a close call between "오십 삼" (allowed) and "오십 사"
@@ -65,9 +79,16 @@ INVALID_PRIOR = 0.25
 # Readings weaker than this fraction of the best are not passed on as alternatives (the
 # referee asks when any alternative is an allowed number; a 1 % path should not count).
 KEEP_ALTERNATIVE = 0.1
-# Logistic calibration of the best reading's pooled share (see calibrate()), fitted on
-# espeak-ng Korean over 1..100 in clean and noisy conditions (tests/bench/bench_speech.py).
-CALIBRATION = (0.0, 1.0)
+# The best clear reading must weigh at least this fraction of the unclear ones (chatter,
+# several numbers at once) for the utterance to count as a move.
+MIN_CLEAR = 0.5
+UNCLEAR: tuple[object, ...] = ("unclear",)
+# Weight of a reading past a stray unit word next to it (see _stray_reading()).
+STRAY = 0.5
+# Logistic calibration (intercept, log-odds of the pooled share, reading is the best path)
+# of calibrate(), fitted by tests/bench/bench_speech.py --fit on espeak-ng Korean saying
+# 1..100 in five voices, clean and noisy.
+CALIBRATION = (-1.601, 0.044, 0.845)
 
 
 @dataclass(frozen=True)
@@ -80,6 +101,7 @@ class Reading:
     share: float  # pooled share of the reading after the prior (0..1)
     confidence: float  # calibrated probability that the reading is what was said
     ignored: str | None = None  # why this is not passed on: "nothing", "chatter", ...
+    top: bool = False  # the decoder's best path says this as it stands
 
 
 @dataclass(frozen=True)
@@ -130,16 +152,17 @@ def phrase_list(
             number_phrases(numbers, lang) if len(numbers) <= MAX_NUMBER_PHRASES else _number_words(lang)
         )
     if state == "playing":
-        wanted = [c for c in g.commands if c not in ANSWERS]
+        wanted = [c for c in g.commands if c not in ANSWERS and c != "new_game"]
     elif state == "confirming":
         wanted = list(ANSWERS)
     else:
         wanted = [c for c in IDLE_COMMANDS if c in g.commands]
-    phrases += [p for c in wanted for p in g.commands[c]]
+    heard = g.speech_commands or g.commands
+    phrases += [p for c in wanted for p in heard.get(c, g.commands[c])]
     if state == "playing":
         phrases += [n.casefold() for n in names]
     if decoys:
-        phrases += g.decoys
+        phrases += [d for d in g.decoys if state != "confirming" or d not in g.answer_lookalikes]
     return list(dict.fromkeys(" ".join(p.split()) for p in phrases if p.strip()))
 
 
@@ -151,16 +174,46 @@ def _key(intent: Intent) -> tuple[object, ...]:
         return ("number", intent.value)
     if isinstance(intent, CommandSaid):
         return ("command", intent.name)
-    if isinstance(intent, Ambiguous):
-        return ("ambiguous", intent.numbers)
-    return ("none",)
+    return UNCLEAR
 
 
-def calibrate(share: float) -> float:
-    """Probability that a reading with this pooled share is right (logistic in log-odds)."""
+def _reading(utterance: Utterance) -> tuple[Intent, float]:
+    """What one alternative says, and how much to trust that relative to its share.
+
+    The decoder's loose word model puts short words next to what was said (a breath, the
+    hiss of an "s"): a lone unit beside a longer number ("사 삼십 이"), or beside a command
+    other than yes/no ("게임 끝 이"), is taken for such a word and the rest is read, less
+    surely (``STRAY``). "아니 오십 사" is a correction: the number.
+    """
+    intent = utterance.intent()
+    numbers = utterance.distinct_numbers
+    commands = tuple(dict.fromkeys(utterance.commands))
+    if len(numbers) == 1 and commands == ("no",):
+        return NumberSaid(numbers[0]), 1.0
+    if len(numbers) == 2 and not commands and min(numbers) < 10 <= max(numbers):
+        return NumberSaid(max(numbers)), STRAY
+    if len(numbers) == 1 and 0 <= numbers[0] < 10 and len(commands) == 1 and commands[0] not in ANSWERS:
+        return CommandSaid(commands[0]), STRAY
+    return intent, 1.0
+
+
+def _text(intent: Intent, said: str, lang: str) -> str:
+    """Words for the referee that parse to ``intent``: what was said, if it does."""
+    if parse(said, lang).intent() == intent:
+        return said
+    if isinstance(intent, NumberSaid):
+        return recognizer_phrase(intent.value, lang)
+    if isinstance(intent, CommandSaid):
+        return load(lang).commands[intent.name][0]
+    return said
+
+
+def calibrate(share: float, top: bool) -> float:
+    """Probability that a reading is right, from its pooled share and whether it is what
+    the decoder's best path says as it stands (logistic regression, see CALIBRATION)."""
     share = min(max(share, 1e-6), 1 - 1e-6)
-    a, b = CALIBRATION
-    z = a + b * math.log(share / (1 - share))
+    a, b, c = CALIBRATION
+    z = a + b * math.log(share / (1 - share)) + c * top
     return 1 / (1 + math.exp(-z))
 
 
@@ -170,43 +223,55 @@ def read(
     *,
     game: ud.State | None = None,
     decoys: Sequence[str] = (),
+    names: Sequence[str] = (),
     invalid_prior: float = INVALID_PRIOR,
+    min_clear: float = MIN_CLEAR,
 ) -> Reading:
     """Read an utterance from its N-best list.
 
-    Each alternative is parsed; alternatives with the same meaning pool their share; an
-    alternative made mostly of decoys or ``[unk]`` means nothing. With ``game`` (a game in
-    progress, no question pending) numbers the rules forbid now are weighted by
-    ``invalid_prior``.
+    Each alternative is parsed. One that says a single number or a single command is a
+    *clear* reading; alternatives with the same reading pool their share. Everything else
+    is *unclear*: nothing (the empty path, the real "nothing" signal of a model whose
+    ``[unk]`` never wins), decoys or ``[unk]`` for at least half its words, or more than
+    one number ("사 삼십 이": a number with a stray syllable, or chatter). With ``game`` (a
+    game in progress, no question pending) a number the rules forbid now has its share
+    weighted by ``invalid_prior``. The best clear reading wins unless the unclear ones
+    outweigh it by ``1 / min_clear``: then the utterance is ignored.
     """
-    chatter = {*decoys, UNK}
+    chatter = {*decoys, *(n.casefold() for n in names), UNK}
     mass: dict[tuple[object, ...], float] = {}
     first: dict[tuple[object, ...], tuple[str, Intent]] = {}
     for text, share in hearing.alternatives:
         tokens = text.split()
-        noise = sum(t in chatter for t in tokens)
-        intent: Intent = parse(text, lang).intent()
-        if not tokens or 2 * noise > len(tokens):
+        intent, trust = _reading(parse(text, lang))
+        weight = share * trust
+        if not tokens or 2 * sum(t in chatter for t in tokens) >= len(tokens):
             intent = NotUnderstood()
         key = _key(intent)
-        weight = share
-        if game is not None and isinstance(intent, NumberSaid):
-            if not ud.is_valid(game.last, intent.value, game.options):
-                weight *= invalid_prior
+        if (
+            game is not None
+            and isinstance(intent, NumberSaid)
+            and not ud.is_valid(game.last, intent.value, game.options)
+        ):
+            weight *= invalid_prior
         mass[key] = mass.get(key, 0.0) + weight
         first.setdefault(key, (text, intent))
     total = sum(mass.values())
+    unclear = mass.pop(UNCLEAR, 0.0)
     ranked = sorted(mass, key=lambda k: -mass[k])
-    if not ranked or total <= 0 or hearing.unknown:
+    if total <= 0:
         return Reading(NotUnderstood(), hearing.text, (), 0.0, 0.0, "nothing")
+    if not ranked or mass[ranked[0]] < min_clear * unclear:
+        return Reading(NotUnderstood(), hearing.text, (), unclear / total, 0.0, "unclear")
     best = ranked[0]
-    text, intent = first[best]
+    intent = first[best][1]
+    text = _text(intent, first[best][0], lang)
+    others = tuple(
+        _text(first[k][1], first[k][0], lang) for k in ranked[1:] if mass[k] >= KEEP_ALTERNATIVE * mass[best]
+    )
     share = mass[best] / total
-    others = tuple(first[k][0] for k in ranked[1:] if mass[k] >= KEEP_ALTERNATIVE * mass[best])
-    ignored = None
-    if isinstance(intent, NotUnderstood):
-        ignored = "chatter"
-    return Reading(intent, text, (text, *others), share, calibrate(share), ignored)
+    top = parse(hearing.text, lang).intent() == intent
+    return Reading(intent, text, (text, *others), share, calibrate(share, top), top=top)
 
 
 # --- the listener --------------------------------------------------------------------------
@@ -227,7 +292,10 @@ class Listener:
         *,
         sample_rate: int = SAMPLE_RATE,
         speaker: str | None = None,
+        report_missing: bool = True,
     ) -> None:
+        """``report_missing`` false: the caller tells the user about :attr:`missing_words`
+        (the table command prints them) instead of a logged warning."""
         self.referee = referee
         self.session_id = session_id
         self.model = model
@@ -244,7 +312,7 @@ class Listener:
         ]
         #: Words of the phrase lists the model lacks; their phrases are left out.
         self.missing_words: tuple[str, ...] = tuple(model.missing_words(dict.fromkeys(every)))
-        if self.missing_words:
+        if self.missing_words and report_missing:
             log.warning(
                 "the speech model %s lacks %d words; phrases with them cannot be heard: %s",
                 model.path,
@@ -252,6 +320,7 @@ class Listener:
                 ", ".join(self.missing_words),
             )
         self._missing = frozenset(self.missing_words)
+        self.invalid_prior = INVALID_PRIOR
         self._state = self._session_state()
         self.endpointer = Endpointer(GrammarRecognizer(model, sample_rate, self.phrases()))
         self._checked_at = 0.0
@@ -312,7 +381,7 @@ class Listener:
         out: list[Heard] = []
         hearing = self.endpointer.feed(pcm)
         while hearing is not None:
-            out.append(self._heard(hearing))
+            out.append(self.handle(hearing))
             hearing = self.endpointer.feed(b"")
         return out
 
@@ -321,7 +390,7 @@ class Listener:
         out: list[Heard] = []
         hearing = self.endpointer.flush()
         while hearing is not None:
-            out.append(self._heard(hearing))
+            out.append(self.handle(hearing))
             hearing = self.endpointer.feed(b"") or self.endpointer.flush()
         return out
 
@@ -337,13 +406,40 @@ class Listener:
         """Read a hearing in the session's current state (no side effects)."""
         table = self.referee.table(self.session_id)
         game = table.game if table.running and self._state == "playing" else None
-        reading = read(hearing, self.lang, game=game, decoys=self.grammar.decoys)
-        if reading.ignored is None and self._state == "idle" and not isinstance(reading.intent, CommandSaid):
+        reading = read(
+            hearing,
+            self.lang,
+            game=game,
+            decoys=self.grammar.decoys,
+            names=self._names,
+            invalid_prior=self.invalid_prior,
+        )
+        if reading.ignored is not None:
+            return reading
+        if self._state == "idle" and not isinstance(reading.intent, CommandSaid):
             # With no game running only commands mean anything; a "number" is chatter.
-            return Reading(reading.intent, reading.text, (), reading.share, reading.confidence, "chatter")
+            return replace(reading, ignored="chatter")
+        if (
+            isinstance(reading.intent, CommandSaid)
+            and reading.intent.name in DESTRUCTIVE
+            and not (reading.top and reading.share >= DESTRUCTIVE_SHARE)
+        ):
+            return replace(reading, ignored="unsure command")
+        if self._state == "confirming" and isinstance(reading.intent, NumberSaid):
+            row = self.referee.store.session(self.session_id)
+            pending = row.pending if row is not None else None
+            if (
+                pending is not None
+                and reading.intent.value != pending.get("number")
+                and reading.confidence < self.config.confirm_below
+            ):
+                # The referee takes a number said after "Did you say ...?" as a correction
+                # and rules it at once; an unsure one is more likely a misheard "응".
+                return replace(reading, ignored="unsure correction")
         return reading
 
-    def _heard(self, hearing: recognizer.Hearing) -> Heard:
+    def handle(self, hearing: recognizer.Hearing) -> Heard:
+        """Referee one Hearing (from :meth:`feed`, or decoded elsewhere)."""
         self.refresh()
         reading = self.read(hearing)
         if reading.ignored is not None:

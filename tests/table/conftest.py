@@ -1,0 +1,93 @@
+"""Fixtures for table mode: the real Korean Vosk model and espeak-ng speech made at test time.
+
+Speech is synthesised once per session into a temporary directory and cached by text;
+``script`` joins utterances with silence into one 16 kHz mono WAV file, the way a table
+recording would sound.
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from host.referee import Referee, SessionConfig
+from host.speech.audio import SAMPLE_RATE, write_wav
+from host.speech.model import SpeechModel, load_model
+from host.speech.tts import espeak_synthesize
+from host.store import Store
+from tests.speech.conftest import silence, trim
+
+PLAYERS = ("Ann", "Bob", "Cy")
+
+Say = Callable[[str], bytes]
+
+
+@pytest.fixture(scope="session")
+def ko_model() -> SpeechModel:
+    return load_model(lang="ko", download=False)
+
+
+@pytest.fixture(scope="session")
+def say() -> Say:
+    """pcm16 of espeak-ng saying ``text`` (Korean unless it starts with "en:")."""
+    if shutil.which("espeak-ng") is None:
+        pytest.skip("needs espeak-ng")
+    cache: dict[str, bytes] = {}
+
+    def speak(text: str) -> bytes:
+        if text not in cache:
+            voice, words = ("en-us", text[3:]) if text.startswith("en:") else ("ko", text)
+            cache[text] = trim(espeak_synthesize(words, voice, SAMPLE_RATE))
+        return cache[text]
+
+    return speak
+
+
+@pytest.fixture(scope="session")
+def script(say: Say, tmp_path_factory: pytest.TempPathFactory) -> Callable[[Sequence[str], float], Path]:
+    """A WAV file of utterances separated by ``gap`` seconds of silence."""
+    directory = tmp_path_factory.mktemp("table-audio")
+
+    def make(utterances: Sequence[str], gap: float = 1.5) -> Path:
+        pcm = silence(1.0) + b"".join(say(u) + silence(gap) for u in utterances)
+        path = directory / f"script-{abs(hash((tuple(utterances), gap)))}.wav"
+        write_wav(path, pcm)
+        return path
+
+    return make
+
+
+def white_noise(seconds: float, level: float = 1500.0, seed: int = 3) -> bytes:
+    rng = np.random.default_rng(seed)
+    return rng.normal(0.0, level, round(SAMPLE_RATE * seconds)).clip(-32768, 32767).astype("<i2").tobytes()
+
+
+class Clock:
+    """A referee clock the test moves by hand."""
+
+    def __init__(self, now: float = 1000.0) -> None:
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+def clock() -> Clock:
+    return Clock()
+
+
+@pytest.fixture
+def referee(tmp_path: Path, clock: Clock) -> Iterator[Referee]:
+    store = Store(tmp_path / "table.sqlite3")
+    yield Referee(store, clock)
+    store.close()
+
+
+@pytest.fixture
+def korean_session(referee: Referee) -> str:
+    return referee.create(SessionConfig(lang="ko", undo_grace=30.0), PLAYERS)

@@ -1,0 +1,277 @@
+"""The Listener: phrase lists per state, re-reading N-best lists, confirmation, undo, muting."""
+
+from __future__ import annotations
+
+import pytest
+
+from games import up_or_down as ud
+from grammars import languages, load
+from host.language import CommandSaid, NotUnderstood, NumberSaid, parse
+from host.referee import Referee, Reply, SessionConfig
+from host.speech import listener as ls
+from host.speech.audio import pcm_chunks
+from host.speech.listener import Heard, Listener, phrase_list, read
+from host.speech.model import SpeechModel
+from host.speech.recognizer import Hearing
+from host.speech.table import TableRunner, Voice
+from tests.speech.conftest import silence
+from tests.table.conftest import PLAYERS, Clock, Say, white_noise
+
+
+def hearing(*alternatives: tuple[str, float]) -> Hearing:
+    return Hearing(
+        alternatives=alternatives,
+        scores=tuple(0.0 for _ in alternatives),
+        words=(),
+        start=0.0,
+        end=0.5,
+        unknown=False,
+        speech_end=0.5,
+        emitted_at=1.2,
+    )
+
+
+def game_after(last: int) -> ud.State:
+    game, _ = ud.play(ud.new_game(PLAYERS), last)
+    return game
+
+
+def hear(listener: Listener, pcm: bytes) -> list[Heard]:
+    return list(listener.hear(pcm_chunks(pcm)))
+
+
+# --- phrase lists ---------------------------------------------------------------------------
+
+
+def test_phrase_list_follows_the_state() -> None:
+    g = load("ko")
+    playing = phrase_list("ko", 1, 100, state="playing", names=("민수",))
+    confirming = phrase_list("ko", 1, 100, state="confirming")
+    idle = phrase_list("ko", 1, 100, state="idle")
+    numbers = [parse(p, "ko").numbers for p in playing if parse(p, "ko").numbers]
+    # the whole range, wrong numbers a little beyond it, and zero
+    assert {n for (n,) in numbers} == {0, *range(1, 106)}
+    assert "오십 삼" in playing and "영" in playing and "백 오" in playing
+    assert "민수" in playing and set(g.decoys) <= set(playing)
+    assert not {"네", "아니요"} & set(playing)  # yes/no only answer a question
+    assert {"네", "아니요", "오십 삼"} <= set(confirming)
+    assert "새 게임" not in confirming and not set(g.answer_lookalikes) & set(confirming)
+    assert "새 게임" in idle and not any(parse(p, "ko").numbers for p in idle)
+
+
+@pytest.mark.parametrize("lang", languages())
+def test_speech_data_means_what_it_should(lang: str) -> None:
+    g = load(lang)
+    for name, phrases in g.speech_commands.items():
+        for phrase in phrases:
+            assert parse(phrase, lang).intent() == CommandSaid(name), phrase
+    for decoy in g.decoys:
+        u = parse(decoy, lang)
+        assert not u.numbers and not u.commands, decoy
+
+
+def test_decoys_and_commands_are_in_the_korean_model(ko_model: SpeechModel) -> None:
+    g = load("ko")
+    assert ko_model.missing_words(g.decoys) == []
+    assert ko_model.missing_words(p for ps in g.speech_commands.values() for p in ps) == []
+
+
+def test_missing_words_are_reported_once(
+    referee: Referee, korean_session: str, ko_model: SpeechModel, caplog: pytest.LogCaptureFixture
+) -> None:
+    listener = Listener(referee, korean_session, ko_model)
+    assert listener.missing_words == ("ann", "bob", "cy")
+    assert caplog.text.count("lacks 3 words") == 1
+    assert not {"ann", "bob", "cy"} & set(listener.phrases())
+
+
+# --- reading the N-best list ----------------------------------------------------------------
+
+
+def test_alternatives_with_the_same_meaning_pool_their_share() -> None:
+    reading = read(hearing(("오십 삼", 0.4), ("오십 사", 0.35), ("오십삼", 0.25)), "ko")
+    assert reading.intent == NumberSaid(53)
+    assert reading.share == pytest.approx(0.65)
+    assert reading.alternatives == ("오십 삼", "오십 사")
+    assert reading.top
+
+
+def test_a_close_call_goes_to_the_allowed_number() -> None:
+    # After 53 (odd): 54 is a mistake, 55 is allowed.
+    close = hearing(("오십 사", 0.55), ("오십 오", 0.45))
+    assert read(close, "ko").intent == NumberSaid(54)
+    reading = read(close, "ko", game=game_after(53))
+    assert reading.intent == NumberSaid(55) and not reading.top
+    # ...but a clear mistake stays a mistake
+    clear = hearing(("오십 사", 0.9), ("오십 오", 0.1))
+    assert read(clear, "ko", game=game_after(53)).intent == NumberSaid(54)
+
+
+def test_stray_syllables_and_corrections() -> None:
+    reading = read(
+        hearing(
+            ("사 삼십 이", 1.0),
+        ),
+        "ko",
+    )
+    assert reading.intent == NumberSaid(32) and reading.text == "삼십 이"
+    assert reading.share == 1.0 and not reading.top
+    assert read(
+        hearing(
+            ("게임 끝 이", 1.0),
+        ),
+        "ko",
+    ).intent == CommandSaid("finish")
+    assert read(
+        hearing(
+            ("아니 오십 사", 1.0),
+        ),
+        "ko",
+    ).intent == NumberSaid(54)
+    assert read(
+        hearing(
+            ("네", 1.0),
+        ),
+        "ko",
+    ).intent == CommandSaid("yes")
+
+
+@pytest.mark.parametrize(
+    "alternatives",
+    [
+        (("", 0.7), ("오", 0.3)),  # the empty path: nothing was said
+        (("어디 저 이 여기 뭐 누가", 0.6), ("어디 저 여기", 0.4)),  # decoys
+        (("육 일 오 이 칠", 1.0),),  # a string of numbers
+        (("이 사", 1.0),),  # two units: noise
+        (("민수 이", 1.0),),  # a name and a syllable
+    ],
+)
+def test_chatter_is_ignored(alternatives: tuple[tuple[str, float], ...]) -> None:
+    g = load("ko")
+    reading = read(hearing(*alternatives), "ko", decoys=g.decoys, names=("민수",))
+    assert reading.ignored is not None and reading.intent == NotUnderstood()
+
+
+def test_confidence_grows_with_the_share() -> None:
+    values = [ls.calibrate(s, top) for top in (False, True) for s in (0.2, 0.5, 0.8, 0.99)]
+    assert all(0 < v < 1 for v in values)
+    assert values[:4] == sorted(values[:4]) and values[4:] == sorted(values[4:])
+
+
+# --- refereeing -------------------------------------------------------------------------------
+
+
+def test_a_would_be_mistake_is_confirmed_and_no_takes_it_back(
+    referee: Referee, korean_session: str, ko_model: SpeechModel, say: Say
+) -> None:
+    referee.handle(korean_session, "오십삼")  # Ann 53; Bob speaks next
+    listener = Listener(referee, korean_session, ko_model)
+    (asked,) = hear(listener, silence(0.5) + say("이십오") + silence(1.2))  # 25: a mistake
+    assert asked.reply is not None and asked.reply.confirm == 25
+    assert asked.reply.lines == ["25, 맞아요?"]
+    assert "아니요" in listener.phrases() and "새 게임" not in listener.phrases()
+    (answer,) = hear(listener, say("아니요") + silence(1.2))
+    assert answer.reply is not None and not answer.reply.accepted
+    assert answer.reply.events[0] == {"type": "not_confirmed", "player": "Bob", "number": 25}
+    table = referee.table(korean_session)
+    assert table.game is not None and table.game.current_player == "Bob" and table.game.last == 53
+    assert "아니요" not in listener.phrases()  # back to listening for moves
+
+
+def test_undo_within_the_grace_period(
+    referee: Referee, korean_session: str, ko_model: SpeechModel, clock: Clock
+) -> None:
+    listener = Listener(referee, korean_session, ko_model)
+    assert listener.handle(
+        hearing(
+            ("오십 삼", 1.0),
+        )
+    ).reply.accepted  # type: ignore[union-attr]
+    clock.now += 10
+    undone = listener.handle(
+        hearing(
+            ("무르기", 1.0),
+        )
+    ).reply
+    assert undone is not None and undone.accepted
+    assert {"type": "undo", "player": "Ann", "number": 53} in undone.events
+    listener.handle(
+        hearing(
+            ("오십 삼", 1.0),
+        )
+    )
+    clock.now += 31  # past SessionConfig.undo_grace
+    late = listener.handle(
+        hearing(
+            ("무르기", 1.0),
+        )
+    ).reply
+    assert late is not None and not late.accepted and late.lines == [load("ko").phrase("undo_too_late")]
+
+
+def test_off_topic_audio_is_not_answered(
+    referee: Referee, korean_session: str, ko_model: SpeechModel, say: Say
+) -> None:
+    listener = Listener(referee, korean_session, ko_model)
+    before = referee.store.last_seq(korean_session)
+    pcm = silence(0.5)
+    for part in (
+        say("이번 판은 내가 이길 거야"),
+        say("잠깐만 기다려 줘"),
+        say("en:hold on a second"),
+        white_noise(1.0, level=3000),
+    ):
+        pcm += part + silence(1.2)
+    heard = hear(listener, pcm)
+    assert all(h.reply is None and h.ignored for h in heard), [(h.hearing.text, h.reply) for h in heard]
+    assert referee.store.last_seq(korean_session) == before
+
+
+def test_after_the_game_only_commands_are_heard(referee: Referee, ko_model: SpeechModel, say: Say) -> None:
+    session = referee.create(SessionConfig(lang="ko"), ("민수", "지영"))
+    referee.handle(session, "10")
+    referee.handle(session, "11")  # a mistake by 지영: 민수 wins
+    listener = Listener(referee, session, ko_model)
+    assert not any(parse(p, "ko").numbers for p in listener.phrases())
+    heard = hear(listener, silence(0.5) + say("오십삼") + silence(1.2) + say("새게임") + silence(1.2))
+    replies = [h.reply for h in heard if h.reply is not None]
+    assert (
+        len(replies) == 1
+        and {"type": "new_game", "players": ["민수", "지영"], "game": 2} in replies[0].events
+    )
+
+
+# --- the host never hears itself ---------------------------------------------------------------
+
+
+def test_input_is_ignored_while_the_host_speaks(
+    referee: Referee, korean_session: str, ko_model: SpeechModel, say: Say
+) -> None:
+    listener = Listener(referee, korean_session, ko_model)
+    with listener.muting():
+        assert listener.muted
+        assert hear(listener, silence(0.3) + say("오십삼") + silence(1.2)) == []
+    assert not listener.muted
+    listener.muted = True
+    assert hear(listener, say("오십삼") + silence(1.2)) == []
+    listener.muted = False
+    game = referee.table(korean_session).game
+    assert game is not None and game.last is None
+
+
+def test_the_announcement_occupies_stream_time(
+    referee: Referee, korean_session: str, ko_model: SpeechModel, say: Say
+) -> None:
+    played: list[float] = []
+    voice = Voice("ko", 16000, player=lambda pcm, rate: played.append(len(pcm) / 2 / rate))
+    replies: list[Reply] = []
+    runner = TableRunner(Listener(referee, korean_session, ko_model), replies.append, voice)
+    runner.announce(referee.handle(korean_session, "오십삼"))  # "Ann, 53. Bob: ..." takes seconds
+    assert played and played[0] > 2.0
+    # Bob answers while the host is still talking (heard by nobody), then again after it.
+    runner.run(pcm_chunks(say("사십삼") + silence(played[0] + 0.5) + say("오십") + silence(1.2)))
+    _, reply = replies
+    assert [e for e in reply.events if e["type"] == "move"] == [
+        {"type": "move", "player": "Bob", "number": 50, "valid": True, "previous": 53}
+    ]
+    assert len(played) == 2  # the ruling was spoken too

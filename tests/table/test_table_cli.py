@@ -1,0 +1,146 @@
+"""``gamehost table``: a whole spoken Korean game from a WAV file, and clear errors."""
+
+from __future__ import annotations
+
+import json
+import wave
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from host.cli import app
+from host.speech.audio import write_wav
+from host.speech.model import SpeechModel
+from tests.speech.conftest import silence
+from tests.table.conftest import Say, white_noise
+
+runner = CliRunner()
+Script = Callable[[Sequence[str], float], Path]
+
+
+def table(tmp_path: Path, *args: str) -> tuple[int, list[dict[str, object]], str]:
+    result = runner.invoke(
+        app, ["table", "up-or-down", "--players", "Ann,Bob,Cy", "--db", str(tmp_path / "t.db"), *args]
+    )
+    events = [json.loads(line) for line in result.stdout.splitlines() if line.startswith("{")]
+    return result.exit_code, events, " ".join(result.stderr.split())  # rich wraps long lines
+
+
+def test_a_korean_game_from_a_wav(tmp_path: Path, script: Script, ko_model: SpeechModel) -> None:
+    # Ann 53; chatter; Bob 25 (a mistake: after odd 53 an odd number must be higher) -> asked,
+    # "네" -> out; Cy 43; Ann 4; Cy 53 (after even 4 an odd number must be lower) -> asked,
+    # "네" -> out, Ann wins; "새 게임" starts the next game.
+    wav = script(
+        ["오십삼", "오늘 저녁에 뭐 먹을까", "이십오", "네", "사십삼", "사", "오십삼", "네", "새게임"],
+        1.5,
+    )
+    code, events, err = table(
+        tmp_path, "--audio", str(wav), "--lang", "ko", "--model", str(ko_model.path), "--json", "--quiet"
+    )
+    assert code == 0, err
+    moves = [(e["player"], e["number"], e["valid"]) for e in events if e["type"] == "move"]
+    assert moves == [
+        ("Ann", 53, True),
+        ("Bob", 25, False),
+        ("Cy", 43, True),
+        ("Ann", 4, True),
+        ("Cy", 53, False),
+    ]
+    assert [e for e in events if e["type"] == "confirm"] == [
+        {"type": "confirm", "player": "Bob", "number": 25},
+        {"type": "confirm", "player": "Cy", "number": 53},
+    ]
+    assert [e["player"] for e in events if e["type"] == "out"] == ["Bob", "Cy"]
+    assert {"type": "game_over", "reason": "last_player_in", "winner": "Ann"} in events
+    assert events[-2:] == [
+        {"type": "new_game", "players": ["Ann", "Bob", "Cy"], "game": 2},
+        {"type": "turn", "player": "Ann", "turn": 1},
+    ]
+    # the chatter got no answer at all
+    assert not [e for e in events if e["type"] in ("not_understood", "ambiguous")]
+    # the English names are not in the Korean model's vocabulary: said once, at start-up
+    assert err.count("lacks 3 word(s)") == 1 and "ann, bob, cy" in err
+
+
+def test_announcements_are_korean_text(tmp_path: Path, script: Script, ko_model: SpeechModel) -> None:
+    wav = script(["오십삼"], 1.5)
+    result = runner.invoke(
+        app,
+        [
+            *("table", "up-or-down", "--players", "민수,지영", "--db", str(tmp_path / "t.db")),
+            *("--lang", "ko", "--model", str(ko_model.path), "--audio", str(wav), "--quiet"),
+        ],
+    )
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout.splitlines() == [
+        "민수, 1부터 100까지 아무 숫자나.",
+        "민수, 53.",
+        "지영, 53보다 큰 홀수 또는 53보다 작은 짝수.",
+    ]
+    assert "lacks" not in result.stderr  # Korean names are words the model knows
+
+
+def test_off_topic_audio_gives_no_ruling(tmp_path: Path, say: Say, ko_model: SpeechModel) -> None:
+    pcm = silence(1.0)
+    for part in (
+        say("그런데 오늘 날씨가 정말 좋네요"),
+        say("en:I think it is your turn now"),
+        white_noise(1.5),
+    ):
+        pcm += part + silence(1.5)
+    wav = tmp_path / "chatter.wav"
+    write_wav(wav, pcm)
+    code, events, err = table(
+        tmp_path, "--audio", str(wav), "--lang", "ko", "--model", str(ko_model.path), "--json", "--quiet"
+    )
+    assert code == 0, err
+    assert events == [{"type": "turn", "player": "Ann", "turn": 1}]
+
+
+def test_missing_model_is_a_clear_error(tmp_path: Path, script: Script) -> None:
+    empty = tmp_path / "no-model"
+    empty.mkdir()
+    code, _, err = table(tmp_path, "--audio", str(script(["사"], 1.0)), "--lang", "ko", "--model", str(empty))
+    assert code != 0
+    assert "not a Vosk model directory" in err and "alphacephei.com/vosk/models" in err
+    assert "Traceback" not in err
+
+
+def _wav(path: Path, rate: int, channels: int) -> Path:
+    with wave.open(str(path), "wb") as w:
+        w.setnchannels(channels)
+        w.setsampwidth(2)
+        w.setframerate(rate)
+        w.writeframes(bytes(2 * channels * rate))
+    return path
+
+
+@pytest.mark.parametrize(
+    ("make", "message"),
+    [
+        (lambda p: _wav(p / "a.wav", 44100, 1), "sample rate is 44100 Hz, need 16000 Hz"),
+        (lambda p: _wav(p / "a.wav", 16000, 2), "has 2 channels, need mono"),
+        (
+            lambda p: (p / "a.wav").write_bytes(b"RIFF\x10\x00\x00\x00WAVEjunk") and p / "a.wav",
+            "not a readable PCM WAV",
+        ),
+        (lambda p: p / "absent.wav", "no such file"),
+    ],
+    ids=["rate", "stereo", "corrupt", "absent"],
+)
+def test_bad_audio_files_are_clear_errors(tmp_path: Path, make: Callable[[Path], Path], message: str) -> None:
+    path = make(tmp_path)
+    # no --model: the file is checked before any model is looked for
+    code, _, err = table(tmp_path, "--audio", str(path), "--lang", "ko")
+    assert code != 0
+    assert message in err and "Traceback" not in err
+
+
+def test_bad_options(tmp_path: Path, script: Script) -> None:
+    wav = str(script(["사"], 1.0))
+    assert table(tmp_path, "--audio", wav, "--mic")[0] != 0
+    assert table(tmp_path, "--audio", wav, "--lang", "xx")[0] != 0
+    result = runner.invoke(app, ["table", "up-or-down", "--players", "Ann", "--audio", wav])
+    assert result.exit_code != 0 and "at least 2 players" in result.stderr
