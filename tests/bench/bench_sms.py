@@ -26,7 +26,7 @@ from pathlib import Path
 
 import httpx
 from fastapi import FastAPI, Request, Response
-from live_server import Server  # beside this script (run as a script, not a package)
+from live_server import Server, host_app  # beside this script (run as a script, not a package)
 from twilio.request_validator import RequestValidator
 
 from games import up_or_down as ud
@@ -58,22 +58,7 @@ def bare_app() -> FastAPI:
 def serve(kind: str, port: int, db: str) -> None:
     import uvicorn
 
-    if kind == "sms":
-        from pydantic import SecretStr
-
-        from host.app import create_app
-        from host.config import Settings
-
-        settings = Settings(
-            db=Path(db),
-            twilio_auth_token=SecretStr(TOKEN),
-            twilio_account_sid=None,
-            public_url=None,
-            validate_signatures=True,
-        )
-        app = create_app(settings)
-    else:
-        app = bare_app()
+    app = host_app(db, TOKEN) if kind == "sms" else bare_app()
     uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning", access_log=False)
 
 

@@ -13,6 +13,7 @@ import sys
 import time
 
 import httpx
+from fastapi import FastAPI
 
 
 def free_port() -> int:
@@ -45,3 +46,22 @@ class Server:
             self.proc.wait(timeout=10)
         except subprocess.TimeoutExpired:
             self.proc.kill()
+
+
+def host_app(db: str, auth_token: str) -> FastAPI:
+    """The real app on ``db``, checking signatures, with no Twilio account (outbox)."""
+    from pathlib import Path
+
+    from pydantic import SecretStr
+
+    from host.app import create_app
+    from host.config import Settings
+
+    settings = Settings(
+        db=Path(db),
+        twilio_auth_token=SecretStr(auth_token),
+        twilio_account_sid=None,
+        public_url=None,
+        validate_signatures=True,
+    )
+    return create_app(settings)

@@ -11,19 +11,12 @@ from games import up_or_down as ud
 from games.core import Mode
 from host.referee import Hearing, Referee, SessionConfig, replay
 from host.store import Store
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1_000_000.0
-
-    def __call__(self) -> float:
-        return self.now
+from tests.clock import Clock
 
 
 @pytest.fixture
 def clock() -> Clock:
-    return Clock()
+    return Clock(1_000_000.0)
 
 
 @pytest.fixture

@@ -19,6 +19,7 @@ from host.speech.audio import SAMPLE_RATE, write_wav
 from host.speech.model import SpeechModel, load_model
 from host.speech.tts import espeak_synthesize
 from host.store import Store
+from tests.clock import Clock
 from tests.speech.conftest import silence, trim
 
 PLAYERS = ("Ann", "Bob", "Cy")
@@ -66,19 +67,9 @@ def white_noise(seconds: float, level: float = 1500.0, seed: int = 3) -> bytes:
     return rng.normal(0.0, level, round(SAMPLE_RATE * seconds)).clip(-32768, 32767).astype("<i2").tobytes()
 
 
-class Clock:
-    """A referee clock the test moves by hand."""
-
-    def __init__(self, now: float = 1000.0) -> None:
-        self.now = now
-
-    def __call__(self) -> float:
-        return self.now
-
-
 @pytest.fixture
 def clock() -> Clock:
-    return Clock()
+    return Clock(1000.0)
 
 
 @pytest.fixture
