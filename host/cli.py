@@ -114,8 +114,7 @@ def play(
     resume: Annotated[str | None, typer.Option(help="Go on with a saved session by its ID.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="One JSON object per event, per line.")] = False,
 ) -> None:
-    """Referee a game typed on standard input: one ``Name: utterance`` per line, or just
-    the utterance for the player whose turn it is."""
+    """Referee a game typed on standard input: one "Name: utterance" per line, or a bare utterance."""
     if game != Game.UP_OR_DOWN:
         raise fail(f"unknown game {game!r}; known games: {', '.join(g.value for g in Game)}")
     try:
