@@ -22,6 +22,8 @@ from functools import cache
 from grammars import Grammar, load
 
 _DIGITS = re.compile(r"^\d+$")
+# Longer digit runs are not a number anyone says (and int() refuses over 4,300 digits).
+MAX_DIGITS = 18
 _NEGATIVE_DIGITS = re.compile(r"(?<![\w-])-(?=\d)")
 _THOUSANDS_COMMA = re.compile(r"(?<=\d),(?=\d{3}\b)")
 _PUNCT = re.compile(r"[^\w\s']+")
@@ -263,7 +265,10 @@ def parse(text: str, lang: str = "en") -> Utterance:
         if taken:
             builder.other()
         elif _DIGITS.match(token):
-            builder.digits(int(token))
+            if len(token) > MAX_DIGITS:
+                builder.other()
+            else:
+                builder.digits(int(token))
         elif token in lex.units:
             builder.additive(lex.units[token], 10)
         elif token in lex.teens:

@@ -76,10 +76,11 @@ class Lobby:
         return [_member(r) for r in rows]
 
     def set_call(self, address: str, call_sid: str | None, channel: str | None = None) -> None:
-        with self.store.transaction() as db:
-            db.execute("UPDATE members SET call_sid = ? WHERE address = ?", (call_sid, address))
-            if channel is not None:
-                db.execute("UPDATE members SET channel = ? WHERE address = ?", (channel, address))
+        """The member's live call (None: not on one), and their channel when ``channel`` is given."""
+        self.store.execute(
+            "UPDATE members SET call_sid = ?, channel = COALESCE(?, channel) WHERE address = ?",
+            (call_sid, channel, address),
+        )
 
     def _add_member(
         self, address: str, session_id: str, name: str, channel: str, call_sid: str | None

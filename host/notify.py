@@ -26,12 +26,15 @@ def register(channel: str, notifier: Notifier) -> None:
 
 def tell(outbound: Outbound, member: Member, reply: Reply) -> bool:
     """Send ``reply.public`` to one member through their channel (a turn reminder)."""
+    if not reply.public:
+        return False
     notifier = _notifiers.get(member.channel)
-    if notifier is None or not reply.public:
+    if notifier is None:
+        log.warning("no notifier for channel %s (member %s)", member.channel, member.name)
         return False
     try:
         notifier(outbound, member, reply)
-    except Exception:
+    except Exception:  # one unreachable phone must not stop the others hearing
         log.exception("notifying %s failed", member.name)
         return False
     return True
@@ -42,13 +45,5 @@ def fan_out(lobby: Lobby, outbound: Outbound, reply: Reply, exclude: str | None 
     if not reply.public:
         return
     for member in lobby.members(reply.session_id):
-        if member.address == exclude or lobby.opted_out(member.address):
-            continue
-        notifier = _notifiers.get(member.channel)
-        if notifier is None:
-            log.warning("no notifier for channel %s (member %s)", member.channel, member.name)
-            continue
-        try:
-            notifier(outbound, member, reply)
-        except Exception:  # one unreachable phone must not stop the others hearing
-            log.exception("notifying %s failed", member.name)
+        if member.address != exclude and not lobby.opted_out(member.address):
+            tell(outbound, member, reply)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -68,29 +69,29 @@ class Outbound:
             (kind, to, body, status, detail, time.time()),
         )
 
-    def send_sms(self, to: str, body: str, from_: str | None = None) -> None:
+    def _send(self, kind: str, to: str, body: str, send: Callable[[Any], str | None]) -> None:
+        """``send(client)`` (its result is the detail kept), or the outbox without credentials."""
         client = self.client
         if client is None:
-            self._record("sms", to, body, "stored")
+            self._record(kind, to, body, "stored")
             return
         try:
-            message = client.messages.create(to=to, from_=from_, body=body)
-            self._record("sms", to, body, "sent", getattr(message, "sid", None))
+            self._record(kind, to, body, "sent", send(client))
         except Exception as exc:  # a failed send must not fail the move that caused it
-            log.warning("SMS to %s failed: %s", to, exc)
-            self._record("sms", to, body, "failed", str(exc)[:300])
+            log.warning("%s to %s failed: %s", kind, to, exc)
+            self._record(kind, to, body, "failed", str(exc)[:300])
+
+    def send_sms(self, to: str, body: str, from_: str | None = None) -> None:
+        def send(client: Any) -> str | None:
+            return getattr(client.messages.create(to=to, from_=from_, body=body), "sid", None)
+
+        self._send("sms", to, body, send)
 
     def update_call(self, call_sid: str, twiml: str) -> None:
-        client = self.client
-        if client is None:
-            self._record("call", call_sid, twiml, "stored")
-            return
-        try:
+        def send(client: Any) -> None:
             client.calls(call_sid).update(twiml=twiml)
-            self._record("call", call_sid, twiml, "sent")
-        except Exception as exc:
-            log.warning("update of call %s failed: %s", call_sid, exc)
-            self._record("call", call_sid, twiml, "failed", str(exc)[:300])
+
+        self._send("call", call_sid, twiml, send)
 
     def items(self, limit: int = 50, to: str | None = None) -> list[OutboxItem]:
         if to is None:

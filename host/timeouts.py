@@ -15,11 +15,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import math
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
 
 from fastapi import FastAPI
 
@@ -42,7 +41,7 @@ CREATE TABLE IF NOT EXISTS turn_reminders (
 
 # Sessions whose turn clock is running: active, with a limit, and their latest input.
 _CANDIDATES = """
-SELECT s.id AS id, s.config AS config, i.seq AS seq, i.at AS at
+SELECT s.id AS id, json_extract(s.config, '$.turn_timeout') AS turn_timeout, i.seq AS seq, i.at AS at
 FROM sessions s JOIN inputs i ON i.session_id = s.id
 WHERE s.status = 'active'
   AND json_extract(s.config, '$.turn_timeout') > 0
@@ -81,9 +80,8 @@ class TurnTimer:
         now = self.clock() if now is None else now
         actions: list[TimerAction] = []
         for row in self.store.execute(_CANDIDATES, (now,)):
-            session_id, seq, started = row["id"], row["seq"], row["at"]
-            limit = _limit(row["config"])
-            if limit is None or self._quiet.get(session_id) == seq:
+            session_id, seq, started, limit = row["id"], row["seq"], row["at"], float(row["turn_timeout"])
+            if self._quiet.get(session_id) == seq:
                 continue
             if self._reminded.get(session_id) == seq and now < started + limit:
                 continue
@@ -157,12 +155,6 @@ class TurnTimer:
             except Exception:
                 log.exception("turn timer tick failed")
             await asyncio.sleep(interval)
-
-
-def _limit(config: str) -> float | None:
-    data: dict[str, Any] = json.loads(config)
-    value = data.get("turn_timeout")
-    return float(value) if value else None
 
 
 def install(app: FastAPI) -> TurnTimer:

@@ -172,18 +172,9 @@ class Media:
     _restore: dict[str, str] = field(default_factory=dict)  # CallSid -> channel before the stream
 
     async def open(self, websocket: WebSocket, message: dict[str, Any]) -> StreamSession:
-        start = message.get("start")
-        start = start if isinstance(start, dict) else {}
-        raw = start.get("customParameters")
-        params = {str(k): str(v) for k, v in raw.items()} if isinstance(raw, dict) else {}
-        info = CallInfo(
-            stream_sid=str(message.get("streamSid") or start.get("streamSid") or ""),
-            call_sid=str(start.get("callSid") or ""),
-            session_id=params.get("session", ""),
-            player=params.get("player") or None,
-            lang=self._lang(params),
-            address=params.get("address") or None,
-        )
+        # The store is read (and the channel switched) in a thread: its lock may be held by
+        # a listener thread ruling a move, and the event loop must not wait for that.
+        info, problem = await asyncio.to_thread(self._call_info, message)
 
         async def send(data: dict[str, Any]) -> None:
             await websocket.send_text(json.dumps(data))
@@ -207,11 +198,10 @@ class Media:
             clock=self.clock,
             sleep=self.sleep,
         )
-        problem = self._problem(info, start)
         if problem is not None:
             log.warning("call %s: media stream refused: %s", info.call_sid or "?", problem)
             await session.start(listen=False)
-            session.say([session.apology()], hang_up=True)
+            await session.apologise(hang_up=True)
             return session
         log.info(
             "call %s: media stream %s for session %s, player %s, %s",
@@ -222,7 +212,7 @@ class Media:
             info.lang,
         )
         self.live[info.call_sid] = session
-        self._switch_channel(info)
+        await asyncio.to_thread(self._switch_channel, info)
         await session.start()
         return session
 
@@ -233,10 +223,24 @@ class Media:
             del self.live[info.call_sid]
         previous = self._restore.pop(info.call_sid, None)
         if previous is not None and info.address is not None:
-            member = self.lobby.member(info.address)
-            if member is not None and member.channel == CHANNEL and member.call_sid == info.call_sid:
-                self.lobby.set_call(info.address, info.call_sid, previous)
+            await asyncio.to_thread(self._restore_channel, info.address, info.call_sid, previous)
         log.info("call %s: media stream ended", info.call_sid)
+
+    def _call_info(self, message: dict[str, Any]) -> tuple[CallInfo, str | None]:
+        """Who is calling, from the ``start`` message, and why the stream is refused (if it is)."""
+        start = message.get("start")
+        start = start if isinstance(start, dict) else {}
+        raw = start.get("customParameters")
+        params = {str(k): str(v) for k, v in raw.items()} if isinstance(raw, dict) else {}
+        info = CallInfo(
+            stream_sid=str(message.get("streamSid") or start.get("streamSid") or ""),
+            call_sid=str(start.get("callSid") or ""),
+            session_id=params.get("session", ""),
+            player=params.get("player") or None,
+            lang=self._lang(params),
+            address=params.get("address") or None,
+        )
+        return info, self._problem(info, start)
 
     def _lang(self, params: dict[str, str]) -> str:
         known = languages()
@@ -272,6 +276,11 @@ class Media:
             return
         self._restore[info.call_sid] = member.channel if member.channel != CHANNEL else "voice"
         self.lobby.set_call(info.address, info.call_sid, CHANNEL)
+
+    def _restore_channel(self, address: str, call_sid: str, previous: str) -> None:
+        member = self.lobby.member(address)
+        if member is not None and member.channel == CHANNEL and member.call_sid == call_sid:
+            self.lobby.set_call(address, call_sid, previous)
 
 
 # The notifier gets the Outbound of the app whose game moved; this finds its streams.

@@ -36,7 +36,7 @@ from grammars import Grammar, load
 from host import notify, phrasing, timeouts
 from host.config import Settings
 from host.language import CommandSaid, parse
-from host.lobby import Joined, Lobby, Member
+from host.lobby import CODE_DIGITS, Joined, Lobby, Member
 from host.outbound import Outbound
 from host.referee import Referee, Reply, SessionConfig
 from host.sms_text import fit, sanitize_name, turn_prefix
@@ -63,7 +63,6 @@ TRAINING = frozenset({"TRAINING", "PRACTICE", "PRACTISE", "TRAIN"})
 TOURNAMENT = frozenset({"TOURNAMENT", "GAME", "MATCH"})
 MAX_BODY = 1600  # Twilio's own limit for one message; anything longer is not a person typing
 MAX_PLAYERS = 10
-CODE_LENGTH = 6
 MAX_NUMBER = 10**7  # larger numbers are typing accidents, not moves (see _member)
 
 _NON_WORD = re.compile(r"[\W_]+")
@@ -190,7 +189,7 @@ class SmsChannel:
     def _join(self, address: str, words: Words, after: int, default: str | None = None) -> Answer:
         g = self.g
         code, i = "", after
-        while i < len(words.raw) and len(code) < CODE_LENGTH:
+        while i < len(words.raw) and len(code) < CODE_DIGITS:
             key = words.keys[i]
             if key == "CODE" and not code:
                 i += 1
@@ -304,20 +303,20 @@ class SmsChannel:
             answer.tell.append((reply, member.address))
         return answer
 
+    def _turn(self, session_id: str) -> int | None:
+        game = self.referee.table(session_id).game
+        return game.turn if game is not None else None
+
     def _stamp(self, reply: Reply) -> None:
         """Replies that did not move the game still carry the current turn number."""
         if reply.turn is None:
             try:
-                game = self.referee.table(reply.session_id).game
+                reply.turn = self._turn(reply.session_id)
             except KeyError:
                 return
-            reply.turn = game.turn if game is not None else None
 
     def _say(self, member: Member | None, lines: list[str]) -> Answer:
-        turn = None
-        if member is not None:
-            game = self.referee.table(member.session_id).game
-            turn = game.turn if game is not None else None
+        turn = self._turn(member.session_id) if member is not None else None
         return Answer(fit(lines, turn_prefix(turn)))
 
     def _code(self, session_id: str) -> str:

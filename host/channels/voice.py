@@ -27,31 +27,29 @@ and answers TwiML built with the SDK's ``VoiceResponse``; nothing a caller does 
 
 from __future__ import annotations
 
-import json
 import logging
 import math
-import time
 import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Annotated, Any
-from urllib.parse import urlencode
 
 from fastapi import APIRouter, BackgroundTasks, Depends, FastAPI, Request
 from fastapi.responses import Response
 from starlette.datastructures import FormData
 from twilio.twiml.voice_response import Gather, VoiceResponse
 
+from games import up_or_down as ud
 from grammars import load
 from host import notify, phrasing, timeouts
 from host import voice_prompts as vp
+from host.channels.voice_calls import Call, Calls
 from host.config import Settings
 from host.language import CommandSaid, parse, to_words
 from host.lobby import CODE_DIGITS, Joined, Lobby
 from host.lobby import Member as LobbyMember
 from host.outbound import Outbound
 from host.referee import Hearing, Referee, Reply, SessionConfig, Table
-from host.store import Store
 from host.twilio_security import TwilioForm
 
 log = logging.getLogger(__name__)
@@ -66,121 +64,9 @@ CODE_TIMEOUT = 8
 REPROMPTS = 2  # silent turns asked again before the turn-timeout rule applies
 MENU_TRIES = 3
 MIN_ROOM, MAX_ROOM = 2, 8  # players sharing one phone
+# Digits in SMS's MAX_NUMBER: more keyed is a slip, not a move (thousands would not parse).
+MAX_KEYED_DIGITS = 8
 ENDED = frozenset({"completed", "busy", "failed", "no-answer", "canceled"})
-
-VOICE_SCHEMA = """
-CREATE TABLE IF NOT EXISTS voice_calls (
-    call_sid TEXT PRIMARY KEY,
-    address TEXT NOT NULL,
-    base_url TEXT NOT NULL,               -- TwiML sent by REST needs absolute URLs
-    session_id TEXT,
-    shared INTEGER NOT NULL DEFAULT 0,    -- the whole table on this one phone
-    prev_channel TEXT,                    -- the member's channel before the call (sms)
-    counter INTEGER NOT NULL DEFAULT 0,   -- numbers this call's turn tokens
-    setup TEXT,                           -- JSON: a one-phone game being set up
-    ended INTEGER NOT NULL DEFAULT 0,
-    at REAL NOT NULL
-);
-CREATE TABLE IF NOT EXISTS voice_rooms (
-    address TEXT PRIMARY KEY,             -- the phone a one-phone game is played on
-    session_id TEXT NOT NULL,
-    at REAL NOT NULL
-);
-"""
-
-
-# -- calls ---------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Call:
-    sid: str
-    address: str
-    base_url: str
-    session_id: str | None = None
-    shared: bool = False
-    prev_channel: str | None = None
-    setup: dict[str, Any] | None = None
-    ended: bool = False
-
-    def url(self, path: str, **query: object) -> str:
-        """An absolute action URL (Twilio requires them in TwiML sent through the API)."""
-        params = {k: str(v) for k, v in query.items() if v is not None}
-        return f"{self.base_url}/twilio/voice{path}" + (f"?{urlencode(params)}" if params else "")
-
-
-class Calls:
-    """Live and past calls, and which phone a one-phone game is played on."""
-
-    _FIELDS = frozenset({"session_id", "shared", "prev_channel", "setup"})
-
-    def __init__(self, store: Store) -> None:
-        self.store = store
-        store.ensure_schema(VOICE_SCHEMA)
-
-    def get(self, sid: str) -> Call | None:
-        rows = self.store.execute("SELECT * FROM voice_calls WHERE call_sid = ?", (sid,))
-        if not rows:
-            return None
-        r = rows[0]
-        return Call(
-            r["call_sid"], r["address"], r["base_url"], r["session_id"], bool(r["shared"]),
-            r["prev_channel"], json.loads(r["setup"]) if r["setup"] else None, bool(r["ended"]),
-        )
-
-    def open(self, sid: str, address: str, base_url: str) -> Call:
-        self.store.execute(
-            "INSERT OR IGNORE INTO voice_calls (call_sid, address, base_url, at) VALUES (?, ?, ?, ?)",
-            (sid, address, base_url, time.time()),
-        )
-        call = self.get(sid)
-        assert call is not None
-        return call
-
-    def update(self, sid: str, **fields: Any) -> Call:
-        assert set(fields) <= self._FIELDS, fields
-        values = [json.dumps(v) if k == "setup" and v is not None else v for k, v in fields.items()]
-        sets = ", ".join(f"{k} = ?" for k in fields)
-        self.store.execute(f"UPDATE voice_calls SET {sets} WHERE call_sid = ?", (*values, sid))
-        call = self.get(sid)
-        assert call is not None
-        return call
-
-    def token(self, sid: str, session_id: str, turn: int) -> str:
-        """A fresh turn token for this call: ``session.turn.counter``."""
-        with self.store.transaction() as db:
-            db.execute("UPDATE voice_calls SET counter = counter + 1 WHERE call_sid = ?", (sid,))
-            counter = db.execute("SELECT counter FROM voice_calls WHERE call_sid = ?", (sid,)).fetchone()
-        return f"{session_id}.{turn}.{counter[0] if counter else 0}"
-
-    def end(self, sid: str) -> Call | None:
-        """Mark a call over; the call as it was, or None if unknown or already over."""
-        with self.store.transaction():
-            call = self.get(sid)
-            if call is None or call.ended:
-                return None
-            self.store.execute("UPDATE voice_calls SET ended = 1 WHERE call_sid = ?", (sid,))
-            return call
-
-    def previous(self, address: str, sid: str) -> Call | None:
-        rows = self.store.execute(
-            "SELECT call_sid FROM voice_calls WHERE address = ? AND call_sid != ? ORDER BY at DESC LIMIT 1",
-            (address, sid),
-        )
-        return self.get(rows[0]["call_sid"]) if rows else None
-
-    def room(self, address: str) -> str | None:
-        rows = self.store.execute("SELECT session_id FROM voice_rooms WHERE address = ?", (address,))
-        return str(rows[0]["session_id"]) if rows else None
-
-    def set_room(self, address: str, session_id: str) -> None:
-        self.store.execute(
-            "INSERT OR REPLACE INTO voice_rooms (address, session_id, at) VALUES (?, ?, ?)",
-            (address, session_id, time.time()),
-        )
-
-    def drop_room(self, address: str) -> None:
-        self.store.execute("DELETE FROM voice_rooms WHERE address = ?", (address,))
 
 
 # -- services --------------------------------------------------------------------------------
@@ -266,6 +152,11 @@ def _where(v: Voice, call: Call) -> Where | None:
     return None
 
 
+def _creator(table: Table) -> str | None:
+    """``Lobby.creator`` from a table already read."""
+    return table.players[0].address if table.players else None
+
+
 def _turn(table: Table) -> int:
     return table.game.turn if table.game is not None else 0
 
@@ -329,6 +220,20 @@ def _answer(v: Voice, request: Request, form: FormData, build: Callable[[Call], 
             vr.say(vp.say(v.lang, "trouble"), language=tag)
             vr.redirect(f"{base}/twilio/voice?again=1", method="POST")
         return _xml(vr)
+
+
+def _in_game(
+    v: Voice, request: Request, form: FormData, build: Callable[[Call, Where, Table], VoiceResponse]
+) -> Response:
+    """``_answer`` for a call that should be in a game; one that is not goes back in."""
+
+    def run(call: Call) -> VoiceResponse:
+        where = _where(v, call)
+        if where is None:
+            return _elsewhere(v, call)
+        return build(call, where, v.referee.table(where.session_id))
+
+    return _answer(v, request, form, run)
 
 
 def _fan_out(background: BackgroundTasks, v: Voice, reply: Reply | None, exclude: str) -> None:
@@ -409,7 +314,7 @@ def _lobby(
 ) -> VoiceResponse:
     """Before the first game: the creator hears the code and starts; the others wait."""
     lang = table.config.lang
-    if v.lobby.creator(where.session_id) != where.address or where.speaker is None:
+    if _creator(table) != where.address or where.speaker is None:
         creator = table.players[0].name if table.players else ""
         return _wait(v, call, where, table, lines, vp.say(lang, "wait_start", player=creator))
     row = v.referee.store.session(where.session_id)
@@ -461,11 +366,14 @@ def _stream(v: Voice, call: Call, where: Where, table: Table, lines: list[str]) 
 
 
 def _carry_on(
-    v: Voice, call: Call, where: Where, lines: list[str], *, code: bool = False, stream: bool = True
+    v: Voice, call: Call, where: Where, lines: list[str], *, table: Table | None = None,
+    code: bool = False, stream: bool = True,
 ) -> VoiceResponse:
     """Whatever comes next for this caller, after ``lines``: their move, the waiting loop,
-    the lobby, or the after-game question (or our own recogniser, when it is on)."""
-    table = v.referee.table(where.session_id)
+    the lobby, or the after-game question (or our own recogniser, when it is on). ``table``:
+    the game as the caller has just read it (the waiting loop comes round every few seconds)."""
+    if table is None:
+        table = v.referee.table(where.session_id)
     game = table.game
     lang = table.config.lang
     if game is None:
@@ -492,16 +400,24 @@ def _goodbye(lang: str, lines: list[str]) -> VoiceResponse:
     return vr
 
 
+def _ask(
+    v: Voice, call: Call, path: str, query: dict[str, object], tries: int, hints: str,
+    lines: list[str], prompt: str, **extra: Any,
+) -> VoiceResponse:
+    """A question before the game: silence comes back to ``path`` as a quiet try."""
+    vr = VoiceResponse()
+    gather = _gather(vr, v, call.url(path, **query, n=tries), hints, v.lang, **extra)
+    _speak(gather, v.lang, lines, prompt)
+    vr.redirect(call.url(path, **query, n=tries + 1, quiet=1), method="POST")
+    return vr
+
+
 def _menu(v: Voice, call: Call, lines: list[str], tries: int = 0) -> VoiceResponse:
     lang = v.lang
     if tries >= MENU_TRIES:
         return _goodbye(lang, lines)
-    vr = VoiceResponse()
     hints = vp.word_hints(lang, "words_new", "words_join", "words_room", "words_training")
-    gather = _gather(vr, v, call.url("/menu", n=tries), hints, lang, num_digits=1)
-    _speak(gather, lang, lines, vp.say(lang, "menu"))
-    vr.redirect(call.url("/menu", n=tries + 1, quiet=1), method="POST")
-    return vr
+    return _ask(v, call, "/menu", {}, tries, hints, lines, vp.say(lang, "menu"), num_digits=1)
 
 
 def _ask_name(v: Voice, call: Call, path: str, **query: object) -> VoiceResponse:
@@ -525,27 +441,19 @@ def _ask_code(v: Voice, call: Call, name: str, lines: list[str], tries: int) -> 
     lang = v.lang
     if tries >= MENU_TRIES:
         return _menu(v, call, lines)
-    vr = VoiceResponse()
-    gather = _gather(
-        vr, v, call.url("/code", name=name, n=tries), vp.digit_hints(lang), lang,
+    return _ask(
+        v, call, "/code", {"name": name}, tries, vp.digit_hints(lang), lines, vp.say(lang, "join_code"),
         finish_on_key="#", timeout=CODE_TIMEOUT,
     )
-    _speak(gather, lang, lines, vp.say(lang, "join_code"))
-    vr.redirect(call.url("/code", name=name, n=tries + 1, quiet=1), method="POST")
-    return vr
 
 
 def _ask_count(v: Voice, call: Call, mode: str, lines: list[str], tries: int) -> VoiceResponse:
     lang = v.lang
     if tries >= MENU_TRIES:
         return _menu(v, call, lines)
-    vr = VoiceResponse()
     hints = vp.count_hints(lang, MIN_ROOM, MAX_ROOM)
-    gather = _gather(vr, v, call.url("/room", mode=mode, n=tries), hints, lang, num_digits=1)
     text = vp.say(lang, "room_count", low=to_words(MIN_ROOM, lang), high=to_words(MAX_ROOM, lang))
-    _speak(gather, lang, lines, text)
-    vr.redirect(call.url("/room", mode=mode, n=tries + 1, quiet=1), method="POST")
-    return vr
+    return _ask(v, call, "/room", {"mode": mode}, tries, hints, lines, text, num_digits=1)
 
 
 def _elsewhere(v: Voice, call: Call) -> VoiceResponse:
@@ -590,7 +498,7 @@ def _rejoin(v: Voice, call: Call, where: Where, lines: list[str]) -> VoiceRespon
     game = table.game
     if table.running and game is not None and where.speaker is not None and where.speaker not in game.in_play:
         said.append(vp.say(lang, "watching"))
-    return _carry_on(v, call, where, said, code=True)
+    return _carry_on(v, call, where, said, table=table, code=True)
 
 
 @router.post("")
@@ -743,14 +651,10 @@ def lobby(
 ) -> Response:
     """The creator's lobby: hear the code again, or start the game."""
 
-    def build(call: Call) -> VoiceResponse:
-        where = _where(v, call)
-        if where is None:
-            return _elsewhere(v, call)
-        table = v.referee.table(where.session_id)
+    def build(call: Call, where: Where, table: Table) -> VoiceResponse:
         lang = table.config.lang
         if table.game is not None:
-            return _carry_on(v, call, where, [])
+            return _carry_on(v, call, where, [], table=table)
         if quiet:
             waiting = vp.say(lang, "lobby_still", players=", ".join(table.names))
             return _lobby(v, call, where, table, [waiting])
@@ -762,15 +666,15 @@ def lobby(
             return _lobby(v, call, where, table, [], code=True)
         if picked != "start":
             return _lobby(v, call, where, table, [vp.say(lang, "menu_again")])
-        if len(table.players) < 2:
+        if len(table.players) < ud.MIN_PLAYERS:
             return _lobby(v, call, where, table, [vp.say(lang, "nobody_joined")], code=True)
-        if v.lobby.creator(where.session_id) != where.address:
-            return _carry_on(v, call, where, [])
+        if _creator(table) != where.address:
+            return _carry_on(v, call, where, [], table=table)
         reply = v.referee.begin(where.session_id)
         _fan_out(background, v, reply, call.address)
         return _carry_on(v, call, where, vp.reply_lines(reply, v.referee.table(where.session_id)))
 
-    return _answer(v, request, form, build)
+    return _in_game(v, request, form, build)
 
 
 # -- the game --------------------------------------------------------------------------------
@@ -789,7 +693,7 @@ def _heard(form: FormData, lang: str, confirm: int | None, end: int) -> tuple[st
         if digits.strip("#") == "*":
             return commands["whose_turn"][0], None
         digits = digits.strip("#*")
-        return (digits, None) if digits.isdigit() else (None, None)
+        return (digits, None) if digits.isdigit() and len(digits) <= MAX_KEYED_DIGITS else (None, None)
     if speech:
         speech = speech[:500]
         return speech, Hearing((speech,), _confidence(_field(form, "Confidence")))
@@ -803,11 +707,7 @@ def move(
 ) -> Response:
     """A move, a command, or the answer to "Did you say ...?"."""
 
-    def build(call: Call) -> VoiceResponse:
-        where = _where(v, call)
-        if where is None:
-            return _elsewhere(v, call)
-        table = v.referee.table(where.session_id)
+    def build(call: Call, where: Where, table: Table) -> VoiceResponse:
         lang = table.config.lang
         key = f"voice:{call.sid}:{t}"
         retry = v.referee.store.reply(key) is not None
@@ -815,14 +715,14 @@ def move(
         if not retry and not _current(token, where, table):
             # Spoken for a turn that has passed (or a game that ended): not this turn's move.
             late = [vp.say(lang, "too_late")] if table.running else []
-            return _carry_on(v, call, where, late)
+            return _carry_on(v, call, where, late, table=table)
         text, hearing = _heard(form, lang, c, end)
         if text is None:
             lines = [vp.say(lang, "not_understood")]
             if c is not None and table.running:
                 lines.append(vp.spoken(_confirm_line(lang, c), lang))
                 return _move(v, call, where, table, lines, confirm=c)
-            return _carry_on(v, call, where, lines)
+            return _carry_on(v, call, where, lines, table=table)
         if where.speaker is not None and parse(text, lang).intent() == CommandSaid("leave"):
             # Leaving by phone means leaving the game, not only the round: hang up after.
             left = v.lobby.leave(call.address)
@@ -836,9 +736,9 @@ def move(
         game = table.game
         if reply.confirm is not None and table.running and game is not None and game.turn == reply.turn:
             return _move(v, call, where, table, lines, confirm=reply.confirm)
-        return _carry_on(v, call, where, lines)
+        return _carry_on(v, call, where, lines, table=table)
 
-    return _answer(v, request, form, build)
+    return _in_game(v, request, form, build)
 
 
 def _confirm_line(lang: str, number: int) -> str:
@@ -852,22 +752,18 @@ def silence(
 ) -> Response:
     """A ``<Gather>`` heard nothing: ask again twice, then the turn-timeout rule applies."""
 
-    def build(call: Call) -> VoiceResponse:
-        where = _where(v, call)
-        if where is None:
-            return _elsewhere(v, call)
-        table = v.referee.table(where.session_id)
+    def build(call: Call, where: Where, table: Table) -> VoiceResponse:
         lang = table.config.lang
         game = table.game
         token = Token.parse(t)
         if not _current(token, where, table) or game is None:
-            return _carry_on(v, call, where, [])
+            return _carry_on(v, call, where, [], table=table)
         if not table.running:
             if n >= REPROMPTS:
                 return _goodbye(lang, [])
             return _after_game(v, call, where, table, [], tries=n + 1)
         if where.speaker is not None and game.current_player != where.speaker:
-            return _carry_on(v, call, where, [])
+            return _carry_on(v, call, where, [], table=table)
         if n < REPROMPTS:
             lines = [vp.say(lang, "still_there", player=game.current_player)]
             if c is not None:
@@ -875,21 +771,18 @@ def silence(
             return _move(v, call, where, table, lines, tries=n + 1, confirm=c)
         reply = v.referee.timeout(where.session_id, game.turn)
         _fan_out(background, v, reply, call.address)
-        lines = vp.reply_lines(reply, v.referee.table(where.session_id)) if reply is not None else []
-        return _carry_on(v, call, where, lines)
+        table = v.referee.table(where.session_id)
+        lines = vp.reply_lines(reply, table) if reply is not None else []
+        return _carry_on(v, call, where, lines, table=table)
 
-    return _answer(v, request, form, build)
+    return _in_game(v, request, form, build)
 
 
 @router.post("/wait")
 def wait(request: Request, form: TwilioForm, v: VoiceDep, t: str = "", g: int = 0) -> Response:
     """The waiting loop comes round: catch up on anything missed, then carry on."""
 
-    def build(call: Call) -> VoiceResponse:
-        where = _where(v, call)
-        if where is None:
-            return _elsewhere(v, call)
-        table = v.referee.table(where.session_id)
+    def build(call: Call, where: Where, table: Table) -> VoiceResponse:
         lang = table.config.lang
         token = Token.parse(t)
         lines: list[str] = []
@@ -898,9 +791,9 @@ def wait(request: Request, form: TwilioForm, v: VoiceDep, t: str = "", g: int = 
                 lines = [vp.spoken(load(lang).phrase("new_game", players=", ".join(table.names)), lang)]
             else:
                 lines = [vp.spoken(s, lang) for s in phrasing.describe_all(list(table.last_events), lang)]
-        return _carry_on(v, call, where, lines, stream=not g)
+        return _carry_on(v, call, where, lines, table=table, stream=not g)
 
-    return _answer(v, request, form, build)
+    return _in_game(v, request, form, build)
 
 
 # -- hang-ups and live updates ---------------------------------------------------------------
@@ -960,5 +853,5 @@ def _notify(outbound: Outbound, member: LobbyMember, reply: Reply) -> None:
     if call is None or call.ended:
         return
     where = Where(member.session_id, member.name, member.address)
-    vr = _carry_on(v, call, where, vp.reply_lines(reply, table))
+    vr = _carry_on(v, call, where, vp.reply_lines(reply, table), table=table)
     outbound.update_call(member.call_sid, str(vr))

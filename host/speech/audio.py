@@ -11,7 +11,7 @@ import os
 import queue
 import time
 import wave
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 import numpy as np
@@ -178,6 +178,21 @@ def microphone_chunks(
 def as_int16(pcm: bytes) -> npt.NDArray[np.int16]:
     """View pcm16 bytes as an int16 array (no copy)."""
     return np.frombuffer(pcm, dtype="<i2")
+
+
+def frame_levels(samples: npt.NDArray[np.float64], frame: int) -> npt.NDArray[np.float64]:
+    """RMS of each ``frame``-sample frame of ``samples`` (a whole number of frames)."""
+    levels: npt.NDArray[np.float64] = np.sqrt(np.mean(samples.reshape(-1, frame) ** 2, axis=1))
+    return levels
+
+
+def speech_threshold(levels: Iterable[float], min_rms: float, ratio: float, percentile: float) -> float:
+    """Level above which a frame is speech: ``ratio`` times the noise floor (the
+    ``percentile`` of recent frame ``levels``, so steady noise is not speech), at least
+    ``min_rms``."""
+    window = np.fromiter(levels, dtype=np.float64)
+    floor = float(np.percentile(window, percentile)) if window.size else 0.0
+    return max(min_rms, ratio * floor)
 
 
 def rms(pcm: bytes) -> float:

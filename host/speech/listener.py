@@ -321,14 +321,13 @@ class Listener:
             )
         self._missing = frozenset(self.missing_words)
         self.invalid_prior = INVALID_PRIOR
-        self._state = self._session_state()
+        self._state = self._session_state(table)
         self.endpointer = Endpointer(GrammarRecognizer(model, sample_rate, self.phrases()))
         self._checked_at = 0.0
 
     # --- state and phrases ---
 
-    def _session_state(self) -> str:
-        table = self.referee.table(self.session_id)
+    def _session_state(self, table: ref.Table) -> str:
         if not table.running:
             return "idle"
         row = self.referee.store.session(self.session_id)
@@ -348,7 +347,7 @@ class Listener:
         """Follow the session now (call after changing it other than through this listener)."""
         table = self.referee.table(self.session_id)
         self._names = table.names
-        state = self._session_state()
+        state = self._session_state(table)
         if state != self._state:
             self._state = state
             log.debug("listening for %s", state)

@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from host.speech.audio import SAMPLE_RATE, SAMPLE_WIDTH, as_int16
+from host.speech.audio import SAMPLE_RATE, SAMPLE_WIDTH, as_int16, frame_levels, speech_threshold
 from host.speech.model import UNK, SpeechModel
 
 log = logging.getLogger(__name__)
@@ -155,8 +155,9 @@ class GrammarRecognizer:
         """Stream time just after the last sample accepted."""
         return self._base + self._fed / self.sample_rate
 
-    def set_phrases(self, phrases: Iterable[str] | None) -> None:
-        """Switch grammar. Audio not yet turned into a result is discarded."""
+    def set_phrases(self, phrases: Iterable[str] | None, at: float | None = None) -> None:
+        """Switch grammar. Audio not yet turned into a result is discarded; the next sample
+        is at stream time ``at`` (default: now)."""
         if phrases is None:
             self._phrases, self._dropped, self._grammar = None, (), None
         else:
@@ -190,7 +191,7 @@ class GrammarRecognizer:
             if not entries:
                 raise ValueError("no phrase of the grammar is in the model's vocabulary")
             self._grammar = json.dumps(entries, ensure_ascii=False)
-        self.reset()
+        self.reset(at)
 
     def reset(self, at: float | None = None) -> None:
         """Discard pending audio; the next sample is at stream time ``at`` (default: now)."""
@@ -448,8 +449,7 @@ class Endpointer:
                 self._next_phrases = (tuple(phrases) if phrases is not None else None,)
             else:
                 self._next_phrases = None
-                self.recognizer.set_phrases(phrases)
-                self.recognizer.reset(at=self.time)
+                self.recognizer.set_phrases(phrases, at=self.time)
 
     def feed(self, pcm: bytes) -> Hearing | None:
         """Process a chunk of pcm16; return a Hearing if an utterance ended.
@@ -510,27 +510,25 @@ class Endpointer:
     def _discard(self) -> None:
         self._pending = b""
         self._utt = _Utterance()
-        self._apply_next_phrases()
-        self.recognizer.reset(at=self.time)
+        self._restart(self.time)
 
-    def _apply_next_phrases(self) -> None:
+    def _restart(self, at: float) -> None:
+        """A fresh recogniser from stream time ``at``, with the grammar held back during the
+        utterance (if any): one recogniser build, not one per step."""
         if self._next_phrases is not None:
             (phrases,) = self._next_phrases
             self._next_phrases = None
-            self.recognizer.set_phrases(phrases)
-
-    def _threshold(self) -> float:
-        floor = float(np.percentile(self._levels, self.floor_percentile)) if self._levels else 0.0
-        return max(self.min_rms, self.ratio * floor)
+            self.recognizer.set_phrases(phrases, at=at)
+        else:
+            self.recognizer.reset(at=at)
 
     def _process(self, block: bytes) -> None:
         utt = self._utt
         start = self.time
         samples = as_int16(block).astype(np.float64)
-        frame_samples = self._frame_bytes // SAMPLE_WIDTH
-        levels = np.sqrt(np.mean(samples.reshape(-1, frame_samples) ** 2, axis=1))
-        self._levels.extend(float(level) for level in levels)
-        threshold = self._threshold()
+        levels = frame_levels(samples, self._frame_bytes // SAMPLE_WIDTH)
+        self._levels.extend(levels.tolist())
+        threshold = speech_threshold(self._levels, self.min_rms, self.ratio, self.floor_percentile)
         for i, level in enumerate(levels):
             if level > threshold:
                 t = start + (i + 1) * self.FRAME_S
@@ -588,8 +586,7 @@ class Endpointer:
             forced=forced,
         )
         self._utt = _Utterance()
-        self._apply_next_phrases()
-        self.recognizer.reset(at=now)
+        self._restart(now)
         if hearing is None:
             log.debug("utterance ended with nothing decoded")
             return

@@ -40,7 +40,17 @@ from grammars import ROOT, load
 from host import phrasing
 from host import voice_prompts as vp
 from host.referee import Referee, Reply
-from host.speech.audio import SAMPLE_RATE, TELEPHONY_RATE, Resampler, as_int16, mulaw_decode, mulaw_encode
+from host.speech.audio import (
+    SAMPLE_RATE,
+    SAMPLE_WIDTH,
+    TELEPHONY_RATE,
+    Resampler,
+    as_int16,
+    frame_levels,
+    mulaw_decode,
+    mulaw_encode,
+    speech_threshold,
+)
 from host.speech.model import ModelUnavailable, SpeechModel
 from host.speech.tts import synthesize
 
@@ -155,8 +165,7 @@ class BargeInDetector:
         self._pending = np.zeros(0, dtype=np.float64)
 
     def threshold(self) -> float:
-        floor = float(np.percentile(self._levels, self.floor_percentile)) if self._levels else 0.0
-        return max(self.min_rms, self.ratio * floor)
+        return speech_threshold(self._levels, self.min_rms, self.ratio, self.floor_percentile)
 
     def feed(self, pcm: bytes) -> bool:
         """Take the next pcm16 chunk; True if the caller is speaking now."""
@@ -164,8 +173,7 @@ class BargeInDetector:
         usable = len(samples) - len(samples) % self.frame
         self._pending = samples[usable:]
         if usable:
-            levels = np.sqrt(np.mean(samples[:usable].reshape(-1, self.frame) ** 2, axis=1))
-            for level in levels:
+            for level in frame_levels(samples[:usable], self.frame):
                 # Judge against the floor before this frame joins it.
                 self._recent.append(bool(level > self.threshold()))
                 self._levels.append(float(level))
@@ -268,6 +276,7 @@ class StreamSession:
         self._speech: asyncio.Queue[_Speech] = asyncio.Queue()
         self._preroll: deque[bytes] = deque()
         self._preroll_bytes = 0
+        self._preroll_limit = round(self.options.preroll_s * SAMPLE_RATE) * SAMPLE_WIDTH
         self._epoch = 0  # bumped by a barge-in: speech of an older epoch is dropped
         self._marks = 0
         self._awaiting: str | None = None  # the mark we wait to hear back
@@ -277,6 +286,7 @@ class StreamSession:
         self._confirm: int | None = None  # a "Did you say ...?" waiting for yes or no
         self._send_lock = asyncio.Lock()
         self._tasks: list[asyncio.Task[None]] = []
+        self._hearing: asyncio.Task[None] | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self.playing = False
         self.closed = False
@@ -293,7 +303,15 @@ class StreamSession:
         self._loop = asyncio.get_running_loop()
         self._tasks = [asyncio.create_task(self._play(), name=f"play {self.info.call_sid}")]
         if listen:
-            self._tasks.append(asyncio.create_task(self._hear(), name=f"hear {self.info.call_sid}"))
+            self._hearing = asyncio.create_task(self._hear(), name=f"hear {self.info.call_sid}")
+            self._tasks.append(self._hearing)
+
+    @property
+    def listening(self) -> bool:
+        """Whether the caller's audio has a reader. Without one (a refused call, no model,
+        a broken recogniser) it would pile up unread, and a barge-in would drop the
+        apology's hang-up and leave the call open in silence."""
+        return self._hearing is not None and not self._hearing.done() and not self.closed
 
     async def close(self) -> None:
         """The stream ended: stop listening and speaking (nothing is ruled after this)."""
@@ -317,7 +335,7 @@ class StreamSession:
         except (binascii.Error, ValueError):
             log.warning("call %s: a media frame that is not base64; ignored", self.info.call_sid)
             return
-        if not mulaw or self.closed:
+        if not mulaw or not self.listening:
             return
         pcm = self._resampler(mulaw_decode(mulaw))
         if not pcm:
@@ -337,16 +355,18 @@ class StreamSession:
 
     async def dtmf(self, digit: str) -> None:
         """Keypad: digits then # for a number, * for whose turn, 1/2 for yes/no to a question."""
-        commands = load(self._table_lang()).commands
         text: str | None = None
+        command: str | None = None
         if self._confirm is not None and digit in ("1", "2") and not self._digits:
-            text = commands["yes" if digit == "1" else "no"][0]
+            command = "yes" if digit == "1" else "no"
         elif digit == "*":
-            self._digits, text = "", commands["whose_turn"][0]
+            self._digits, command = "", "whose_turn"
         elif digit == "#":
             self._digits, text = "", self._digits or None
         elif digit.isdigit() and len(self._digits) < self.options.max_digits:
             self._digits += digit
+        if command is not None:
+            text = load(await asyncio.to_thread(self._table_lang)).commands[command][0]
         if text is None:
             return
         self._dtmf_count += 1
@@ -357,7 +377,7 @@ class StreamSession:
             )
         except Exception:
             log.exception("call %s: keypad input %r failed", self.info.call_sid, text)
-            self.say([self.apology()])
+            await self.apologise()
             return
         await self._ruled(reply)
 
@@ -410,12 +430,15 @@ class StreamSession:
     def apology(self) -> str:
         return load(self._table_lang()).phrase("speech_unavailable")
 
+    async def apologise(self, *, hang_up: bool = False) -> None:
+        """Say :meth:`apology` (worded off the event loop: it reads the session)."""
+        self.say([await asyncio.to_thread(self.apology)], hang_up=hang_up)
+
     def _hold(self, pcm: bytes) -> None:
         """Keep the newest ``preroll_s`` while playing; older audio goes on, muted."""
         self._preroll.append(pcm)
         self._preroll_bytes += len(pcm)
-        limit = round(self.options.preroll_s * SAMPLE_RATE) * 2
-        while self._preroll_bytes > limit and len(self._preroll) > 1:
+        while self._preroll_bytes > self._preroll_limit and len(self._preroll) > 1:
             old = self._preroll.popleft()
             self._preroll_bytes -= len(old)
             self._inbound.put_nowait(_Inbound(old, muted=True))
@@ -450,13 +473,13 @@ class StreamSession:
             log.error(
                 "call %s: no speech model for %r, cannot listen: %s", self.info.call_sid, self.lang, exc
             )
-            self.say([self.apology()], hang_up=True)
+            await self.apologise(hang_up=True)
             return
         except Exception:
             log.exception("call %s: cannot start listening", self.info.call_sid)
-            self.say([self.apology()], hang_up=True)
+            await self.apologise(hang_up=True)
             return
-        self.say(self.greeting())
+        self.say(await asyncio.to_thread(self.greeting))
         failures = 0
         while True:
             first = await self._inbound.get()
@@ -471,7 +494,7 @@ class StreamSession:
                     failures += 1
                     log.exception("call %s: recognition failed", self.info.call_sid)
                     if failures >= 3:  # broken for good: say so once, then stop the stream
-                        self.say([self.apology()], hang_up=True)
+                        await self.apologise(hang_up=True)
                         return
                     continue
                 for h in heard:

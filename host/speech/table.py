@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterable
 from host.referee import Reply
 from host.speech.audio import SAMPLE_WIDTH, AudioDeviceError
 from host.speech.listener import Heard, Listener
-from host.speech.tts import TTSError, play, synthesize
+from host.speech.tts import TTSError, duration, play, synthesize
 
 log = logging.getLogger(__name__)
 
@@ -68,7 +68,7 @@ class Voice:
             except AudioDeviceError as exc:
                 log.warning("%s; announcements are printed only", exc)
                 self.can_play = False
-        return len(pcm) / (SAMPLE_WIDTH * self.rate)
+        return duration(pcm, self.rate)
 
 
 class TableRunner:

@@ -68,3 +68,8 @@ def test_korean_words_round_trip(n: int) -> None:
 def test_korean_numbers_are_written_together_and_split_back() -> None:
     assert to_words(53, "ko") == "오십삼" and to_words(10, "ko") == "십" and to_words(100, "ko") == "백"
     assert parse("오십삼이요", "ko").intent() == NumberSaid(53)
+
+
+def test_an_endless_run_of_digits_is_not_a_number() -> None:
+    assert parse("9" * 5000).intent() == NotUnderstood()
+    assert parse("1" * 18).numbers == (int("1" * 18),)

@@ -288,6 +288,34 @@ def test_a_missing_model_gets_an_apology_and_a_hang_up(tmp_path: Path) -> None:
     assert rig.events().count("mark") == 1 and hung_up == [True]
 
 
+def test_talking_over_the_apology_does_not_cancel_the_hang_up(tmp_path: Path) -> None:
+    hung_up: list[bool] = []
+
+    def no_model(lang: str) -> SpeechModel:
+        raise ModelUnavailable("No Vosk model for language 'en' is installed.")
+
+    async def hang_up() -> None:
+        hung_up.append(True)
+
+    rig = Rig(tmp_path, load_model=no_model, hang_up=hang_up)
+    speech = tone(0.4, TELEPHONY_RATE, level=6000.0, hz=220.0)
+
+    async def scenario() -> None:
+        await rig.session.start()
+        await until(lambda: "media" in rig.events(), "the apology")
+        assert not rig.session.listening
+        await rig.clock.advance(0.3)
+        for payload in inbound(bytes(2 * 800) + speech):  # nobody listens: no barge-in
+            await rig.session.media(payload)
+        await rig.clock.advance(SPEECH_S + 2)
+        await until(lambda: bool(hung_up), "the hang-up")
+        await rig.session.close()
+
+    run(scenario())
+    assert "clear" not in rig.events() and rig.session.barge_ins == 0
+    assert hung_up == [True] and rig.session._inbound.empty()
+
+
 def test_the_barge_in_detector_wants_sustained_speech() -> None:
     rate = 16000
     rng = np.random.default_rng(7)

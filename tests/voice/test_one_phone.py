@@ -138,6 +138,19 @@ def test_keypad_numbers_are_exact_and_never_confirmed(host: Host) -> None:
     assert "Player one wins!" in said
 
 
+def test_a_long_run_of_keys_is_asked_again_not_ruled(host: Host) -> None:
+    phone = start_room(host, ["Ann", "Bob"])
+    session = session_of(phone)
+    before = host.inputs(session)
+    for keys in ("9" * 30, "9" * 4400):  # a slip; the second would not even parse
+        phone.press(keys)
+        assert phone.heard.startswith("Sorry, I didn't catch that.")
+        assert "Ann, your turn" in phone.heard
+    assert host.inputs(session) == before
+    phone.press("53")
+    assert phone.heard.startswith("Ann said fifty three.")
+
+
 def test_silence_is_asked_twice_then_the_turn_times_out(host: Host) -> None:
     phone = start_room(host, ["Ann", "Bob", "Cy"])
     session = session_of(phone)

@@ -1,0 +1,123 @@
+"""The voice channel's own tables: each call (its turn-token counter, a one-phone game
+being set up, the channel to go back to) and which phone a one-phone game is played on."""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlencode
+
+from host.store import Store
+
+VOICE_SCHEMA = """
+CREATE TABLE IF NOT EXISTS voice_calls (
+    call_sid TEXT PRIMARY KEY,
+    address TEXT NOT NULL,
+    base_url TEXT NOT NULL,               -- TwiML sent by REST needs absolute URLs
+    session_id TEXT,
+    shared INTEGER NOT NULL DEFAULT 0,    -- the whole table on this one phone
+    prev_channel TEXT,                    -- the member's channel before the call (sms)
+    counter INTEGER NOT NULL DEFAULT 0,   -- numbers this call's turn tokens
+    setup TEXT,                           -- JSON: a one-phone game being set up
+    ended INTEGER NOT NULL DEFAULT 0,
+    at REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS voice_rooms (
+    address TEXT PRIMARY KEY,             -- the phone a one-phone game is played on
+    session_id TEXT NOT NULL,
+    at REAL NOT NULL
+);
+"""
+
+
+@dataclass(frozen=True)
+class Call:
+    sid: str
+    address: str
+    base_url: str
+    session_id: str | None = None
+    shared: bool = False
+    prev_channel: str | None = None
+    setup: dict[str, Any] | None = None
+    ended: bool = False
+
+    def url(self, path: str, **query: object) -> str:
+        """An absolute action URL (Twilio requires them in TwiML sent through the API)."""
+        params = {k: str(v) for k, v in query.items() if v is not None}
+        return f"{self.base_url}/twilio/voice{path}" + (f"?{urlencode(params)}" if params else "")
+
+
+class Calls:
+    """Live and past calls, and which phone a one-phone game is played on."""
+
+    _FIELDS = frozenset({"session_id", "shared", "prev_channel", "setup"})
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        store.ensure_schema(VOICE_SCHEMA)
+
+    def get(self, sid: str) -> Call | None:
+        rows = self.store.execute("SELECT * FROM voice_calls WHERE call_sid = ?", (sid,))
+        if not rows:
+            return None
+        r = rows[0]
+        return Call(
+            r["call_sid"], r["address"], r["base_url"], r["session_id"], bool(r["shared"]),
+            r["prev_channel"], json.loads(r["setup"]) if r["setup"] else None, bool(r["ended"]),
+        )
+
+    def open(self, sid: str, address: str, base_url: str) -> Call:
+        self.store.execute(
+            "INSERT OR IGNORE INTO voice_calls (call_sid, address, base_url, at) VALUES (?, ?, ?, ?)",
+            (sid, address, base_url, time.time()),
+        )
+        call = self.get(sid)
+        assert call is not None
+        return call
+
+    def update(self, sid: str, **fields: Any) -> Call:
+        assert set(fields) <= self._FIELDS, fields
+        values = [json.dumps(v) if k == "setup" and v is not None else v for k, v in fields.items()]
+        sets = ", ".join(f"{k} = ?" for k in fields)
+        self.store.execute(f"UPDATE voice_calls SET {sets} WHERE call_sid = ?", (*values, sid))
+        call = self.get(sid)
+        assert call is not None
+        return call
+
+    def token(self, sid: str, session_id: str, turn: int) -> str:
+        """A fresh turn token for this call: ``session.turn.counter``."""
+        with self.store.transaction() as db:
+            db.execute("UPDATE voice_calls SET counter = counter + 1 WHERE call_sid = ?", (sid,))
+            counter = db.execute("SELECT counter FROM voice_calls WHERE call_sid = ?", (sid,)).fetchone()
+        return f"{session_id}.{turn}.{counter[0] if counter else 0}"
+
+    def end(self, sid: str) -> Call | None:
+        """Mark a call over; the call as it was, or None if unknown or already over."""
+        with self.store.transaction():
+            call = self.get(sid)
+            if call is None or call.ended:
+                return None
+            self.store.execute("UPDATE voice_calls SET ended = 1 WHERE call_sid = ?", (sid,))
+            return call
+
+    def previous(self, address: str, sid: str) -> Call | None:
+        rows = self.store.execute(
+            "SELECT call_sid FROM voice_calls WHERE address = ? AND call_sid != ? ORDER BY at DESC LIMIT 1",
+            (address, sid),
+        )
+        return self.get(rows[0]["call_sid"]) if rows else None
+
+    def room(self, address: str) -> str | None:
+        rows = self.store.execute("SELECT session_id FROM voice_rooms WHERE address = ?", (address,))
+        return str(rows[0]["session_id"]) if rows else None
+
+    def set_room(self, address: str, session_id: str) -> None:
+        self.store.execute(
+            "INSERT OR REPLACE INTO voice_rooms (address, session_id, at) VALUES (?, ?, ?)",
+            (address, session_id, time.time()),
+        )
+
+    def drop_room(self, address: str) -> None:
+        self.store.execute("DELETE FROM voice_rooms WHERE address = ?", (address,))
