@@ -40,10 +40,15 @@ def tell(outbound: Outbound, member: Member, reply: Reply) -> bool:
     return True
 
 
+def reachable(lobby: Lobby, member: Member) -> bool:
+    """An SMS opt-out (STOP) silences texts only: the same number on a call still hears."""
+    return member.channel != "sms" or not lobby.opted_out(member.address)
+
+
 def fan_out(lobby: Lobby, outbound: Outbound, reply: Reply, exclude: str | None = None) -> None:
     """Send the public part of ``reply`` to every member except ``exclude`` (an address)."""
     if not reply.public:
         return
     for member in lobby.members(reply.session_id):
-        if member.address != exclude and not lobby.opted_out(member.address):
+        if member.address != exclude and reachable(lobby, member):
             tell(outbound, member, reply)

@@ -145,7 +145,7 @@ class TurnTimer:
             notify.fan_out(self.lobby, self.outbound, action.reply)
             return
         for member in self.lobby.members(action.session_id):
-            if member.name == action.player and not self.lobby.opted_out(member.address):
+            if member.name == action.player and notify.reachable(self.lobby, member):
                 notify.tell(self.outbound, member, action.reply)
 
     async def run(self, interval: float = TICK_SECONDS) -> None:

@@ -319,3 +319,16 @@ def test_callers_who_withhold_their_number_are_told_apart(host: Host) -> None:
     assert host.table_of(session).names == ("Ann", "Bob", "Cy")
     assert host.lobby.member(f"call:{first.sid}").name == "Bob"
     assert host.lobby.member(f"call:{second.sid}").name == "Cy"
+
+
+def test_a_number_that_stopped_texts_still_hears_moves_on_a_call(host: Host) -> None:
+    """STOP is about text messages; the same number playing by phone keeps its updates."""
+    host.text(BOB, "STOP")
+    ann, code = create(host, ANN, "Ann")
+    bob = join(host, BOB, "Bob", code)
+    ann.say("start")
+    bob.update()
+    assert bob.heard.startswith("New game: Ann, Bob.")
+    ann.say("fifty three")
+    bob.update()
+    assert "Ann said fifty three." in bob.heard
