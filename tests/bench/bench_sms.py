@@ -26,7 +26,7 @@ from pathlib import Path
 
 import httpx
 from fastapi import FastAPI, Request, Response
-from live_server import Server, host_app  # beside this script (run as a script, not a package)
+from live_server import Server, host_app, run_workers  # beside this script (run as a script, not a package)
 from twilio.request_validator import RequestValidator
 
 from games import up_or_down as ud
@@ -153,13 +153,7 @@ def drive(base: str, games: list[Game], workers: int, seconds: float, check: boo
             run.latencies.extend(latencies)
             run.errors += errors
 
-    threads = [threading.Thread(target=worker, args=(games[i::workers],)) for i in range(workers)]
-    start = time.perf_counter()
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    run.elapsed = time.perf_counter() - start
+    run.elapsed = run_workers(worker, games, workers)
     return run
 
 

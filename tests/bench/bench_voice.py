@@ -32,7 +32,7 @@ from pathlib import Path
 
 import httpx
 from fastapi import FastAPI, Request, Response
-from live_server import Server, host_app  # beside this script (run as a script, not a package)
+from live_server import Server, host_app, run_workers  # beside this script (run as a script, not a package)
 from twilio.request_validator import RequestValidator
 
 from games import up_or_down as ud
@@ -88,8 +88,13 @@ class Caller:
 
     def post(self, client: httpx.Client, url: str, **extra: str) -> ET.Element:
         params = {
-            "CallSid": self.sid, "AccountSid": ACCOUNT, "From": self.number, "To": HOST_NUMBER,
-            "CallStatus": "in-progress", "Direction": "inbound", **extra,
+            "CallSid": self.sid,
+            "AccountSid": ACCOUNT,
+            "From": self.number,
+            "To": HOST_NUMBER,
+            "CallStatus": "in-progress",
+            "Direction": "inbound",
+            **extra,
         }
         signature = RequestValidator(TOKEN).compute_signature(url, params)
         response = client.post(url, data=params, headers={"X-Twilio-Signature": signature})
@@ -222,13 +227,7 @@ def drive(base: str, games: list[Game], workers: int, seconds: float, check: boo
                     print(f"error: {exc}", file=sys.stderr)
                     return
 
-    threads = [threading.Thread(target=worker, args=(games[i::workers],)) for i in range(workers)]
-    start = time.perf_counter()
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    run.elapsed = time.perf_counter() - start
+    run.elapsed = run_workers(worker, games, workers)
     return run
 
 
@@ -249,13 +248,7 @@ def drive_bare(base: str, calls: int, workers: int, seconds: float) -> Run:
                     run.add("bare", time.perf_counter() - t0)
 
     callers = [Caller(f"+1777{i:07d}") for i in range(calls)]
-    threads = [threading.Thread(target=worker, args=(callers[i::workers],)) for i in range(workers)]
-    start = time.perf_counter()
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    run.elapsed = time.perf_counter() - start
+    run.elapsed = run_workers(worker, callers, workers)
     return run
 
 
@@ -305,9 +298,7 @@ def main() -> None:
     rows += [("all voice actions", voice, None), ("bare FastAPI endpoint", bare, None)]
     for name, run, kind in rows:
         p50, p99 = run.pct(50, kind), run.pct(99, kind)
-        print(
-            f"{name:28}{run.rate(kind):9.0f}{p50:9.2f}{p99:9.2f}{p50 / base50:8.1f}{p99 / base99:8.1f}"
-        )
+        print(f"{name:28}{run.rate(kind):9.0f}{p50:9.2f}{p99:9.2f}{p50 / base50:8.1f}{p99 / base99:8.1f}")
     print(f"errors: {voice.errors}; whole run {time.perf_counter() - began:.1f} s")
     sms_bench = Path(__file__).with_name("bench_sms.py")
     if not args.no_sms and sms_bench.is_file():

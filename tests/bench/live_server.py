@@ -10,7 +10,10 @@ import os
 import socket
 import subprocess
 import sys
+import threading
 import time
+from collections.abc import Callable, Sequence
+from typing import TypeVar
 
 import httpx
 from fastapi import FastAPI
@@ -20,6 +23,20 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
+
+
+T = TypeVar("T")
+
+
+def run_workers(worker: Callable[[list[T]], None], items: Sequence[T], workers: int) -> float:
+    """Run ``worker`` on ``workers`` threads, each with its share of ``items``; wall seconds."""
+    threads = [threading.Thread(target=worker, args=(list(items[i::workers]),)) for i in range(workers)]
+    start = time.perf_counter()
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return time.perf_counter() - start
 
 
 class Server:
