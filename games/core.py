@@ -76,16 +76,32 @@ class MoveUndone(Event):
 class Outcome:
     """How a game ended (python-chess ``Outcome``): a value, announced by a pure function."""
 
-    reason: str  # "last_player_in", "requested", "rounds", "players_left"
+    reason: str  # "last_player_in", "requested", "rounds", "players_left", "tricks", "draw", "player_left"
     winner: str | None = None
     last_mistake: str | None = None
     mistakes: tuple[tuple[str, int], ...] = ()
+    # Card games: everyone who won (all children when the parent misses the bid), tricks
+    # per player as scored, the auction's result, and who left if that ended the game.
+    winners: tuple[str, ...] = ()
+    scores: tuple[tuple[str, int], ...] = ()
+    parent: str | None = None
+    bid: int | None = None
+    left: str | None = None
 
 
 @dataclass(frozen=True)
 class GameOver(Event):
     outcome: Outcome
     type: str = field(init=False, default="game_over")
+
+
+def _plain(value: object) -> object:
+    """Values as JSON has them: cards and suits as their text, tuples as lists."""
+    if isinstance(value, tuple):
+        return [_plain(v) for v in value]
+    if isinstance(value, str | int | float | bool) or value is None:
+        return value
+    return str(value)
 
 
 def event_to_json(event: Event) -> dict[str, object]:
@@ -102,6 +118,15 @@ def event_to_json(event: Event) -> dict[str, object]:
             if value.last_mistake is not None or value.mistakes:
                 data["last_mistake"] = value.last_mistake
                 data["mistakes"] = dict(value.mistakes)
+            if value.winners:
+                data["winners"] = list(value.winners)
+            if value.scores:
+                data["tricks"] = dict(value.scores)
+            for extra in ("parent", "bid", "left"):
+                if getattr(value, extra) is not None:
+                    data[extra] = getattr(value, extra)
+        elif name in ("tally", "scores"):
+            data[name] = dict(value)
         else:
-            data[name] = value
+            data[name] = _plain(value)
     return data

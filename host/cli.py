@@ -13,14 +13,16 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
+from games import inversion as inv
+from games.cards import Card, Suit
 from games.core import Mode, RuleError
 from grammars import GrammarError, languages, load
 from host.config import get_settings
-from host.referee import Referee, Reply, SessionConfig
+from host.referee import Referee, Reply, SessionConfig, Table, prompt_text, turn_event
 from host.store import Store
 
 app = typer.Typer(
-    help="gamehost: a voice and text referee for Up-or-Down.",
+    help="gamehost: a voice and text referee for Up-or-Down and !nversion.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
@@ -31,7 +33,7 @@ err = Console(stderr=True, markup=False, highlight=False)
 
 @app.callback()
 def _root() -> None:
-    """gamehost: a voice and text referee for Up-or-Down."""
+    """gamehost: a voice and text referee for Up-or-Down and !nversion."""
 
 
 _SPEAKER = re.compile(r"^\s*([^:\d][^:]{0,40}):\s*(.*)$")
@@ -39,6 +41,7 @@ _SPEAKER = re.compile(r"^\s*([^:\d][^:]{0,40}):\s*(.*)$")
 
 class Game(StrEnum):
     UP_OR_DOWN = "up-or-down"
+    INVERSION = "inversion"
 
 
 def fail(message: str, code: int = 2) -> typer.Exit:
@@ -102,20 +105,33 @@ def emit(reply: Reply, as_json: bool) -> None:
 
 @app.command()
 def play(
-    game: Annotated[str, typer.Argument(help="The game to referee: up-or-down.")],
+    game: Annotated[str, typer.Argument(help="The game to referee: up-or-down or inversion.")],
     players: Annotated[str | None, typer.Option(help="Seating order, comma separated: Ann,Bob,Cy.")] = None,
     mode: Annotated[
         Mode, typer.Option(help="tournament: a mistake puts you out; training: nobody goes out.")
     ] = Mode.TOURNAMENT,
     range_: Annotated[str, typer.Option("--range", help="The numbers allowed, e.g. 1-100.")] = "1-100",
     rounds: Annotated[int | None, typer.Option(min=1, help="Training: end after this many rounds.")] = None,
+    suits: Annotated[
+        str | None, typer.Option(help="!nversion: the players+1 suits, e.g. heart,spade,club.")
+    ] = None,
+    lane: Annotated[
+        str | None, typer.Option(help="!nversion: the lane from the reference card, e.g. 9H,2C,...")
+    ] = None,
+    first: Annotated[
+        str | None, typer.Option(help="!nversion: who plays first (2 players) or declares first (3-4).")
+    ] = None,
+    revoke_penalty: Annotated[
+        inv.Penalty,
+        typer.Option(help="!nversion: a proven revoke is announced only, or costs a trick to the other side."),
+    ] = inv.Penalty.ANNOUNCE,
     lang: Annotated[str, typer.Option(help="Language of the words understood and said.")] = "en",
     db: Annotated[Path | None, typer.Option(help="SQLite file (default: the user data directory).")] = None,
     resume: Annotated[str | None, typer.Option(help="Go on with a saved session by its ID.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="One JSON object per event, per line.")] = False,
 ) -> None:
     """Referee a game typed on standard input: one "Name: utterance" per line, or a bare utterance."""
-    if game != Game.UP_OR_DOWN:
+    if game not in {g.value for g in Game}:
         raise fail(f"unknown game {game!r}; known games: {', '.join(g.value for g in Game)}")
     try:
         load(lang)
@@ -131,16 +147,9 @@ def play(
         session_id = resume
         table = referee.table(session_id)
         err.print(f"Resuming session {session_id} ({', '.join(table.names)}).")
-        if table.game is not None:
-            from host import phrasing
-
-            out_reply = Reply(session_id)
-            out_reply.private.append(phrasing.prompt(table.game, lang))
-            if table.running:
-                out_reply.events.append(
-                    {"type": "turn", "player": table.game.current_player, "turn": table.game.turn}
-                )
-            emit(out_reply, as_json)
+        emit(opening_reply(table), as_json)
+    elif game == Game.INVERSION:
+        session_id = start_inversion(referee, players, suits, lane, first, revoke_penalty, lang, as_json)
     else:
         names = parse_players(players)
         low, high = parse_range(range_)
@@ -155,16 +164,7 @@ def play(
         except RuleError as exc:
             raise fail(str(exc)) from None
         err.print(f"Session {session_id} (resume with --resume {session_id}).")
-        table = referee.table(session_id)
-        start = Reply(
-            session_id,
-            events=[{"type": "turn", "player": table.game.current_player, "turn": 1}] if table.game else [],
-        )
-        if table.game is not None:
-            from host import phrasing
-
-            start.public.append(phrasing.prompt(table.game, lang))
-        emit(start, as_json)
+        emit(opening_reply(referee.table(session_id)), as_json)
     for raw in sys.stdin:
         line = raw.rstrip("\n")
         if not line.strip():
@@ -173,6 +173,81 @@ def play(
         speaker, text = split_speaker(line, table.names)
         emit(referee.handle(session_id, text, speaker), as_json)
     store.close()
+
+
+def opening_reply(table: Table) -> Reply:
+    """What to show when a session starts or resumes: the prompt and the turn."""
+    reply = Reply("")
+    text = prompt_text(table)
+    if text is not None:
+        reply.public.append(text)
+    event = turn_event(table)
+    if event is not None:
+        reply.events.append(event)
+    return reply
+
+
+def setup_moves(
+    names: list[str], suits: str | None, lane: str | None, first: str | None
+) -> list[tuple[str, inv.Move]]:
+    """!nversion setup given as options, in the order the game asks for it."""
+    moves: list[tuple[str, inv.Move]] = []
+    if (lane or first) and not suits:
+        raise fail("--lane and --first need --suits first")
+    if first and not lane:
+        raise fail("--first needs the whole --lane")
+    try:
+        if suits:
+            chosen = tuple(Suit.parse(s) for s in suits.split(",") if s.strip())
+            moves.append(("--suits", inv.ChooseSuits(chosen)))
+        if lane:
+            cards = tuple(Card.parse(c) for c in lane.split(",") if c.strip())
+            moves.append(("--lane", inv.LayLane(cards)))
+    except ValueError as exc:
+        raise fail(str(exc)) from None
+    if first:
+        player = next((n for n in names if n.casefold() == first.strip().casefold()), None)
+        if player is None:
+            raise fail(f"--first {first}: not one of the players ({', '.join(names)})")
+        moves.append(("--first", inv.ChooseFirst(player)))
+    return moves
+
+
+def start_inversion(
+    referee: Referee,
+    players: str | None,
+    suits: str | None,
+    lane: str | None,
+    first: str | None,
+    penalty: inv.Penalty,
+    lang: str,
+    as_json: bool,
+) -> str:
+    names = parse_players(players)
+    if len(names) > inv.MAX_PLAYERS:
+        raise fail(f"!nversion is for {inv.MIN_PLAYERS} to {inv.MAX_PLAYERS} players, not {len(names)}")
+    moves = setup_moves(names, suits, lane, first)
+    settings = get_settings()
+    config = SessionConfig(
+        game="inversion", lang=lang, undo_grace=settings.table_undo_grace, revoke_penalty=penalty
+    )
+    session_id = referee.create(config, names)
+    err.print(f"Session {session_id} (resume with --resume {session_id}).")
+    replies: list[Reply] = []
+    for option, move in moves:
+        try:
+            replies.append(referee.act(session_id, move))
+        except RuleError as exc:
+            raise fail(f"{option}: {exc}") from None
+    if not replies:
+        emit(opening_reply(referee.table(session_id)), as_json)
+    for i, reply in enumerate(replies):
+        if i < len(replies) - 1:
+            # Only the last step's "what next" is shown: the options answered the others.
+            reply.public = reply.public[:-1]
+            reply.events = [e for e in reply.events if e["type"] != "turn"]
+        emit(reply, as_json)
+    return session_id
 
 
 @app.command()

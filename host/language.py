@@ -160,7 +160,9 @@ class _NumberBuilder:
 
     def __init__(self, lex: _Lexicon) -> None:
         self.lex = lex
-        self.found: list[int] = []
+        self.spans: list[NumberSpan] = []
+        self.at = 0  # index of the token being read, so each number knows where it lies
+        self.start = self.end = self.minus_at = 0
         self._reset()
 
     def _reset(self) -> None:
@@ -176,16 +178,20 @@ class _NumberBuilder:
 
     def flush(self) -> None:
         if self.started:
-            value = self.total + self.section + (self.pending or 0)
-            self.found.append(self.sign * value)
+            value = self.sign * (self.total + self.section + (self.pending or 0))
+            self.spans.append(NumberSpan(value, self.start, self.end))
         self._reset()
 
     def _begin(self) -> None:
+        if not self.started:
+            self.start = self.minus_at if self.sign < 0 else self.at
         self.started = True
+        self.end = self.at + 1
 
     def minus(self) -> None:
         self.flush()
         self.sign = -1
+        self.minus_at = self.at
 
     def article_word(self) -> None:
         if self.started:
@@ -260,9 +266,32 @@ def parse(text: str, lang: str = "en") -> Utterance:
                 found.append((i, name))
                 used[i : i + size] = [True] * size
                 break
+    free = [None if taken else token for token, taken in zip(tokens, used, strict=True)]
+    numbers = _read_numbers(lex, free)
+    commands = tuple(name for _, name in sorted(found))
+    return Utterance(text, tuple(n.value for n in numbers), commands, tuple(tokens))
+
+
+@dataclass(frozen=True)
+class NumberSpan:
+    """A number found in a token list: its value and the tokens ``[start, end)`` that say it."""
+
+    value: int
+    start: int
+    end: int
+
+
+def read_numbers(tokens: Sequence[str | None], lang: str = "en") -> list[NumberSpan]:
+    """Every number in already split tokens, and where it lies. ``None`` stands for a word
+    something else has claimed (a command, a card's suit): no number runs across it."""
+    return _read_numbers(_lexicon(lang), tokens)
+
+
+def _read_numbers(lex: _Lexicon, tokens: Sequence[str | None]) -> list[NumberSpan]:
     builder = _NumberBuilder(lex)
-    for token, taken in zip(tokens, used, strict=True):
-        if taken:
+    for at, token in enumerate(tokens):
+        builder.at = at
+        if token is None:
             builder.other()
         elif _DIGITS.match(token):
             if len(token) > MAX_DIGITS:
@@ -288,8 +317,7 @@ def parse(text: str, lang: str = "en") -> Utterance:
         else:
             builder.other()
     builder.flush()
-    commands = tuple(name for _, name in sorted(found))
-    return Utterance(text, tuple(builder.found), commands, tuple(tokens))
+    return builder.spans
 
 
 def parse_alternatives(alternatives: Sequence[str], lang: str = "en") -> list[Utterance]:

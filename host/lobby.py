@@ -49,7 +49,7 @@ class Member:
     call_sid: str | None = None
 
 
-JoinError = Literal["no_such_game", "already_in_game", "started", "name_taken", "too_many_tries"]
+JoinError = Literal["no_such_game", "already_in_game", "started", "name_taken", "too_many_tries", "full"]
 
 
 @dataclass(frozen=True)
@@ -135,6 +135,9 @@ class Lobby:
             table = self.referee.table(row.id)
             if table.running:
                 return "started"
+            limit = table.config.max_players  # !nversion seats at most 4
+            if limit is not None and len(table.players) >= limit:
+                return "full"
             if any(p.name.casefold() == name.casefold() for p in table.players):
                 return "name_taken"
             self.referee.join(row.id, name, address, channel)

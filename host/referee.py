@@ -16,7 +16,9 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field, TypeAdapter
 
+from games import inversion as inv
 from games import up_or_down as ud
+from games.cards import Card, Suit
 from games.core import Event, Mode, MoveUndone, RuleError, event_to_json
 from grammars import load
 from host import phrasing
@@ -37,7 +39,7 @@ log = logging.getLogger(__name__)
 class SessionConfig(BaseModel):
     """What a table agreed on before the first number; stored with the session."""
 
-    game: Literal["up-or-down"] = "up-or-down"
+    game: Literal["up-or-down", "inversion"] = "up-or-down"
     mode: Mode = Mode.TOURNAMENT
     low: int = 1
     high: int = 100
@@ -50,9 +52,22 @@ class SessionConfig(BaseModel):
     # Seconds a player has for a turn (None: no limit). Half way they get a reminder; at
     # the limit the turn is a mistake (tournament) or passes (training).
     turn_timeout: float | None = None
+    # !nversion: what a proven revoke costs (games/inversion.py Penalty).
+    revoke_penalty: inv.Penalty = inv.Penalty.ANNOUNCE
 
     def options(self) -> ud.Options:
         return ud.Options(low=self.low, high=self.high, mode=self.mode, rounds=self.rounds)
+
+    def card_options(self) -> inv.Options:
+        return inv.Options(revoke_penalty=self.revoke_penalty)
+
+    @property
+    def min_players(self) -> int:
+        return inv.MIN_PLAYERS if self.game == "inversion" else ud.MIN_PLAYERS
+
+    @property
+    def max_players(self) -> int | None:
+        return inv.MAX_PLAYERS if self.game == "inversion" else None
 
 
 # -- the inputs a session is made of ---------------------------------------------------------
@@ -105,9 +120,50 @@ class Finish(BaseModel):
     player: str | None = None
 
 
-Input = Annotated[Seat | Unseat | Begin | Say | Undo | TimeOut | Leave | Finish, Field(discriminator="kind")]
+class Act(BaseModel):
+    """A card-game move (``games/inversion.py``), stored as text so the log stays readable."""
+
+    kind: Literal["act"] = "act"
+    action: Literal["suits", "lane", "first", "bid", "card"]
+    player: str | None = None
+    suits: list[str] = Field(default_factory=list)
+    cards: list[str] = Field(default_factory=list)
+    amount: int | None = None  # a bid; None with action "bid" is a pass
+    text: str = ""
+
+    def move(self) -> inv.Move:
+        if self.action == "suits":
+            return inv.ChooseSuits(tuple(Suit(s) for s in self.suits))
+        if self.action == "lane":
+            return inv.LayLane(tuple(Card.parse(c) for c in self.cards))
+        assert self.player is not None
+        if self.action == "first":
+            return inv.ChooseFirst(self.player)
+        if self.action == "bid":
+            return inv.Declare(self.player, self.amount)
+        return inv.PlayCard(self.player, Card.parse(self.cards[0]))
+
+    @classmethod
+    def of(cls, move: inv.Move, text: str = "") -> Act:
+        text = text[:200]
+        if isinstance(move, inv.ChooseSuits):
+            return cls(action="suits", suits=[s.value for s in move.suits], text=text)
+        if isinstance(move, inv.LayLane):
+            return cls(action="lane", cards=[str(c) for c in move.cards], text=text)
+        if isinstance(move, inv.ChooseFirst):
+            return cls(action="first", player=move.player, text=text)
+        if isinstance(move, inv.Declare):
+            return cls(action="bid", player=move.player, amount=move.amount, text=text)
+        if isinstance(move, inv.PlayCard):
+            return cls(action="card", player=move.player, cards=[str(move.card)], text=text)
+        raise RuleError(f"not a table move: {move!r}")
+
+
+Input = Annotated[
+    Seat | Unseat | Begin | Say | Undo | TimeOut | Leave | Finish | Act, Field(discriminator="kind")
+]
 _INPUT: TypeAdapter[Input] = TypeAdapter(Input)
-RULINGS = (Say, TimeOut, Leave, Finish)
+RULINGS = (Say, TimeOut, Leave, Finish, Act)
 
 
 @dataclass(frozen=True)
@@ -118,13 +174,29 @@ class Player:
 
 
 @dataclass(frozen=True)
+class ActUndone(Event):
+    """A card-game move taken back."""
+
+    player: str | None
+    action: str
+    cards: tuple[str, ...] = ()
+    amount: int | None = None
+    type: str = field(init=False, default="undo")
+
+
+GameState = ud.State | inv.State
+
+
+@dataclass(frozen=True)
 class Table:
-    """A session rebuilt from its log."""
+    """A session rebuilt from its log. Up-or-Down keeps its game in ``game``, a card game in
+    ``cards``; ``start`` is the game as it began, for replay after an undo."""
 
     config: SessionConfig
     players: tuple[Player, ...] = ()
     game: ud.State | None = None
-    start: ud.State | None = None  # the game as it began, for replay after an undo
+    cards: inv.State | None = None
+    start: GameState | None = None
     moves: tuple[tuple[int, float, Any], ...] = ()  # (seq, at, input) of this game's rulings
     undone: frozenset[int] = frozenset()
     games: int = 0
@@ -137,13 +209,43 @@ class Table:
 
     @property
     def running(self) -> bool:
-        return self.game is not None and not self.game.is_over
+        state = self.state
+        return state is not None and not state.is_over
+
+    @property
+    def state(self) -> GameState | None:
+        """The game of either kind, for what every game has (turn, is_over, current_player)."""
+        return self.cards if self.config.game == "inversion" else self.game
 
     def player(self, name: str) -> Player | None:
         return next((p for p in self.players if p.name == name), None)
 
     def by_address(self, address: str) -> Player | None:
         return next((p for p in self.players if p.address == address), None)
+
+
+def _rule_cards(game: inv.State, item: Any) -> tuple[inv.State, list[Event]]:
+    if isinstance(item, Act):
+        return inv.play(game, item.move())
+    if isinstance(item, Leave):
+        return inv.play(game, inv.LeaveGame(item.player))
+    if isinstance(item, Finish):
+        return inv.play(game, inv.EndGame())
+    if isinstance(item, TimeOut):
+        return game, []
+    raise RuleError(f"not a card-game ruling: {item!r}")
+
+
+def _rule_any(game: GameState, item: Any) -> tuple[GameState, list[Event]]:
+    if isinstance(game, inv.State):
+        return _rule_cards(game, item)
+    return _rule(game, item)
+
+
+def _with_state(table: Table, state: GameState) -> Table:
+    if isinstance(state, inv.State):
+        return replace(table, cards=state)
+    return replace(table, game=state)
 
 
 def _rule(game: ud.State, item: Any) -> tuple[ud.State, list[Event]]:
@@ -173,8 +275,13 @@ def apply(table: Table, stored: StoredInput) -> tuple[Table, list[Event]]:
     elif isinstance(item, Unseat):
         table = replace(table, players=tuple(p for p in table.players if p.name != item.name))
     elif isinstance(item, Begin):
-        game = ud.new_game(table.names, table.config.options(), starter=item.starter)
-        table = replace(table, game=game, start=game, moves=(), undone=frozenset(), games=table.games + 1)
+        state: GameState
+        if table.config.game == "inversion":
+            state = inv.new_game(table.names, table.config.card_options())
+        else:
+            state = ud.new_game(table.names, table.config.options(), starter=item.starter)
+        table = replace(_with_state(table, state), start=state, moves=(), undone=frozenset())
+        table = replace(table, games=table.games + 1)
     elif isinstance(item, Undo):
         target = next(m for m in table.moves if m[0] == item.target)
         undone = table.undone | {item.target}
@@ -182,15 +289,19 @@ def apply(table: Table, stored: StoredInput) -> tuple[Table, list[Event]]:
         rebuilt = table.start
         for seq, _at, move in table.moves:
             if seq not in undone:
-                rebuilt, _ = _rule(rebuilt, move)
+                rebuilt, _ = _rule_any(rebuilt, move)
         said = target[2]
-        events.append(MoveUndone(said.player, said.number))
-        table = replace(table, game=rebuilt, undone=undone)
+        if isinstance(said, Act):
+            events.append(ActUndone(said.player, said.action, tuple(said.cards), said.amount))
+        else:
+            events.append(MoveUndone(said.player, said.number))
+        table = replace(_with_state(table, rebuilt), undone=undone)
     elif isinstance(item, RULINGS):
-        if table.game is None or table.game.is_over:
+        current = table.state
+        if current is None or current.is_over:
             raise RuleError("no game is running")
-        game, events = _rule(table.game, item)
-        table = replace(table, game=game, moves=(*table.moves, (stored.seq, stored.at, item)))
+        state, events = _rule_any(current, item)
+        table = replace(_with_state(table, state), moves=(*table.moves, (stored.seq, stored.at, item)))
     return replace(table, last_events=tuple(events) if events else table.last_events), events
 
 
@@ -199,6 +310,28 @@ def replay(config: SessionConfig, inputs: Sequence[StoredInput]) -> Table:
     for stored in inputs:
         table, _ = apply(table, stored)
     return table
+
+
+def prompt_text(table: Table) -> str | None:
+    """What the table must do next (or the result), in any game; None before a game."""
+    if table.cards is not None:
+        from host import inversion_phrasing
+
+        return inversion_phrasing.prompt(table.cards, table.config.lang)
+    if table.game is not None:
+        return phrasing.prompt(table.game, table.config.lang)
+    return None
+
+
+def turn_event(table: Table) -> dict[str, Any] | None:
+    """The ``turn`` JSON line for a running game."""
+    state = table.state
+    if state is None or state.is_over:
+        return None
+    event: dict[str, Any] = {"type": "turn", "player": state.current_player, "turn": state.turn}
+    if isinstance(state, inv.State):
+        event["phase"] = state.phase.value
+    return event
 
 
 # -- replies ---------------------------------------------------------------------------------
@@ -260,7 +393,10 @@ class Referee:
         begin: bool = True,
     ) -> str:
         """A new session; with ``begin`` and at least two players the first game starts."""
-        config.options()  # a bad range fails here, before anything is stored
+        if config.game == "up-or-down":
+            config.options()  # a bad range fails here, before anything is stored
+        elif begin:
+            inv.new_game(tuple(p if isinstance(p, str) else p.name for p in players), config.card_options())
         status = "active" if begin else "lobby"
         session_id = self.store.create_session(config.game, config.model_dump(mode="json"), code, status)
         now = self.clock()
@@ -327,7 +463,7 @@ class Referee:
         self.store.set_status(session_id, "active")
         self.store.set_pending(session_id, None)
         table = self.table(session_id)
-        assert table.game is not None
+        assert table.state is not None
         reply = Reply(session_id, accepted=True)
         reply.public.append(g.phrase("new_game", players=", ".join(table.names)))
         reply.events.append({"type": "new_game", "players": list(table.names), "game": table.games})
@@ -355,10 +491,28 @@ class Referee:
                 self.store.save_reply(key, session_id, reply.to_json())
             return reply
 
+    def act(self, session_id: str, move: inv.Move, text: str = "") -> Reply:
+        """Apply a card-game move given directly (setup from command-line options).
+        Raises RuleError with the answer a player would get if the move is refused."""
+        with self.store.transaction():
+            table = self.table(session_id)
+            if table.cards is None:
+                raise RuleError("no card game is running")
+            problem = inv.refusal(table.cards, move)
+            if problem is not None:
+                from host.inversion_phrasing import refusal_text
+
+                raise RuleError(refusal_text(problem, table.cards, table.config.lang))
+            from host.inversion_talk import CardTalker
+
+            talker = CardTalker(self, session_id, table, self.clock())
+            return talker.rule(move, text, Reply(session_id))
+
     def timeout(self, session_id: str, turn: int) -> Reply | None:
         """The turn numbered ``turn`` ran out. Stale or repeated timeouts do nothing."""
         with self.store.transaction():
             table = self.table(session_id)
+            # Card games have no turn timer: the table plays at its own pace.
             if not table.running or table.game is None or table.game.turn != turn:
                 return None
             reply = Reply(session_id, accepted=True)
@@ -378,7 +532,8 @@ class Referee:
             reply.private.append(g.phrase("not_playing", player=player))
             return reply
         reply.accepted = True
-        if table.running and table.game is not None and player in table.game.in_play:
+        playing = (table.game is not None and player in table.game.in_play) or table.cards is not None
+        if table.running and playing:
             events = self._append(session_id, Leave(player=player), now)
             self._announce(self.table(session_id), events, reply)
         else:
@@ -398,6 +553,10 @@ class Referee:
         if speaker is not None and table.player(speaker) is None:
             reply.private.append(g.phrase("not_playing", player=speaker))
             return reply
+        if table.config.game == "inversion":
+            from host.inversion_talk import CardTalker
+
+            return CardTalker(self, session_id, table, now).handle(text, speaker, hearing, reply)
         utterances = [parse(t, lang) for t in (hearing.alternatives if hearing else (text,))]
         utterance = utterances[0] if utterances else parse("", lang)
         intent = utterance.intent()
@@ -547,14 +706,15 @@ class Referee:
         elif name == "new_game":
             if table.running:
                 reply.private.append(g.phrase("game_running"))
-            elif len(table.players) < ud.MIN_PLAYERS:
-                reply.private.append(g.phrase("need_players", count=ud.MIN_PLAYERS))
+            elif len(table.players) < table.config.min_players:
+                reply.private.append(g.phrase("need_players", count=table.config.min_players))
             else:
                 begun = self._begin(session_id, table, now)
                 begun.events[:0] = reply.events
                 return begun
         elif name == "leave":
-            player = speaker or (game.current_player if game is not None and table.running else None)
+            state = table.state
+            player = speaker or (state.current_player if state is not None and table.running else None)
             if player is None:
                 reply.private.append(g.phrase("help"))
             else:
@@ -583,12 +743,18 @@ class Referee:
         if grace is None:
             reply.private.append(g.phrase("undo_off"))
             return reply
-        if not live or not isinstance(live[-1][2], Say):
+        if not live or not isinstance(live[-1][2], Say | Act):
             reply.private.append(g.phrase("undo_nothing"))
             return reply
         seq, at, said = live[-1]
-        if speaker is not None and speaker != said.player:
-            reply.private.append(g.phrase("undo_not_yours", player=said.player, number=said.number))
+        if speaker is not None and said.player is not None and speaker != said.player:
+            if isinstance(said, Act):
+                from host.inversion_phrasing import act_text
+
+                what = act_text(said, table.config.lang)
+            else:
+                what = str(said.number)
+            reply.private.append(g.phrase("undo_not_yours", player=said.player, number=what))
             return reply
         if now - at > grace:
             reply.private.append(g.phrase("undo_too_late"))
@@ -600,12 +766,21 @@ class Referee:
         return reply
 
     def _announce(self, table: Table, events: list[Event], reply: Reply) -> None:
-        lang = table.config.lang
-        reply.public.extend(phrasing.describe_all(events, lang))
+        if table.cards is not None:
+            from host import inversion_phrasing
+
+            reply.public.extend(inversion_phrasing.describe_all(events, table.config.lang))
+        else:
+            reply.public.extend(phrasing.describe_all(events, table.config.lang))
         reply.events.extend(event_to_json(e) for e in events)
         self._after_ruling(table, reply)
 
     def _after_ruling(self, table: Table, reply: Reply) -> None:
+        if table.cards is not None:
+            from host.inversion_talk import after_ruling
+
+            after_ruling(table, table.cards, reply)
+            return
         game = table.game
         assert game is not None
         reply.turn = game.turn

@@ -1,4 +1,8 @@
-"""Up-or-Down by text message: ``POST /twilio/sms`` (Twilio's Messaging webhook).
+"""Games by text message: ``POST /twilio/sms`` (Twilio's Messaging webhook).
+
+Up-or-Down (``NEW``) and the !nversion card game (``NEW INVERSION``: the table plays real
+cards and texts each move, the referee checks it). The channel only routes texts: every
+move goes through ``Referee.handle``, which dispatches on the session's game.
 
 A player is their phone number. The sender of a text is answered in the TwiML reply;
 everyone else in the game hears about it through the REST API (``notify.fan_out`` ->
@@ -6,9 +10,9 @@ everyone else in the game hears about it through the REST API (``notify.fan_out`
 texted. Each message starts with the turn number ("#12 ") because texts can arrive out
 of order, and is cut to fit one GSM-7 segment (``host/sms_text.py``).
 
-Keywords (first word, case and punctuation ignored): NEW [TRAINING] [name], JOIN code
-[name], START, STATUS, RULES, LEAVE, HELP/INFO; anything else from a player goes to the
-referee (numbers as digits or words, "whose turn", "repeat", ...). The carriers' opt-out
+Keywords (first word, case and punctuation ignored): NEW [TRAINING|INVERSION] [name],
+JOIN code [name], START, STATUS, RULES, LEAVE, HELP/INFO; anything else from a player goes to the
+referee (numbers as digits or words, cards like "9H", "I bid 3", "whose turn", ...). The carriers' opt-out
 words are never game commands: the number leaves its game and gets nothing more until
 START, YES or UNSTOP. START is also the creator's "begin": an opted-out number sending it
 is opted in, a creator in a lobby sending it begins the game.
@@ -33,12 +37,12 @@ from twilio.twiml.messaging_response import MessagingResponse
 from games import up_or_down as ud
 from games.core import Mode
 from grammars import Grammar, load
-from host import notify, phrasing, timeouts
+from host import notify, timeouts
 from host.config import Settings
 from host.language import CommandSaid, parse
 from host.lobby import CODE_DIGITS, Joined, Lobby, Member
 from host.outbound import Outbound
-from host.referee import Referee, Reply, SessionConfig
+from host.referee import Referee, Reply, SessionConfig, Table, prompt_text
 from host.sms_text import fit, sanitize_name, turn_prefix
 from host.twilio_security import TwilioForm
 
@@ -61,8 +65,10 @@ KEYWORDS = frozenset({"NEW", "JOIN", "START", "STATUS", "RULES", "LEAVE"}) | OPT
 FILLERS = frozenset({"OK", "OKAY", "PLEASE", "PLS", "PLZ", "LETS", "HI", "HEY", "HELLO", "SO"})
 TRAINING = frozenset({"TRAINING", "PRACTICE", "PRACTISE", "TRAIN"})
 TOURNAMENT = frozenset({"TOURNAMENT", "GAME", "MATCH"})
+# "NEW INVERSION", "new !nversion" (the "!" is dropped with the punctuation).
+INVERSION = frozenset({"INVERSION", "NVERSION"})
 MAX_BODY = 1600  # Twilio's own limit for one message; anything longer is not a person typing
-MAX_PLAYERS = 10
+MAX_PLAYERS = 10  # an SMS game's seats when the game itself sets no limit (Up-or-Down)
 MAX_NUMBER = 10**7  # larger numbers are typing accidents, not moves (see _member)
 
 _NON_WORD = re.compile(r"[\W_]+")
@@ -139,7 +145,7 @@ class SmsChannel:
             return Answer(tell=[(left, address)], session_id=left.session_id)
         member = self.lobby.member(address)
         if keyword in HELP:
-            return self._say(member, [self.g.phrase("sms_help")])
+            return self._say(member, [self.g.phrase(self._help_key(member))])
         if self.lobby.opted_out(address):
             if keyword in OPT_IN:
                 self.lobby.opt_in(address)
@@ -159,6 +165,8 @@ class SmsChannel:
         if keyword == "JOIN":
             return self._join(address, words, after)
         if keyword == "RULES":
+            if any(k in INVERSION for k in words.keys[after:]):  # "RULES INVERSION"
+                return self._say(None, [g.phrase("inv_rules")])
             options = ud.Options()
             return self._say(None, [g.phrase("sms_rules", low=options.low, high=options.high)])
         if keyword in ("START", "STATUS", "LEAVE"):
@@ -167,22 +175,27 @@ class SmsChannel:
 
     def _create(self, address: str, words: Words, after: int) -> Answer:
         mode = Mode.TOURNAMENT
+        cards = False
         rest = list(range(after, len(words.raw)))
-        while rest and (words.keys[rest[0]] in TRAINING or words.keys[rest[0]] in TOURNAMENT):
-            if words.keys[rest[0]] in TRAINING:
+        while rest and (key := words.keys[rest[0]]) in TRAINING | TOURNAMENT | INVERSION:
+            if key in TRAINING:
                 mode = Mode.TRAINING
+            cards = cards or key in INVERSION
             rest.pop(0)
         name = sanitize_name(" ".join(words.raw[i] for i in rest)) or "Player 1"
         config = SessionConfig(
+            game="inversion" if cards else "up-or-down",
             mode=mode,
             lang=self.settings.lang,
             undo_grace=self.settings.sms_undo_grace,
             confirm_below=self.settings.confirm_below,
-            turn_timeout=self.settings.sms_turn_timeout,
+            # A card table plays at its own pace: no turn timer.
+            turn_timeout=None if cards else self.settings.sms_turn_timeout,
         )
         joined = self.lobby.create(address, name, CHANNEL, config)
-        log.info("%s made game %s (%s)", address, joined.session_id, mode.value)
-        answer = self._say(None, [self.g.phrase("sms_created", code=joined.code, name=name)])
+        log.info("%s made game %s (%s, %s)", address, joined.session_id, config.game, mode.value)
+        key = "sms_created_inversion" if cards else "sms_created"
+        answer = self._say(None, [self.g.phrase(key, code=joined.code, name=name)])
         answer.session_id = joined.session_id
         return answer
 
@@ -203,8 +216,8 @@ class SmsChannel:
         code = code[:12]
         row = self.store.session_by_code(code)
         table = self.referee.table(row.id) if row is not None and row.status != "closed" else None
-        if table is not None and len(table.players) >= MAX_PLAYERS and not table.running:
-            return self._say(None, [g.phrase("sms_full", count=MAX_PLAYERS)])
+        if table is not None and len(table.players) >= _seats(table) and not table.running:
+            return self._say(None, [g.phrase("sms_full", count=_seats(table))])
         asked = sanitize_name(" ".join(words.raw[i:]))
         taken = table.names if table is not None else ()
         if not asked and default and default.casefold() not in {n.casefold() for n in taken}:
@@ -218,8 +231,10 @@ class SmsChannel:
                 "started": "sms_started",
                 "name_taken": "sms_name_taken",
                 "too_many_tries": "sms_too_many_tries",
+                "full": "sms_full",
             }[result]
-            return self._say(None, [g.phrase(key, code=code, name=name)])
+            seats = _seats(table) if table is not None else MAX_PLAYERS
+            return self._say(None, [g.phrase(key, code=code, name=name, count=seats)])
         table = self.referee.table(result.session_id)
         players = ", ".join(table.names)
         creator = table.players[0].name
@@ -240,17 +255,16 @@ class SmsChannel:
         g = self.g
         session_id = member.session_id
         table = self.referee.table(session_id)
-        in_lobby = table.game is None
+        in_lobby = table.state is None
         heard = parse(text, table.config.lang) if keyword is None else None
         if keyword == "LEAVE" or (heard is not None and heard.intent() == CommandSaid("leave")):
             return self._leave(member)
-        if heard is not None and table.game is not None and table.running:
+        if heard is not None and table.running:
             huge = any(abs(n) > MAX_NUMBER for n in heard.numbers)
             if huge:  # a typing accident, not a move; nor could it be told to anyone in one text
-                prompt = phrasing.prompt(table.game, table.config.lang)
-                return self._say(member, [g.phrase("not_understood", turn=prompt)])
+                return self._say(member, [g.phrase("not_understood", turn=prompt_text(table))])
         if keyword == "JOIN":
-            if table.game is not None and not table.running:
+            if not in_lobby and not table.running:
                 # The old game is over: moving on to another one needs no LEAVE first.
                 left = self._leave(member)
                 joined = self._join(member.address, words, after, default=member.name)
@@ -258,6 +272,8 @@ class SmsChannel:
                 return joined
             return self._say(member, [g.phrase("sms_in_game", code=self._code(session_id))])
         if keyword == "RULES":
+            if table.config.game == "inversion":
+                return self._say(member, [g.phrase("inv_rules")])
             o = table.config.options()
             return self._say(member, [g.phrase("sms_rules", low=o.low, high=o.high)])
         if in_lobby:
@@ -265,8 +281,9 @@ class SmsChannel:
             if keyword == "START":
                 if creator.address != member.address:
                     return self._say(member, [g.phrase("sms_only_creator", creator=creator.name)])
-                if len(table.players) < ud.MIN_PLAYERS:
-                    return self._say(member, [g.phrase("need_players", count=ud.MIN_PLAYERS)])
+                need = table.config.min_players
+                if len(table.players) < need:
+                    return self._say(member, [g.phrase("need_players", count=need)])
                 return self._ruled(member, self.referee.begin(session_id))
             if keyword == "NEW":
                 return self._say(member, [g.phrase("sms_in_game", code=self._code(session_id))])
@@ -304,8 +321,13 @@ class SmsChannel:
         return answer
 
     def _turn(self, session_id: str) -> int | None:
-        game = self.referee.table(session_id).game
-        return game.turn if game is not None else None
+        state = self.referee.table(session_id).state
+        return state.turn if state is not None else None
+
+    def _help_key(self, member: Member | None) -> str:
+        if member is not None and self.referee.table(member.session_id).config.game == "inversion":
+            return "sms_help_inversion"
+        return "sms_help"
 
     def _stamp(self, reply: Reply) -> None:
         """Replies that did not move the game still carry the current turn number."""
@@ -328,6 +350,12 @@ class SmsChannel:
     def tell(self, items: list[tuple[Reply, str | None]]) -> None:
         for reply, exclude in items:
             notify.fan_out(self.lobby, self.outbound, reply, exclude=exclude)
+
+
+def _seats(table: Table) -> int:
+    """How many a game by text seats: the game's own limit, else the channel's."""
+    limit = table.config.max_players
+    return min(limit, MAX_PLAYERS) if limit is not None else MAX_PLAYERS
 
 
 def _default_name(taken: tuple[str, ...]) -> str:

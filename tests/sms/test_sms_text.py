@@ -68,7 +68,8 @@ def _fields(template: str) -> set[str]:
     return {f for _, f, _, _ in string.Formatter().parse(template) if f}
 
 
-TEMPLATES = sorted(load("en").phrases.items())
+# !nversion seats at most 4, with its own fields: tests/sms/test_inversion_sms.py.
+TEMPLATES = sorted((k, v) for k, v in load("en").phrases.items() if not k.startswith("inv_"))
 
 
 @pytest.mark.parametrize(("key", "template"), TEMPLATES, ids=[k for k, _ in TEMPLATES])

@@ -1,0 +1,234 @@
+"""!nversion events, prompts and refusals to words, from ``grammars/<lang>/phrases.yaml``.
+
+Pure functions like ``host/phrasing.py``: the same words go to a console, an SMS and TTS.
+Cards read as "9 of hearts" in English ("하트 9" in Korean); ``spoken`` reads the number
+as words too, for a recogniser-friendly echo.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from games import inversion as inv
+from games.cards import Card, Suit
+from games.core import Event, GameOver, Outcome
+from grammars import Grammar, load
+from host.card_language import suit_words
+
+if TYPE_CHECKING:
+    from host.referee import Act
+
+
+def card_text(card: Card, lang: str = "en") -> str:
+    g = load(lang)
+    return g.phrase(
+        "inv_card",
+        rank=card.rank,
+        suit=suit_words(card.suit, lang),
+        suits=suit_words(card.suit, lang, plural=True),
+    )
+
+
+def cards_text(cards: Sequence[Card], lang: str = "en") -> str:
+    return ", ".join(card_text(c, lang) for c in cards)
+
+
+def _suits(suits: Sequence[Suit], lang: str) -> str:
+    return ", ".join(suit_words(s, lang, plural=True) for s in suits)
+
+
+def _tally(g: Grammar, tally: Sequence[tuple[str, int]]) -> str:
+    return ", ".join(g.phrase("inv_tally_item", player=p, count=c) for p, c in tally)
+
+
+def _reason(g: Grammar, event: inv.TrickWon, lang: str) -> str:
+    reason = g.phrase(
+        f"inv_reason_{event.reason}",
+        suit=suit_words(event.follow_suit, lang),
+        suits=suit_words(event.follow_suit, lang, plural=True),
+    )
+    if event.tie:
+        reason += ", " + g.phrase("inv_reason_tie", player=event.winner)
+    return reason
+
+
+def outcome_text(outcome: Outcome, lang: str = "en") -> str:
+    g = load(lang)
+    tricks = dict(outcome.scores)
+    if outcome.reason == "player_left":
+        return g.phrase("inv_result_left", player=outcome.left)
+    if outcome.reason == "requested":
+        return f"{g.phrase('game_over_requested')} {g.phrase('inv_tally', tally=_tally(g, outcome.scores))}"
+    if outcome.parent is not None and outcome.bid is not None:
+        fields = {"parent": outcome.parent, "bid": outcome.bid, "tricks": tricks[outcome.parent]}
+        if outcome.winners == (outcome.parent,):
+            return g.phrase("inv_result_made", **fields)
+        children = f" {g.phrases['and']} ".join(outcome.winners)
+        return g.phrase("inv_result_missed", children=children, **fields)
+    counts = sorted(tricks.values(), reverse=True)
+    score = g.phrase("inv_score_two", high=counts[0], low=counts[-1])
+    if outcome.winner is not None:
+        return g.phrase("inv_result_winner", winner=outcome.winner, score=score)
+    return g.phrase("inv_result_draw", score=score)
+
+
+def describe(event: Event, lang: str = "en", *, penalty: bool = False) -> str:
+    """One line per event; ``penalty`` adds what a revoke costs when the table chose one."""
+    g = load(lang)
+    if isinstance(event, inv.SuitsChosen):
+        return g.phrase("inv_suits", suits=_suits(event.suits, lang))
+    if isinstance(event, inv.LaneLaid):
+        return g.phrase("inv_lane", total=event.total, cards=cards_text(event.cards, lang))
+    if isinstance(event, inv.FirstChosen):
+        return g.phrase("inv_opener" if event.bidding else "inv_first", player=event.player)
+    if isinstance(event, inv.BidMade):
+        if event.amount is None:
+            return g.phrase("inv_pass", player=event.player)
+        return g.phrase("inv_bid", player=event.player, amount=event.amount)
+    if isinstance(event, inv.AuctionWon):
+        return g.phrase("inv_parent", parent=event.parent, bid=event.bid, children=", ".join(event.children))
+    if isinstance(event, inv.TrickStarted):
+        return g.phrase(
+            "inv_trick_started", trick=event.trick, card=card_text(event.follow, lang), player=event.leader
+        )
+    if isinstance(event, inv.CardPlayed):
+        return g.phrase("inv_played", player=event.player, card=card_text(event.card, lang))
+    if isinstance(event, inv.Inversion):
+        return g.phrase(
+            "inv_inversion",
+            player=event.player,
+            took=card_text(event.took, lang),
+            card=card_text(event.card, lang),
+        )
+    if isinstance(event, inv.Revoke):
+        key = "inv_revoke_played" if event.evidence == "played" else "inv_revoke_count"
+        line = g.phrase(
+            key,
+            player=event.player,
+            suits=suit_words(event.suit, lang, plural=True),
+            claimed_trick=event.claimed_trick,
+            claimed_card=card_text(event.claimed_card, lang),
+            card=card_text(event.card, lang) if event.card is not None else "",
+            hand=event.hand,
+            others=event.others,
+        )
+        return f"{line} {g.phrase('inv_revoke_penalty')}" if penalty else line
+    if isinstance(event, inv.TrickWon):
+        won = g.phrase(
+            "inv_won",
+            player=event.winner,
+            trick=event.trick,
+            card=card_text(event.card, lang),
+            reason=_reason(g, event, lang),
+        )
+        return f"{won} {g.phrase('inv_tally', tally=_tally(g, event.tally))}"
+    if isinstance(event, inv.CardsAccounted):
+        if not event.missing and not event.doubled:
+            return g.phrase("inv_accounted", total=event.total)
+        none = g.phrases["none"]
+        return g.phrase(
+            "inv_unaccounted",
+            missing=cards_text(event.missing, lang) or none,
+            doubled=cards_text(event.doubled, lang) or none,
+        )
+    if isinstance(event, GameOver):
+        return f"{outcome_text(event.outcome, lang)} {g.phrase('inv_play_again')}"
+    from host.referee import ActUndone
+
+    if isinstance(event, ActUndone):
+        return g.phrase("undo", player=event.player or g.phrases["nobody"], number=_undone_text(event, lang))
+    return ""
+
+
+def describe_all(events: Sequence[Event], lang: str = "en", *, penalty: bool = False) -> list[str]:
+    return [line for e in events if (line := describe(e, lang, penalty=penalty))]
+
+
+def _undone_text(event: Event, lang: str) -> str:
+    cards = tuple(Card.parse(c) for c in getattr(event, "cards", ()))
+    amount = getattr(event, "amount", None)
+    if cards:
+        return cards_text(cards, lang)
+    return str(amount) if amount is not None else getattr(event, "action", "")
+
+
+def act_text(act: Act, lang: str = "en") -> str:
+    """What a logged move was, for "only Ann can take back the 9 of hearts"."""
+    if act.cards:
+        return cards_text([Card.parse(c) for c in act.cards], lang)
+    if act.amount is not None:
+        return str(act.amount)
+    return act.action
+
+
+def prompt(state: inv.State, lang: str = "en") -> str:
+    """What the table must say next."""
+    g = load(lang)
+    if state.outcome is not None:
+        return outcome_text(state.outcome, lang)
+    if state.phase is inv.Phase.SUITS:
+        return g.phrase("inv_ask_suits", count=len(state.players) + 1)
+    if state.phase is inv.Phase.LANE:
+        return g.phrase("inv_ask_lane", position=len(state.lane) + 1)
+    if state.phase is inv.Phase.FIRST:
+        return g.phrase("inv_ask_opener" if state.bidding else "inv_ask_first")
+    player = state.current_player
+    if state.phase is inv.Phase.BIDDING:
+        high = state.high_bid
+        if high is None and len(state.passed) == len(state.players) - 1:
+            return g.phrase("inv_ask_bid_last", player=player)
+        if high is None:
+            return g.phrase("inv_ask_bid_first", player=player)
+        return g.phrase("inv_ask_bid", player=player, bid=high)
+    allowed = state.allowed()
+    assert allowed is not None
+    suit, rank = allowed
+    return g.phrase("inv_turn", player=player, suit=suit_words(suit, lang), rank=rank)
+
+
+def status(state: inv.State, lang: str = "en") -> str:
+    g = load(lang)
+    if state.outcome is not None:
+        return outcome_text(state.outcome, lang)
+    if state.phase is not inv.Phase.PLAYING or state.follow is None:
+        return g.phrase("inv_status_setup")
+    line = g.phrase(
+        "inv_status", trick=state.trick, card=card_text(state.follow, lang), tally=_tally(g, state.tally())
+    )
+    if state.parent is not None:
+        line += " " + g.phrase("inv_status_bid", parent=state.parent, bid=state.bid)
+    return line
+
+
+def refusal_text(refusal: inv.Refusal, state: inv.State, lang: str = "en") -> str:
+    """Why a move was not taken, then what is allowed now."""
+    g = load(lang)
+    f: dict[str, object] = {}
+    for key, value in refusal.fields.items():
+        if isinstance(value, Card):
+            value = card_text(value, lang)
+        elif isinstance(value, Suit):
+            value = suit_words(value, lang)
+        elif key == "suits" and isinstance(value, tuple):
+            value = _suits(value, lang)
+        f[key] = value
+    reason = refusal.reason
+    if reason == "card_seen":
+        reason = f"card_seen_{f['where']}"
+    if reason == "not_your_turn":
+        return g.phrase("not_your_turn", player=f["player"])
+    if reason == "not_playing":
+        return g.phrase("not_playing", player=f["player"])
+    if reason == "game_over":
+        return g.phrase("game_finished")
+    if reason == "must_follow":
+        return g.phrase("inv_must_follow", **f)
+    if reason == "wrong_phase":
+        return f"{g.phrase('inv_not_now')} {prompt(state, lang)}"
+    if reason == "lane_count":
+        return prompt(state, lang)
+    line = g.phrase(f"inv_{reason}", **f)
+    if reason in ("bid_too_low", "must_declare"):
+        return line
+    return f"{line} {prompt(state, lang)}"

@@ -1,0 +1,143 @@
+"""``gamehost play inversion``: a scripted game from setup options, JSON events, bad options."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from games import inversion as inv
+from games.cards import Card, Suit, deck
+from host.cli import app
+
+runner = CliRunner()
+
+
+def events(stdout: str) -> list[dict[str, object]]:
+    return [json.loads(line) for line in stdout.splitlines() if line.strip()]
+
+
+def scripted_game(
+    seed: int, players: list[str]
+) -> tuple[list[Suit], list[Card], list[str], inv.State, list[str]]:
+    """A dealt game played out by the engine: honest play except one deliberate revoke.
+    Returns the setup, the stdin lines, and the engine's final state and event types."""
+    rng = random.Random(seed)
+    suits = rng.sample(list(Suit), len(players) + 1)
+    cards = sorted(deck(suits))
+    rng.shuffle(cards)
+    hands = {p: cards[i * 10 : (i + 1) * 10] for i, p in enumerate(players)}
+    lane = cards[len(players) * 10 :]
+    state = inv.new_game(players)
+    for move in (inv.ChooseSuits(tuple(suits)), inv.LayLane(tuple(lane)), inv.ChooseFirst(players[0])):
+        state, _ = inv.play(state, move)
+    lines: list[str] = []
+    if state.bidding:
+        for i, p in enumerate(players):
+            amount = 3 if i == 0 else None
+            state, _ = inv.play(state, inv.Declare(p, amount))
+            lines.append(f"{p}: {'I bid 3' if amount else 'pass'}")
+    revoked = False
+    kinds: list[str] = []
+    while not state.is_over:
+        p = state.current_player
+        assert p is not None and state.follow is not None
+        hand = hands[p]
+        follow = [c for c in hand if c.suit == state.follow.suit]
+        off = [c for c in hand if c.suit != state.follow.suit and c.rank + state.follow.rank != 11]
+        if follow and off and not revoked and inv.refusal(state, inv.PlayCard(p, off[0])) is None:
+            card, revoked = off[0], True  # has the suit, plays off it anyway
+        else:
+            card = (follow or hand)[0]
+        state, happened = inv.play(state, inv.PlayCard(p, card))
+        kinds += [e.type for e in happened]
+        hand.remove(card)
+        lines.append(f"{p}: {card}")
+    return suits, lane, lines, state, kinds
+
+
+@pytest.mark.parametrize("players", [["Ann", "Bob"], ["Ann", "Bob", "Cy"], ["Ann", "Bob", "Cy", "Dee"]])
+def test_a_scripted_game_in_json_matches_the_engine(tmp_path: Path, players: list[str]) -> None:
+    suits, lane, lines, final, kinds_expected = scripted_game(len(players), players)
+    result = runner.invoke(
+        app,
+        [
+            "play", "inversion", "--players", ",".join(players), "--db", str(tmp_path / "g.db"), "--json",
+            "--suits", ",".join(s.value for s in suits), "--lane", ",".join(map(str, lane)),
+            "--first", players[0].lower(),
+        ],
+        input="\n".join(lines) + "\n",
+    )
+    assert result.exit_code == 0, result.stderr
+    ev = events(result.stdout)
+    kinds = {e["type"] for e in ev}
+    assert {"suits", "lane", "first", "card_played", "trick_won", "revoke", "game_over"} <= kinds
+    assert ("bid" in kinds) == (len(players) > 2)
+    assert sum(e["type"] == "card_played" for e in ev) == 10 * len(players)
+    assert sum(e["type"] == "trick_won" for e in ev) == 10
+    assert "inversion" in kinds_expected and "revoke" in kinds_expected  # the deal exercises both
+    for kind in ("inversion", "revoke", "trick_won"):
+        assert sum(e["type"] == kind for e in ev) == kinds_expected.count(kind)
+    over = next(e for e in ev if e["type"] == "game_over")
+    assert final.outcome is not None
+    assert over["tricks"] == dict(final.outcome.scores)
+    assert over.get("winners", []) == list(final.outcome.winners)
+    accounted = next(e for e in ev if e["type"] == "cards_accounted")
+    assert accounted == {"type": "cards_accounted", "total": 10 * (len(players) + 1), "missing": [], "doubled": []}
+
+
+def test_text_output_reads_like_a_referee(tmp_path: Path) -> None:
+    result = runner.invoke(
+        app,
+        [
+            "play", "inversion", "--players", "Ann,Bob", "--db", str(tmp_path / "g.db"),
+            "--suits", "H,S,C", "--lane", "9H,1C,2C,3C,4C,5C,6C,7C,8C,10C", "--first", "Ann",
+        ],
+        input="8H\n2S\nscore\n",
+    )
+    assert result.exit_code == 0, result.stderr
+    out = result.stdout.splitlines()
+    assert out[:3] == ["Suits: hearts, spades, clubs.", "Lane 10 of 10: " + ", ".join(
+        ["9 of hearts"] + [f"{n} of clubs" for n in (1, 2, 3, 4, 5, 6, 7, 8, 10)]
+    ) + ".", "Ann plays first."]
+    assert "Inversion! Bob takes the 9 of hearts. Follow card now 2 of spades." in out
+    assert out[-1].startswith("Trick 2, follow card 1 of clubs. Tricks: Ann 0, Bob 1.")
+
+
+def test_setup_left_out_is_asked_for(tmp_path: Path) -> None:
+    result = runner.invoke(
+        app, ["play", "inversion", "--players", "Ann,Bob,Cy", "--db", str(tmp_path / "g.db")],
+        input="hearts spades clubs clowns\n",
+    )
+    assert result.exit_code == 0
+    assert result.stdout.splitlines() == [
+        "Which 4 suits? Say them, like hearts, spades and clubs.",
+        "Suits: hearts, spades, clubs, clowns.",
+        "Lane card 1 of 10, nearest the reference card first? Say one or more.",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--players", "A,B,C,D,E"], "2 to 4 players"),
+        (["--players", "A,B", "--suits", "heart,spade"], "--suits: Choose 3 suits, not 2"),
+        (["--players", "A,B", "--suits", "heart,spade,moon"], "not a suit"),
+        (["--players", "A,B", "--suits", "H,S,C", "--lane", "9H,9H"], "--lane: The 9 of hearts is in the lane already"),
+        (["--players", "A,B", "--suits", "H,S,C", "--lane", "9D"], "not in this game"),
+        (["--players", "A,B", "--suits", "H,S,C", "--lane", "12H"], "not a card"),
+        (["--players", "A,B", "--lane", "9H"], "need --suits"),
+        (["--players", "A,B", "--suits", "H,S,C", "--first", "A"], "whole --lane"),
+        (
+            ["--players", "A,B", "--suits", "H,S,C", "--lane", "1H,2H,3H,4H,5H,6H,7H,8H,9H,10H", "--first", "Zed"],
+            "not one of the players",
+        ),
+    ],
+)
+def test_bad_setup_options_exit_2_with_a_message(tmp_path: Path, args: list[str], message: str) -> None:
+    result = runner.invoke(app, ["play", "inversion", *args, "--db", str(tmp_path / "g.db")], input="")
+    assert result.exit_code == 2
+    assert message in result.stderr
