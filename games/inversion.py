@@ -395,6 +395,8 @@ def _bid_refusal(state: State, move: Declare) -> Refusal | None:
         if high is None and len(state.passed) == len(state.players) - 1:
             return Refusal("must_declare", {"player": current})
         return None
+    if move.amount < 0:
+        return Refusal("bid_too_low", {"bid": 0 if high is None else high})
     if move.amount == 0 and high is None:
         return Refusal("first_bid_zero")
     if move.amount > TRICKS:
@@ -409,11 +411,12 @@ def where_seen(state: State, card: Card) -> dict[str, object]:
     for trick, (winner, pile) in enumerate(state.piles, start=1):
         if card in pile:
             return {"where": "pile", "trick": trick, "player": winner}
-    for p in state.plays:
-        if card in (p.card, p.counts):
-            return {"where": "trick", "player": p.player, "trick": state.trick}
     if card == state.follow:
         return {"where": "follow"}
+    # An inverter's own card went into the lane: the trick holds what each player counts.
+    for p in state.plays:
+        if card == p.counts:
+            return {"where": "trick", "player": p.player, "trick": state.trick}
     return {"where": "lane", "position": state.lane.index(card) + 1}
 
 

@@ -65,6 +65,8 @@ class Speech(BaseModel):
     decoys: list[str] = Field(default_factory=list)
     # Decoys left out while a yes/no answer is awaited, because they sound like one.
     answer_lookalikes: list[str] = Field(default_factory=list)
+    # Decoys left out while cards or suits are heard, because they sound like a suit word.
+    card_lookalikes: list[str] = Field(default_factory=list)
     # Command phrases a recogniser listens for, when fewer than commands.yaml has: a word
     # that sounds like a number ("다시" and "사십") costs more numbers than it is worth.
     commands: dict[str, list[str]] = Field(default_factory=dict)
@@ -151,6 +153,7 @@ class Grammar:
     confusions: tuple[tuple[int, int], ...]
     decoys: tuple[str, ...] = ()
     answer_lookalikes: tuple[str, ...] = ()
+    card_lookalikes: tuple[str, ...] = ()
     speech_commands: dict[str, tuple[str, ...]] = field(default_factory=dict)
     cards: Cards | None = None  # None: the language has no cards.yaml (no card games)
 
@@ -276,6 +279,7 @@ def load(lang: str, root: Path = ROOT) -> Grammar:
         confusions=tuple(confusions.pairs),
         decoys=tuple(speech.decoys),
         answer_lookalikes=tuple(speech.answer_lookalikes),
+        card_lookalikes=tuple(speech.card_lookalikes),
         speech_commands={k: tuple(v) for k, v in speech.commands.items()},
         cards=cards,
     )

@@ -181,11 +181,11 @@ def _same(v: _Vocabulary, said: str, word: str) -> bool:
     return said == word or any(said == word + p for p in v.particles)
 
 
-def _claim_phrases(v: _Vocabulary, tokens: list[str]) -> list[_Item | None]:
-    """Counts before a bid word, then every phrase, longest first; None where none fits."""
-    claims: list[_Item | None] = [None] * len(tokens)
+def _claim_phrases(v: _Vocabulary, tokens: list[str], claims: list[_Item | None]) -> None:
+    """Claim counts before a bid word ("세 개"), then every phrase, longest first, in the
+    tokens not claimed yet (names are); no phrase runs across a claimed token."""
     for i, token in enumerate(tokens[:-1]):
-        if token in v.cards.counts and tokens[i + 1] in v.bid_after:
+        if token in v.cards.counts and tokens[i + 1] in v.bid_after and not any(claims[i : i + 2]):
             claims[i] = _Item("count", token, v.cards.counts[token])
     for i, token in enumerate(tokens):
         for phrase, kind, name in v.phrases.get(token, ()):
@@ -195,10 +195,10 @@ def _claim_phrases(v: _Vocabulary, tokens: list[str]) -> list[_Item | None]:
                 # The rest of the phrase is claimed too, by a marker that _items skips.
                 claims[i + 1 : i + size] = [_Item("", "")] * (size - 1)
                 break
-    return claims
 
 
 def _items(v: _Vocabulary, text: str, players: Sequence[str]) -> list[_Item]:
+    """The utterance as numbers and claimed phrases, each once, in the order said."""
     tokens: list[str] = []
     claims: list[_Item | None] = []
     for piece in _words_and_names(v, text, players):
@@ -209,9 +209,7 @@ def _items(v: _Vocabulary, text: str, players: Sequence[str]) -> list[_Item]:
             split = v.split(piece)
             tokens += split
             claims += [None] * len(split)
-    free = [i for i, claim in enumerate(claims) if claim is None]
-    for i, claim in zip(free, _claim_phrases(v, [tokens[i] for i in free]), strict=True):
-        claims[i] = claim
+    _claim_phrases(v, tokens, claims)
     # Rank words ("ace") stand alone, like digits: they never join a longer number.
     ranks = v.cards.ranks
     readable = [None if c else str(ranks.get(t, t)) for t, c in zip(tokens, claims, strict=True)]

@@ -123,7 +123,7 @@ def play(
     ] = None,
     revoke_penalty: Annotated[
         inv.Penalty,
-        typer.Option(help="!nversion: a proven revoke is announced only, or costs a trick to the other side."),
+        typer.Option(help="!nversion: a proven revoke is only announced, or costs a trick."),
     ] = inv.Penalty.ANNOUNCE,
     lang: Annotated[str, typer.Option(help="Language of the words understood and said.")] = "en",
     db: Annotated[Path | None, typer.Option(help="SQLite file (default: the user data directory).")] = None,

@@ -122,7 +122,8 @@ def describe(event: Event, lang: str = "en", *, penalty: bool = False) -> str:
             card=card_text(event.card, lang),
             reason=_reason(g, event, lang),
         )
-        return f"{won} {g.phrase('inv_tally', tally=_tally(g, event.tally))}"
+        # The tally is its own line: a channel may send it apart (one SMS segment each).
+        return f"{won}\n{g.phrase('inv_tally', tally=_tally(g, event.tally))}"
     if isinstance(event, inv.CardsAccounted):
         if not event.missing and not event.doubled:
             return g.phrase("inv_accounted", total=event.total)
@@ -142,7 +143,7 @@ def describe(event: Event, lang: str = "en", *, penalty: bool = False) -> str:
 
 
 def describe_all(events: Sequence[Event], lang: str = "en", *, penalty: bool = False) -> list[str]:
-    return [line for e in events if (line := describe(e, lang, penalty=penalty))]
+    return [line for e in events for line in describe(e, lang, penalty=penalty).splitlines() if line]
 
 
 def _undone_text(event: Event, lang: str) -> str:

@@ -114,7 +114,8 @@ def sanitize_name(raw: str, limit: int = NAME_MAX) -> str:
     return name if any(c.isalnum() for c in name) else ""
 
 
-_SENTENCE_END = re.compile(r"(?<=[.!?:])\s+")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+_COLON = re.compile(r"(?<=[:;])\s+")
 _CLAUSE_END = re.compile(r"(?<=,)\s+")
 
 
@@ -136,11 +137,12 @@ def _pack(pieces: Iterable[str], room: int) -> list[str]:
 
 
 def _split(text: str, room: int) -> list[str]:
-    """Pieces of ``text`` each at most ``room`` septets, cut at sentences, then clauses,
-    then words, then (a 200-digit number) anywhere."""
+    """Pieces of ``text`` each at most ``room`` septets, cut at sentences, then colons, then
+    clauses, then words, then (a 200-digit number) anywhere. A sentence that fits stays
+    whole: "Tricks:" never ends one text with its list in the next."""
     if gsm_length(text) <= room:
         return [text]
-    for pattern in (_SENTENCE_END, _CLAUSE_END, re.compile(r"\s+")):
+    for pattern in (_SENTENCE_END, _COLON, _CLAUSE_END, re.compile(r"\s+")):
         parts = pattern.split(text)
         if len(parts) > 1:
             return _pack((p for part in parts for p in _split(part, room)), room)

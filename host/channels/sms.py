@@ -11,11 +11,11 @@ texted. Each message starts with the turn number ("#12 ") because texts can arri
 of order, and is cut to fit one GSM-7 segment (``host/sms_text.py``).
 
 Keywords (first word, case and punctuation ignored): NEW [TRAINING|INVERSION] [name],
-JOIN code [name], START, STATUS, RULES, LEAVE, HELP/INFO; anything else from a player goes to the
-referee (numbers as digits or words, cards like "9H", "I bid 3", "whose turn", ...). The carriers' opt-out
-words are never game commands: the number leaves its game and gets nothing more until
-START, YES or UNSTOP. START is also the creator's "begin": an opted-out number sending it
-is opted in, a creator in a lobby sending it begins the game.
+JOIN code [name], START, STATUS, RULES, LEAVE, HELP/INFO; anything else from a player goes
+to the referee (numbers as digits or words, cards like "9H", "I bid 3", "whose turn", ...).
+The carriers' opt-out words are never game commands: the number leaves its game and gets
+nothing more until START, YES or UNSTOP. START is also the creator's "begin": an opted-out
+number sending it is opted in, a creator in a lobby sending it begins the game.
 
 Twilio retries a webhook with the same ``MessageSid`` (and ``I-Twilio-Idempotency-Token``):
 the whole answer is stored under that key in the same transaction as its effects, so a

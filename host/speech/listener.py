@@ -35,8 +35,10 @@ from __future__ import annotations
 import contextlib
 import logging
 import math
-from collections.abc import Iterator, Sequence
+from abc import ABC, abstractmethod
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
+from typing import Protocol
 
 from games import up_or_down as ud
 from grammars import load
@@ -104,11 +106,18 @@ class Reading:
     top: bool = False  # the decoder's best path says this as it stands
 
 
+class Interpretation(Protocol):
+    """What a listener made of an utterance (:class:`Reading`, or a card listener's own)."""
+
+    @property
+    def ignored(self) -> str | None: ...
+
+
 @dataclass(frozen=True)
 class Heard:
     hearing: recognizer.Hearing
     reply: Reply | None  # None: ignored (silence, chatter, nothing a player could mean)
-    reading: Reading | None = None
+    reading: Interpretation | None = None
 
     @property
     def ignored(self) -> str | None:
@@ -277,41 +286,31 @@ def read(
 # --- the listener --------------------------------------------------------------------------
 
 
-class Listener:
-    """Audio in, refereed moves out, for one session."""
+class StreamListener(ABC):
+    """The audio side every listener shares: an :class:`Endpointer` whose phrase list
+    follows a session, fed pcm16 and muted while the host speaks. A subclass says what to
+    listen for (:meth:`phrases`, :meth:`refresh`) and referees each utterance (:meth:`handle`);
+    :class:`~host.speech.table.TableRunner` drives any of them."""
 
     # Stream seconds between checks of the session for changes made elsewhere (a timeout,
     # another channel), which may change the phrase list.
     REFRESH_S = 0.25
 
-    def __init__(
-        self,
-        referee: Referee,
-        session_id: str,
-        model: SpeechModel,
-        *,
-        sample_rate: int = SAMPLE_RATE,
-        speaker: str | None = None,
-        report_missing: bool = True,
+    endpointer: Endpointer
+    model: SpeechModel
+    #: Words of the phrase lists the model lacks; their phrases are left out.
+    missing_words: tuple[str, ...] = ()
+    _missing: frozenset[str] = frozenset()
+    _checked_at = 0.0
+
+    def _listen(
+        self, model: SpeechModel, sample_rate: int, every: Iterable[str], *, report_missing: bool
     ) -> None:
-        """``report_missing`` false: the caller tells the user about :attr:`missing_words`
-        (the table command prints them) instead of a logged warning."""
-        self.referee = referee
-        self.session_id = session_id
+        """Check ``every`` phrase the listener may ever use against the model (reported once,
+        here, unless the caller reports :attr:`missing_words` itself), then start listening
+        for :meth:`phrases`."""
         self.model = model
-        self.speaker = speaker
-        table = referee.table(session_id)
-        self.config = table.config
-        self.lang = table.config.lang
-        self.grammar = load(self.lang)
-        self._names = table.names
-        every = [
-            p
-            for state in ("playing", "confirming", "idle")
-            for p in phrase_list(self.lang, self.config.low, self.config.high, state=state, names=self._names)
-        ]
-        #: Words of the phrase lists the model lacks; their phrases are left out.
-        self.missing_words: tuple[str, ...] = tuple(model.missing_words(dict.fromkeys(every)))
+        self.missing_words = tuple(model.missing_words(dict.fromkeys(every)))
         if self.missing_words and report_missing:
             log.warning(
                 "the speech model %s lacks %d words; phrases with them cannot be heard: %s",
@@ -320,39 +319,24 @@ class Listener:
                 ", ".join(self.missing_words),
             )
         self._missing = frozenset(self.missing_words)
-        self.invalid_prior = INVALID_PRIOR
-        self._state = self._session_state(table)
         self.endpointer = Endpointer(GrammarRecognizer(model, sample_rate, self.phrases()))
         self._checked_at = 0.0
 
-    # --- state and phrases ---
-
-    def _session_state(self, table: ref.Table) -> str:
-        if not table.running:
-            return "idle"
-        row = self.referee.store.session(self.session_id)
-        pending = row.pending if row is not None else None
-        if pending is not None and (self.speaker is None or self.speaker == pending.get("player")):
-            return "confirming"
-        return "playing"
-
-    def phrases(self) -> list[str]:
-        """The phrase list for the current state (phrases the model can hear)."""
-        phrases = phrase_list(
-            self.lang, self.config.low, self.config.high, state=self._state, names=self._names
-        )
+    def _hearable(self, phrases: Iterable[str]) -> list[str]:
+        """``phrases`` without those that have a word the model lacks."""
         return [p for p in phrases if not self._missing.intersection(p.split())]
 
+    @abstractmethod
+    def phrases(self) -> list[str]:
+        """The phrase list for the session's current state (phrases the model can hear)."""
+
+    @abstractmethod
     def refresh(self) -> None:
         """Follow the session now (call after changing it other than through this listener)."""
-        table = self.referee.table(self.session_id)
-        self._names = table.names
-        state = self._session_state(table)
-        if state != self._state:
-            self._state = state
-            log.debug("listening for %s", state)
-            self.endpointer.set_phrases(self.phrases())
-        self._checked_at = self.endpointer.time
+
+    @abstractmethod
+    def handle(self, hearing: recognizer.Hearing) -> Heard:
+        """Referee one Hearing (from :meth:`feed`, or decoded elsewhere)."""
 
     # --- audio ---
 
@@ -398,6 +382,67 @@ class Listener:
         for chunk in chunks:
             yield from self.feed(chunk)
         yield from self.flush()
+
+
+class Listener(StreamListener):
+    """Audio in, refereed moves out, for one Up-or-Down session."""
+
+    def __init__(
+        self,
+        referee: Referee,
+        session_id: str,
+        model: SpeechModel,
+        *,
+        sample_rate: int = SAMPLE_RATE,
+        speaker: str | None = None,
+        report_missing: bool = True,
+    ) -> None:
+        """``report_missing`` false: the caller tells the user about :attr:`missing_words`
+        (the table command prints them) instead of a logged warning."""
+        self.referee = referee
+        self.session_id = session_id
+        self.speaker = speaker
+        table = referee.table(session_id)
+        self.config = table.config
+        self.lang = table.config.lang
+        self.grammar = load(self.lang)
+        self._names = table.names
+        every = [
+            p
+            for state in ("playing", "confirming", "idle")
+            for p in phrase_list(self.lang, self.config.low, self.config.high, state=state, names=self._names)
+        ]
+        self.invalid_prior = INVALID_PRIOR
+        self._state = self._session_state(table)
+        self._listen(model, sample_rate, every, report_missing=report_missing)
+
+    # --- state and phrases ---
+
+    def _session_state(self, table: ref.Table) -> str:
+        if not table.running:
+            return "idle"
+        row = self.referee.store.session(self.session_id)
+        pending = row.pending if row is not None else None
+        if pending is not None and (self.speaker is None or self.speaker == pending.get("player")):
+            return "confirming"
+        return "playing"
+
+    def phrases(self) -> list[str]:
+        """The phrase list for the current state (phrases the model can hear)."""
+        return self._hearable(
+            phrase_list(self.lang, self.config.low, self.config.high, state=self._state, names=self._names)
+        )
+
+    def refresh(self) -> None:
+        """Follow the session now (call after changing it other than through this listener)."""
+        table = self.referee.table(self.session_id)
+        self._names = table.names
+        state = self._session_state(table)
+        if state != self._state:
+            self._state = state
+            log.debug("listening for %s", state)
+            self.endpointer.set_phrases(self.phrases())
+        self._checked_at = self.endpointer.time
 
     # --- refereeing ---
 

@@ -1,8 +1,10 @@
 """Table mode: one shared microphone and speaker, the host refereeing out loud.
 
 :class:`TableRunner` pushes audio chunks (from the microphone, or a WAV file through the
-same path) into a :class:`~host.speech.listener.Listener`, hands every reply to ``emit``
-(the CLI prints it) and speaks it.
+same path) into a listener (:class:`~host.speech.listener.Listener` for Up-or-Down,
+:class:`~host.speech.card_listener.CardListener` for !nversion; both are a
+:class:`~host.speech.listener.StreamListener`), hands every reply to ``emit`` (the CLI
+prints it) and speaks it.
 
 The host never hears itself. While it speaks the listener is muted, and afterwards as
 much input as the announcement took is dropped too: with a microphone that is the audio
@@ -21,7 +23,7 @@ from collections.abc import Callable, Iterable
 
 from host.referee import Reply
 from host.speech.audio import SAMPLE_WIDTH, AudioDeviceError
-from host.speech.listener import Heard, Listener
+from host.speech.listener import Heard, StreamListener
 from host.speech.tts import TTSError, duration, play, synthesize
 
 log = logging.getLogger(__name__)
@@ -36,7 +38,7 @@ class StreamClock:
 
     def __init__(self, start: float | None = None) -> None:
         self.start = time.time() if start is None else start
-        self.listener: Listener | None = None
+        self.listener: StreamListener | None = None
 
     def __call__(self) -> float:
         return self.start + (self.listener.time if self.listener is not None else 0.0)
@@ -76,7 +78,7 @@ class TableRunner:
 
     def __init__(
         self,
-        listener: Listener,
+        listener: StreamListener,
         emit: Callable[[Reply], None],
         voice: Voice | None = None,
         *,

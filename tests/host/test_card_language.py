@@ -148,7 +148,8 @@ def test_every_suit_phrase_is_a_suit(lang: str) -> None:
 
 @given(st.lists(st.sampled_from(EVERY_CARD), max_size=8), st.sampled_from(["en", "ko"]))
 def test_lists_of_cards_round_trip(cards: list[Card], lang: str) -> None:
-    assert parse_cards(", ".join(card_words(c, lang) for c in cards), lang).cards == tuple(cards)
+    for sep in (", ", " "):
+        assert parse_cards(sep.join(card_words(c, lang) for c in cards), lang).cards == tuple(cards)
     assert parse_cards(" ".join(str(c) for c in cards), lang).cards == tuple(cards)
 
 
@@ -166,6 +167,9 @@ def test_korean_recogniser_words_are_in_the_packaged_model() -> None:
     assert model is not None
     words = vocabulary(model)
     phrases = [*card_phrases(EVERY_CARD, "ko"), *bid_phrases(range(11), "ko"), *suit_phrases("ko")]
+    c = load("ko").cards
+    assert c is not None
+    phrases += [*c.ranks, *c.counts, *c.connectors, *c.bid_before, *c.bid_after, *c.passes, *c.filler]
     assert [w for p in phrases for w in p.split() if w not in words] == []
 
 

@@ -65,9 +65,19 @@ def test_a_scripted_game_in_json_matches_the_engine(tmp_path: Path, players: lis
     result = runner.invoke(
         app,
         [
-            "play", "inversion", "--players", ",".join(players), "--db", str(tmp_path / "g.db"), "--json",
-            "--suits", ",".join(s.value for s in suits), "--lane", ",".join(map(str, lane)),
-            "--first", players[0].lower(),
+            "play",
+            "inversion",
+            "--players",
+            ",".join(players),
+            "--db",
+            str(tmp_path / "g.db"),
+            "--json",
+            "--suits",
+            ",".join(s.value for s in suits),
+            "--lane",
+            ",".join(map(str, lane)),
+            "--first",
+            players[0].lower(),
         ],
         input="\n".join(lines) + "\n",
     )
@@ -86,30 +96,50 @@ def test_a_scripted_game_in_json_matches_the_engine(tmp_path: Path, players: lis
     assert over["tricks"] == dict(final.outcome.scores)
     assert over.get("winners", []) == list(final.outcome.winners)
     accounted = next(e for e in ev if e["type"] == "cards_accounted")
-    assert accounted == {"type": "cards_accounted", "total": 10 * (len(players) + 1), "missing": [], "doubled": []}
+    assert accounted == {
+        "type": "cards_accounted",
+        "total": 10 * (len(players) + 1),
+        "missing": [],
+        "doubled": [],
+    }
 
 
 def test_text_output_reads_like_a_referee(tmp_path: Path) -> None:
     result = runner.invoke(
         app,
         [
-            "play", "inversion", "--players", "Ann,Bob", "--db", str(tmp_path / "g.db"),
-            "--suits", "H,S,C", "--lane", "9H,1C,2C,3C,4C,5C,6C,7C,8C,10C", "--first", "Ann",
+            "play",
+            "inversion",
+            "--players",
+            "Ann,Bob",
+            "--db",
+            str(tmp_path / "g.db"),
+            "--suits",
+            "H,S,C",
+            "--lane",
+            "9H,1C,2C,3C,4C,5C,6C,7C,8C,10C",
+            "--first",
+            "Ann",
         ],
         input="8H\n2S\nscore\n",
     )
     assert result.exit_code == 0, result.stderr
     out = result.stdout.splitlines()
-    assert out[:3] == ["Suits: hearts, spades, clubs.", "Lane 10 of 10: " + ", ".join(
-        ["9 of hearts"] + [f"{n} of clubs" for n in (1, 2, 3, 4, 5, 6, 7, 8, 10)]
-    ) + ".", "Ann plays first."]
+    assert out[:3] == [
+        "Suits: hearts, spades, clubs.",
+        "Lane 10 of 10: "
+        + ", ".join(["9 of hearts"] + [f"{n} of clubs" for n in (1, 2, 3, 4, 5, 6, 7, 8, 10)])
+        + ".",
+        "Ann plays first.",
+    ]
     assert "Inversion! Bob takes the 9 of hearts. Follow card now 2 of spades." in out
     assert out[-1].startswith("Trick 2, follow card 1 of clubs. Tricks: Ann 0, Bob 1.")
 
 
 def test_setup_left_out_is_asked_for(tmp_path: Path) -> None:
     result = runner.invoke(
-        app, ["play", "inversion", "--players", "Ann,Bob,Cy", "--db", str(tmp_path / "g.db")],
+        app,
+        ["play", "inversion", "--players", "Ann,Bob,Cy", "--db", str(tmp_path / "g.db")],
         input="hearts spades clubs clowns\n",
     )
     assert result.exit_code == 0
@@ -126,13 +156,25 @@ def test_setup_left_out_is_asked_for(tmp_path: Path) -> None:
         (["--players", "A,B,C,D,E"], "2 to 4 players"),
         (["--players", "A,B", "--suits", "heart,spade"], "--suits: Choose 3 suits, not 2"),
         (["--players", "A,B", "--suits", "heart,spade,moon"], "not a suit"),
-        (["--players", "A,B", "--suits", "H,S,C", "--lane", "9H,9H"], "--lane: The 9 of hearts is in the lane already"),
+        (
+            ["--players", "A,B", "--suits", "H,S,C", "--lane", "9H,9H"],
+            "--lane: The 9 of hearts is in the lane already",
+        ),
         (["--players", "A,B", "--suits", "H,S,C", "--lane", "9D"], "not in this game"),
         (["--players", "A,B", "--suits", "H,S,C", "--lane", "12H"], "not a card"),
         (["--players", "A,B", "--lane", "9H"], "need --suits"),
         (["--players", "A,B", "--suits", "H,S,C", "--first", "A"], "whole --lane"),
         (
-            ["--players", "A,B", "--suits", "H,S,C", "--lane", "1H,2H,3H,4H,5H,6H,7H,8H,9H,10H", "--first", "Zed"],
+            [
+                "--players",
+                "A,B",
+                "--suits",
+                "H,S,C",
+                "--lane",
+                "1H,2H,3H,4H,5H,6H,7H,8H,9H,10H",
+                "--first",
+                "Zed",
+            ],
             "not one of the players",
         ),
     ],

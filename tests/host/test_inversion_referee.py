@@ -46,11 +46,16 @@ def state(referee: Referee, sid: str) -> inv.State:
 
 def test_the_setup_dialogue_asks_for_each_part_in_turn(referee: Referee) -> None:
     sid = start(referee)
-    assert referee.handle(sid, "whose turn").lines == ["Which 3 suits? Say them, like hearts, spades and clubs."]
+    assert referee.handle(sid, "whose turn").lines == [
+        "Which 3 suits? Say them, like hearts, spades and clubs."
+    ]
     wrong = referee.handle(sid, "hearts and spades")
     assert not wrong.accepted and wrong.lines[0].startswith("Choose 3 suits, not 2.")
     reply = referee.handle(sid, "hearts, spades and clubs")
-    assert reply.public == ["Suits: hearts, spades, clubs.", "Lane card 1 of 10, nearest the reference card first? Say one or more."]
+    assert reply.public == [
+        "Suits: hearts, spades, clubs.",
+        "Lane card 1 of 10, nearest the reference card first? Say one or more.",
+    ]
     assert referee.handle(sid, "nine of hearts").accepted
     bad = referee.handle(sid, "the clown seven")
     assert "not in this game" in bad.lines[0] and not bad.accepted
@@ -59,7 +64,11 @@ def test_the_setup_dialogue_asks_for_each_part_in_turn(referee: Referee) -> None
     reply = referee.handle(sid, "1C 2C 3C 4C 5C 6C 7C 8C 10C")
     assert reply.public[-1] == "Who plays first?"
     reply = referee.handle(sid, "Bob")
-    assert reply.public == ["Bob plays first.", "Trick 1: follow card 9 of hearts. Bob leads.", "Bob: a heart, or any 2 to invert."]
+    assert reply.public == [
+        "Bob plays first.",
+        "Trick 1: follow card 9 of hearts. Bob leads.",
+        "Bob: a heart, or any 2 to invert.",
+    ]
     assert reply.next_player == "Bob"
 
 
@@ -75,7 +84,9 @@ def test_rule_example_one_the_first_of_two_nines_wins_after_an_inversion(referee
     assert inverted.public[-1] == "Cy: a spade, or any 9 to invert."
     won = referee.handle(sid, "eight of spades", "Cy")
     trick = next(e for e in won.events if e["type"] == "trick_won")
-    assert trick["winner"] == "Ann" and trick["card"] == "9C" and trick["reason"] == "inversion" and trick["tie"]
+    assert (
+        trick["winner"] == "Ann" and trick["card"] == "9C" and trick["reason"] == "inversion" and trick["tie"]
+    )
     assert any("Ann played first" in line for line in won.public)
 
 
@@ -112,9 +123,17 @@ def test_refusals_name_where_a_card_is_and_change_nothing(referee: Referee) -> N
     sid = start(referee)
     set_up(referee, sid, "hearts spades clubs", LANE, "Ann")
     before = state(referee, sid)
-    assert referee.handle(sid, "ten of clubs", "Ann").lines[0].startswith("The 10 of clubs is in the lane, card 10.")
+    assert (
+        referee.handle(sid, "ten of clubs", "Ann")
+        .lines[0]
+        .startswith("The 10 of clubs is in the lane, card 10.")
+    )
     assert referee.handle(sid, "9H", "Ann").lines[0].startswith("The 9 of hearts is the follow card.")
-    assert referee.handle(sid, "five of diamonds", "Ann").lines[0].startswith("The 5 of diamonds is not in this game.")
+    assert (
+        referee.handle(sid, "five of diamonds", "Ann")
+        .lines[0]
+        .startswith("The 5 of diamonds is not in this game.")
+    )
     assert referee.handle(sid, "nine", "Ann").lines == ["Which 9? Say the suit too, like 9 of hearts."]
     assert referee.handle(sid, "eleven of hearts", "Ann").lines[0].startswith("Cards go from 1 to 10.")
     assert referee.handle(sid, "hearts", "Ann").lines[0].startswith("Which heart?")
@@ -133,7 +152,10 @@ def test_a_revoke_is_proven_by_a_later_card_and_announced_with_evidence(referee:
     caught = referee.handle(sid, "5 of hearts", "Ann")
     revoke = next(e for e in caught.events if e["type"] == "revoke")
     assert revoke["player"] == "Ann" and revoke["claimed_trick"] == 1 and revoke["card"] == "5H"
-    assert any(line.startswith("Revoke! Ann showed no hearts in trick 1 with the 3 of spades") for line in caught.public)
+    assert any(
+        line.startswith("Revoke! Ann showed no hearts in trick 1 with the 3 of spades")
+        for line in caught.public
+    )
 
 
 def test_revoke_penalty_is_a_table_option(referee: Referee) -> None:
@@ -216,11 +238,15 @@ def deal(rng: random.Random, players: int) -> tuple[list[Suit], list[list[Card]]
 
 
 def say(rng: random.Random, card: Card) -> str:
-    return rng.choice([str(card), card_words(card), f"the {card_words(card)}", f"{card.rank} of {card.suit.value}s"])
+    return rng.choice(
+        [str(card), card_words(card), f"the {card_words(card)}", f"{card.rank} of {card.suit.value}s"]
+    )
 
 
 @pytest.mark.parametrize("seed", range(12))
-def test_contract_random_games_by_text_replay_to_the_same_table(referee: Referee, clock: Clock, seed: int) -> None:
+def test_contract_random_games_by_text_replay_to_the_same_table(
+    referee: Referee, clock: Clock, seed: int
+) -> None:
     """Honest tables with noise: replay equals the live table, only the current player's
     cards count, cards are conserved, every game ends after 10 tricks, and honest play is
     never called a revoke."""
