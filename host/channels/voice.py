@@ -472,6 +472,9 @@ def _elsewhere(v: Voice, call: Call) -> VoiceResponse:
 def _entry(v: Voice, call: Call, lines: list[str]) -> VoiceResponse:
     """Back into this number's game if it has one, else the menu."""
     member = v.lobby.member(call.address)
+    if member is not None and _card_game(v, member.session_id):
+        # Calls speak Up-or-Down only; the number stays in its card game, told by text.
+        return _goodbye(v.lang, [*lines, vp.say(v.lang, "card_game")])
     if member is not None:
         prev = member.channel
         if prev == CHANNEL:
@@ -583,13 +586,24 @@ def code(
             return _menu(v, call, [vp.say(lang, "started")])
         if result == "already_in_game":
             return _entry(v, call, [])
+        if result == "card_game":
+            return _menu(v, call, [vp.say(lang, "card_game")])
+        if result == "full":
+            return _menu(v, call, [vp.say(lang, "full")])
         return _ask_code(v, call, name, [vp.say(lang, "no_such_game")], n + 1)
 
     return _answer(v, request, form, build)
 
 
+def _card_game(v: Voice, session_id: str) -> bool:
+    row = v.referee.store.session(session_id)
+    return row is not None and row.game != "up-or-down"
+
+
 def _join(v: Voice, call: Call, code: str, said: str) -> Joined | str:
     row = v.referee.store.session_by_code(code)
+    if row is not None and row.game != "up-or-down":
+        return "card_game"
     taken = v.referee.table(row.id).names if row is not None else ()
     player = said or vp.say(v.lang, "default_name", number=len(taken) + 1)
     for _ in range(3):  # a name taken between look and join: pick the next free one

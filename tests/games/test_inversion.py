@@ -93,8 +93,8 @@ def three(lane: str, parent: str = "Ann", bid: int = 1) -> State:
     """Three players (hearts, clubs, spades, diamonds); ``parent`` wins the auction alone."""
     g = laid(SEATS[:3], (H, C, S, D), lane)
     g, _ = run(g, ChooseFirst(parent), Declare(parent, bid))
-    others = [p for p in SEATS[:3] if p != parent]
-    g, _ = run(g, *(Declare(p, None) for p in others))
+    seat = SEATS.index(parent)
+    g, _ = run(g, *(Declare(SEATS[(seat + k) % 3], None) for k in (1, 2)))
     assert g.phase is Phase.PLAYING and g.parent == parent and g.current_player == parent
     return g
 
@@ -241,6 +241,7 @@ def test_two_players_have_no_auction_and_the_table_names_the_first_player() -> N
     assert events == [FirstChosen("Bob", False), TrickStarted(1, card("9H"), "Bob")]
     assert g.phase is Phase.PLAYING and g.parent is None and g.bid is None
     assert g.current_player == "Bob" and g.follow == card("9H") and g.trick == 1
+    assert g.hand_size("Ann") == g.hand_size("Bob") == 10 and len(g.unseen) == 20
     refused(g, Declare("Bob", 3), "wrong_phase")
     refused(g, ChooseFirst("Ann"), "wrong_phase")
 
@@ -303,9 +304,9 @@ def test_first_declaration_cannot_be_zero_and_each_must_be_larger() -> None:
 @pytest.mark.parametrize("amount", [-1, -5])
 def test_negative_declarations_are_refused(amount: int) -> None:
     g = auction(3, "Ann")
-    refused(g, Declare("Ann", amount), "bid_too_low")
+    assert refused(g, Declare("Ann", amount), "bid_too_low").fields == {"bid": 0}
     g, _ = run(g, Declare("Ann", 2))
-    refused(g, Declare("Bob", amount), "bid_too_low")
+    assert refused(g, Declare("Bob", amount), "bid_too_low").fields == {"bid": 2}
 
 
 def test_a_bid_of_ten_ends_the_auction_at_once() -> None:
@@ -568,6 +569,27 @@ def test_scores_with_a_child_revoke_count_one_trick_more_for_the_parent() -> Non
     assert inv.scores(g) == (("Ann", 3), ("Bob", 1), ("Cat", 1))
     g = replace(g, revokes=(replace(proof, player="Ann"),))
     assert inv.scores(g) == (("Ann", 0), ("Bob", 1), ("Cat", 1))
+
+
+def test_the_audit_names_missing_and_doubled_cards() -> None:
+    g = three(LANE_9H)
+    everything = sorted(deck(g.suits))
+    whole = replace(g, piles=(("Ann", tuple(everything)),))
+    assert inv.audit(whole) == CardsAccounted(40)
+    broken = replace(g, piles=(("Ann", tuple(everything[1:])), ("Bob", (everything[5], card("1X")))))
+    assert inv.audit(broken) == CardsAccounted(
+        40, (everything[0],), tuple(sorted((everything[5], card("1X"))))
+    )
+
+
+def test_the_module_docstring_example_runs() -> None:
+    import doctest
+
+    from games import cards as cards_module
+
+    for module in (inv, cards_module):
+        failures, tried = doctest.testmod(module)
+        assert tried and not failures
 
 
 def test_ending_or_leaving_early_ends_without_winners() -> None:

@@ -275,9 +275,7 @@ def test_a_failure_inside_is_an_apology_not_a_5xx(host: Host, monkeypatch: pytes
     assert bob.twiml is not None and ET.tostring(bob.twiml)
 
 
-def test_a_call_that_vanished_without_a_status_callback_still_times_out(
-    host: Host, fake: FakeTwilio
-) -> None:
+def test_a_call_that_vanished_without_a_status_callback_still_times_out(host: Host, fake: FakeTwilio) -> None:
     ann, code = create(host, ANN, "Ann")
     bob = join(host, BOB, "Bob", code)
     ann.update()
@@ -332,3 +330,29 @@ def test_a_number_that_stopped_texts_still_hears_moves_on_a_call(host: Host) -> 
     ann.say("fifty three")
     bob.update()
     assert "Ann said fifty three." in bob.heard
+
+
+def test_card_games_are_not_joined_or_played_by_phone(host: Host) -> None:
+    """Calls speak Up-or-Down only: a !nversion code or a card player's call is told so,
+    and nothing in the card game changes."""
+    created = host.text(DEE, "NEW INVERSION Dee")
+    code = next(
+        w
+        for m in created
+        for w in m.replace(".", " ").replace(",", " ").split()
+        if w.isdigit() and len(w) == 6
+    )
+    member = host.lobby.member(DEE)
+    assert member is not None
+    before = host.inputs(member.session_id)
+    caller = host.phone(BOB)
+    caller.call()
+    caller.press("2")
+    caller.say("Bob")
+    caller.press(code)
+    assert caller.heard.startswith("That game is the card game, inversion.")
+    assert host.lobby.member(BOB) is None
+    dee = host.phone(DEE)
+    dee.call()
+    assert "played by text message" in dee.heard and dee.verbs[-1] == "Hangup"
+    assert host.lobby.member(DEE) is not None and host.inputs(member.session_id) == before
