@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import cache
 from enum import StrEnum
 
 
@@ -63,4 +64,10 @@ class Card:
 
 def deck(suits: tuple[Suit, ...] | list[Suit]) -> frozenset[Card]:
     """Every card of the chosen suits, 1 to 10 each."""
+    return _deck(frozenset(suits))
+
+
+@cache
+def _deck(suits: frozenset[Suit]) -> frozenset[Card]:
+    # Asked for on every play (what is still unseen); there are only 31 suit choices.
     return frozenset(Card(rank, suit) for suit in suits for rank in RANKS)

@@ -213,6 +213,33 @@ def setup_moves(
     return moves
 
 
+def inversion_setup(
+    players: str | None, suits: str | None, lane: str | None, first: str | None
+) -> tuple[list[str], list[tuple[str, inv.Move]]]:
+    """!nversion players and setup options (``play`` and ``table``), checked as text."""
+    names = parse_players(players)
+    if len(names) > inv.MAX_PLAYERS:
+        raise fail(f"!nversion is for {inv.MIN_PLAYERS} to {inv.MAX_PLAYERS} players, not {len(names)}")
+    return names, setup_moves(names, suits, lane, first)
+
+
+def setup_replies(referee: Referee, session_id: str, moves: list[tuple[str, inv.Move]]) -> list[Reply]:
+    """Apply setup options to a new !nversion session; return what to show."""
+    replies: list[Reply] = []
+    for option, move in moves:
+        try:
+            replies.append(referee.act(session_id, move))
+        except RuleError as exc:
+            raise fail(f"{option}: {exc}") from None
+    if not replies:
+        return [opening_reply(referee.table(session_id))]
+    for reply in replies[:-1]:
+        # Only the last step's "what next" is shown: the options answered the others.
+        reply.public = reply.public[:-1]
+        reply.events = [e for e in reply.events if e["type"] != "turn"]
+    return replies
+
+
 def start_inversion(
     referee: Referee,
     players: str | None,
@@ -223,29 +250,14 @@ def start_inversion(
     lang: str,
     as_json: bool,
 ) -> str:
-    names = parse_players(players)
-    if len(names) > inv.MAX_PLAYERS:
-        raise fail(f"!nversion is for {inv.MIN_PLAYERS} to {inv.MAX_PLAYERS} players, not {len(names)}")
-    moves = setup_moves(names, suits, lane, first)
+    names, moves = inversion_setup(players, suits, lane, first)
     settings = get_settings()
     config = SessionConfig(
         game="inversion", lang=lang, undo_grace=settings.table_undo_grace, revoke_penalty=penalty
     )
     session_id = referee.create(config, names)
     err.print(f"Session {session_id} (resume with --resume {session_id}).")
-    replies: list[Reply] = []
-    for option, move in moves:
-        try:
-            replies.append(referee.act(session_id, move))
-        except RuleError as exc:
-            raise fail(f"{option}: {exc}") from None
-    if not replies:
-        emit(opening_reply(referee.table(session_id)), as_json)
-    for i, reply in enumerate(replies):
-        if i < len(replies) - 1:
-            # Only the last step's "what next" is shown: the options answered the others.
-            reply.public = reply.public[:-1]
-            reply.events = [e for e in reply.events if e["type"] != "turn"]
+    for reply in setup_replies(referee, session_id, moves):
         emit(reply, as_json)
     return session_id
 
@@ -299,14 +311,39 @@ def outbox(
     out.print(table)
 
 
+def check_setup(names: list[str], moves: list[tuple[str, inv.Move]], lang: str) -> None:
+    """Judge !nversion setup options on the bare game, before anything slow or stored."""
+    from host.inversion_phrasing import refusal_text
+
+    state = inv.new_game(names)
+    for option, move in moves:
+        problem = inv.refusal(state, move)
+        if problem is not None:
+            raise fail(f"{option}: {refusal_text(problem, state, lang)}")
+        state, _ = inv.play(state, move)
+
+
 @app.command()
 def table(
-    game: Annotated[str, typer.Argument(help="The game to referee: up-or-down.")],
+    game: Annotated[str, typer.Argument(help="The game to referee: up-or-down or inversion.")],
     players: Annotated[str, typer.Option(help="Seating order, comma separated: Ann,Bob,Cy.")],
     mode: Annotated[
         Mode, typer.Option(help="tournament: a mistake puts you out; training: nobody goes out.")
     ] = Mode.TOURNAMENT,
     range_: Annotated[str, typer.Option("--range", help="The numbers allowed, e.g. 1-100.")] = "1-100",
+    suits: Annotated[
+        str | None, typer.Option(help="!nversion: the players+1 suits, e.g. heart,spade,club.")
+    ] = None,
+    lane: Annotated[
+        str | None, typer.Option(help="!nversion: the lane from the reference card, e.g. 9H,2C,...")
+    ] = None,
+    first: Annotated[
+        str | None, typer.Option(help="!nversion: who plays first (2 players) or declares first (3-4).")
+    ] = None,
+    revoke_penalty: Annotated[
+        inv.Penalty | None,
+        typer.Option(help="!nversion: a proven revoke is announced only, or costs a trick to the other side."),
+    ] = None,
     lang: Annotated[str, typer.Option(help="Language spoken at the table: en or ko.")] = "en",
     model: Annotated[
         Path | None,
@@ -326,7 +363,9 @@ def table(
     db: Annotated[Path | None, typer.Option(help="SQLite file (default: the user data directory).")] = None,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Show what was heard on stderr.")] = False,
 ) -> None:
-    """Referee players around one microphone and speaker, offline (Vosk), out loud."""
+    """Referee players around one microphone and speaker, offline (Vosk), out loud.
+
+    !nversion setup not given as options (suits, lane, who starts) is said at the table."""
     from host.speech.audio import (
         SAMPLE_RATE,
         AudioDeviceError,
@@ -335,11 +374,12 @@ def table(
         pcm_chunks,
         read_wav,
     )
-    from host.speech.listener import Heard, Listener
+    from host.speech.card_listener import CardListener
+    from host.speech.listener import Heard, Listener, StreamListener
     from host.speech.model import ModelUnavailable, load_model
     from host.speech.table import StreamClock, TableRunner, Voice
 
-    if game != Game.UP_OR_DOWN:
+    if game not in {g.value for g in Game}:
         raise fail(f"unknown game {game!r}; known games: {', '.join(g.value for g in Game)}")
     if lang not in languages():
         raise fail(f"unknown language {lang!r} (have: {', '.join(languages())})")
@@ -349,8 +389,16 @@ def table(
         raise fail(str(exc)) from None
     if mic and audio is not None:
         raise fail("use either --mic or --audio FILE.wav, not both")
-    names = parse_players(players)
-    low, high = parse_range(range_)
+    cards = game == Game.INVERSION
+    moves: list[tuple[str, inv.Move]] = []
+    if cards:
+        names, moves = inversion_setup(players, suits, lane, first)
+        check_setup(names, moves, lang)
+    else:
+        if suits or lane or first or revoke_penalty:
+            raise fail("--suits, --lane, --first and --revoke-penalty are for inversion")
+        names = parse_players(players)
+        low, high = parse_range(range_)
     pcm = b""
     if audio is not None:
         # The file is checked before the model loads: a wrong file fails at once.
@@ -367,22 +415,34 @@ def table(
     clock = StreamClock() if audio is not None else None
     referee = Referee(store, clock) if clock is not None else Referee(store)
     settings = get_settings()
-    config = SessionConfig(
-        mode=mode,
-        low=low,
-        high=high,
-        lang=lang,
-        undo_grace=settings.table_undo_grace,
-        confirm_below=settings.confirm_below,
-    )
+    if cards:
+        config = SessionConfig(
+            game="inversion",
+            lang=lang,
+            undo_grace=settings.table_undo_grace,
+            confirm_below=settings.confirm_below,
+            revoke_penalty=revoke_penalty or inv.Penalty.ANNOUNCE,
+        )
+    else:
+        config = SessionConfig(
+            mode=mode,
+            low=low,
+            high=high,
+            lang=lang,
+            undo_grace=settings.table_undo_grace,
+            confirm_below=settings.confirm_below,
+        )
+    listener: StreamListener
     try:
         session_id = referee.create(config, names)
-        listener = Listener(referee, session_id, speech_model, sample_rate=SAMPLE_RATE, report_missing=False)
+        openings = setup_replies(referee, session_id, moves) if cards else [opening_reply(referee.table(session_id))]
+        kind = CardListener if cards else Listener
+        listener = kind(referee, session_id, speech_model, sample_rate=SAMPLE_RATE, report_missing=False)
     except (RuleError, ValueError) as exc:
         raise fail(str(exc)) from None
     if clock is not None:
         clock.listener = listener
-    err.print(f"Session {session_id} (resume as text with: gamehost play up-or-down --resume {session_id}).")
+    err.print(f"Session {session_id} (resume as text with: gamehost play {game} --resume {session_id}).")
     if listener.missing_words:
         err.print(
             f"The speech model in {speech_model.path} lacks {len(listener.missing_words)} word(s); "
@@ -398,14 +458,8 @@ def table(
     runner = TableRunner(
         listener, lambda reply: emit(reply, as_json), voice, live=audio is None, on_heard=show
     )
-    start = referee.table(session_id)
-    opening = Reply(session_id)
-    if start.game is not None:
-        from host import phrasing
-
-        opening.public.append(phrasing.prompt(start.game, lang))
-        opening.events.append({"type": "turn", "player": start.game.current_player, "turn": start.game.turn})
-    runner.announce(opening)
+    for opening in openings:
+        runner.announce(opening)
     try:
         if audio is not None:
             runner.run(pcm_chunks(pcm, SAMPLE_RATE, 20))

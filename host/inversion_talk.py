@@ -106,7 +106,8 @@ class CardTalker:
             if len(amounts) == 1 and not talk.passed:
                 return inv.Declare(player, amounts[0])
             if amounts or talk.passed:
-                return self._ambiguous([*map(str, amounts), *(["pass"] if talk.passed else [])], reply)
+                passed = [_move_text(inv.Declare(player, None), self.lang)] if talk.passed else []
+                return self._ambiguous([*map(str, amounts), *passed], reply)
         if phase is inv.Phase.PLAYING and player is not None:
             cards = tuple(dict.fromkeys(talk.cards))
             if len(cards) == 1:
@@ -258,7 +259,9 @@ def _move_text(move: inv.Move, lang: str) -> str:
     if isinstance(move, inv.LayLane):
         return words.cards_text(move.cards, lang)
     if isinstance(move, inv.Declare):
-        return "pass" if move.amount is None else str(move.amount)
+        cards = load(lang).cards
+        passed = cards.passes[0] if cards is not None else "pass"
+        return passed if move.amount is None else str(move.amount)
     if isinstance(move, inv.ChooseFirst):
         return move.player
     if isinstance(move, inv.ChooseSuits):
