@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import cache
 from enum import StrEnum
+from functools import cache
 
 
 class Suit(StrEnum):
