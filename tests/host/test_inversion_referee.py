@@ -7,6 +7,8 @@ import random
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from games import inversion as inv
 from games.cards import Card, Suit, deck
@@ -292,3 +294,76 @@ def test_contract_random_games_by_text_replay_to_the_same_table(
         referee.store.inputs(sid),
     )
     assert rebuilt.cards == final
+
+
+# -- whatever anyone says, in every phase --------------------------------------------------
+
+WORDS = [
+    "nine",
+    "of",
+    "hearts",
+    "9H",
+    "pass",
+    "bid",
+    "3",
+    "11",
+    "Ann",
+    "Bob",
+    "Cy",
+    "undo",
+    "yes",
+    "no",
+    "clown",
+    "seven",
+    "status",
+    "repeat",
+    "finish",
+    "new game",
+    "leave",
+    "ten",
+    "clubs",
+    "🃏",
+    "-1",
+    "0",
+]
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    phase=st.sampled_from(["suits", "lane", "first", "bidding", "playing"]),
+    said=st.lists(
+        st.tuples(
+            st.sampled_from([None, "Ann", "Bob", "Cy", "Zed"]),
+            st.one_of(st.text(max_size=40), st.lists(st.sampled_from(WORDS), max_size=6).map(" ".join)),
+            st.one_of(st.none(), st.floats(0, 1)),
+        ),
+        max_size=8,
+    ),
+)
+def test_anything_said_gets_an_answer_and_a_move_is_ruled_once(
+    tmp_path_factory: pytest.TempPathFactory, phase: str, said: list[tuple[str | None, str, float | None]]
+) -> None:
+    referee = Referee(Store(tmp_path_factory.mktemp("fuzz") / "log.sqlite3"), Clock(1_000_000.0))
+    sid = start(referee, "Ann,Bob,Cy")
+    steps = {
+        "suits": [],
+        "lane": ["H S C D"],
+        "first": ["H S C D", LANE],
+        "bidding": ["H S C D", LANE, "Ann"],
+    }
+    for text in steps.get(phase, ["H S C D", LANE, "Ann", "Ann: I bid 2", "Bob: pass", "Cy: pass"]):
+        who, _, words = text.rpartition(": ")
+        referee.handle(sid, words, who or None)
+    for speaker, text, confidence in said:
+        before = len(referee.store.inputs(sid))
+        hearing = None if confidence is None else Hearing((text,), confidence)
+        reply = referee.handle(sid, text, speaker, hearing=hearing)
+        assert reply.lines or reply.events, (speaker, text)
+        grew = len(referee.store.inputs(sid)) - before
+        assert grew == (1 if reply.accepted else 0), (speaker, text, reply)
+    rebuilt = replay(
+        SessionConfig.model_validate(referee.store.session(sid).config),  # type: ignore[union-attr]
+        referee.store.inputs(sid),
+    )
+    assert rebuilt.cards == referee.table(sid).cards
+    referee.store.close()
