@@ -342,7 +342,7 @@ def table(
     ] = None,
     revoke_penalty: Annotated[
         inv.Penalty | None,
-        typer.Option(help="!nversion: a proven revoke is announced only, or costs a trick to the other side."),
+        typer.Option(help="!nversion: a proven revoke is only announced, or costs a trick."),
     ] = None,
     lang: Annotated[str, typer.Option(help="Language spoken at the table: en or ko.")] = "en",
     model: Annotated[
@@ -435,7 +435,9 @@ def table(
     listener: StreamListener
     try:
         session_id = referee.create(config, names)
-        openings = setup_replies(referee, session_id, moves) if cards else [opening_reply(referee.table(session_id))]
+        openings = (
+            setup_replies(referee, session_id, moves) if cards else [opening_reply(referee.table(session_id))]
+        )
         kind = CardListener if cards else Listener
         listener = kind(referee, session_id, speech_model, sample_rate=SAMPLE_RATE, report_missing=False)
     except (RuleError, ValueError) as exc:

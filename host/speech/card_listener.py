@@ -21,13 +21,14 @@ utterance made mostly of them is ignored. Words the model lacks are reported onc
 Each utterance is read again from its N-best list (:func:`read`), as the number listener
 does: every alternative is parsed with :func:`~host.card_language.parse_cards` and given a
 :class:`Meaning` for the phase (one card; some lane cards; suits; one player; one bid or a
-pass; one command). Alternatives that mean the same pool their share, a move the rules
-refuse now weighs ``INVALID_PRIOR`` as much (the phrase list is a loose word model: "하트 구"
-and "스페이드 이" let the decoder say "하트 이"), and the utterance is chatter, with no
-answer, unless its best clear meaning outweighs the unclear alternatives (decoys, names,
-several cards where one was wanted, a card and a stray number). The referee gets the best
-meaning's words and the pooled share as the confidence (not calibrated: the referee reads
-back any move heard with less than ``confirm_below``).
+pass; one command), a card only if it was heard as one of its phrases (:func:`said_whole`).
+Alternatives that mean the same pool their share; a move the rules refuse now weighs
+``INVALID_PRIOR`` as much (the phrase list is a loose word model: "하트 구" and "스페이드 이"
+let the decoder say "하트 이"); and the utterance is chatter, with no answer, unless its
+best clear meaning outweighs the unclear alternatives (decoys, names, several cards where
+one was wanted, a card and a stray number). The referee gets the best meaning's words and
+the pooled share as the confidence (not calibrated: the referee reads back any move heard
+with less than ``confirm_below``).
 """
 
 from __future__ import annotations
@@ -242,6 +243,24 @@ def words_for(said: Meaning, lang: str) -> str:
     return str(v)
 
 
+def said_whole(text: str, said: Meaning, lang: str) -> bool:
+    """Whether every card of ``said`` is in ``text`` as one of its phrases, word for word.
+
+    The decoder's word model lets phrases mix: with "다이아 이" and "클로버 오" listened
+    for it can write "이 다이아" or "다이아 오" out of chatter. The parser reads "이 다이아"
+    as a card too (rank first, the English order); a card the recogniser heard must have
+    been heard as a phrase it listened for.
+    """
+    if said.kind not in ("card", "lane"):
+        return True
+    padded = f" {text} "
+    value = said.value
+    heard = value if isinstance(value, tuple) else (value,)
+    return all(
+        isinstance(c, Card) and any(f" {p} " in padded for p in card_phrases([c], lang)) for c in heard
+    )
+
+
 def read(
     hearing: recognizer.Hearing,
     lang: str,
@@ -271,6 +290,8 @@ def read(
         said: Meaning | None = None
         if tokens and 2 * sum(t in chatter for t in tokens) < len(tokens):
             said = meaning(parse_cards(text, lang, players=names), phase, confirming)
+            if said is not None and not said_whole(text, said, lang):
+                said = None
         weight = share
         if said is not None and game is not None and phase is not None and not confirming:
             made = move(said, game)
