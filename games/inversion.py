@@ -260,7 +260,9 @@ class State:
     piles: tuple[tuple[str, tuple[Card, ...]], ...] = ()  # (winner, cards) per trick won
     claims: tuple[Claim, ...] = ()  # open claims of holding no suit
     revokes: tuple[Revoke, ...] = ()
-    turn: int = 0  # accepted moves so far: a stale timer or token names an older one
+    # The number of the move awaited, from 1 (as Up-or-Down counts turns): one more than the
+    # moves accepted so far. A stale timer, token or confirmation names an older one.
+    turn: int = 1
     outcome: Outcome | None = None
 
     @property

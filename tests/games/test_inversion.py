@@ -211,7 +211,7 @@ def test_lane_in_one_move_or_one_by_one_gives_the_same_table() -> None:
     assert one_by_one.lane == at_once.lane == lane
     assert one_by_one.phase is at_once.phase is Phase.FIRST
     assert one_by_one.seen == at_once.seen == frozenset(lane)
-    assert one_by_one.turn == 11 and at_once.turn == 2
+    assert one_by_one.turn == 12 and at_once.turn == 3
 
 
 def test_lane_refusals() -> None:
@@ -716,7 +716,7 @@ class Table:
     def act(self, move: Move) -> list[Event]:
         assert inv.refusal(self.state, move) is None
         new, events = inv.play(self.state, move)
-        assert new.turn == self.state.turn + 1 == len(self.moves) + 1
+        assert new.turn == self.state.turn + 1 == len(self.moves) + 2
         self.state = new
         self.moves.append(move)
         self.events.extend(events)
@@ -1001,7 +1001,7 @@ def test_replaying_the_moves_rebuilds_an_equal_state(deal: Deal) -> None:
         g, new = inv.play(g, move)
         events.extend(new)
     assert g == t.state and events == t.events
-    assert g.turn == len(t.moves)
+    assert g.turn == len(t.moves) + 1
     # The same moves under the other penalty: same play, scores moved one trick per revoke.
     other = Penalty.TRICK if t.state.options.revoke_penalty is Penalty.ANNOUNCE else Penalty.ANNOUNCE
     h, _ = run(inv.new_game(t.state.players, Options(other)), *t.moves)

@@ -116,20 +116,20 @@ def test_the_deals_are_real() -> None:
 def test_a_whole_two_player_game_by_text(sms: Sms) -> None:
     ann, bob = phones = new_inversion(sms, ["Ann", "Bob"])
     started = move(sms, phones, ann, "START")
-    assert started == ["#0 New game: Ann, Bob. Which 3 suits? Say them, like hearts, spades and clubs."]
+    assert started == ["#1 New game: Ann, Bob. Which 3 suits? Say them, like hearts, spades and clubs."]
     # Anyone at the table answers the setup questions.
     assert move(sms, phones, bob, "hearts, spades and clubs") == [
-        "#1 Suits: hearts, spades, clubs. Lane card 1 of 10, nearest the reference card first?"
+        "#2 Suits: hearts, spades, clubs. Lane card 1 of 10, nearest the reference card first?"
         " Say one or more."
     ]
     lane = move(sms, phones, ann, "four of spades, seven of spades, 8S, 7H, 2C")
-    assert lane[0].startswith("#2 Lane 5 of 10: 4 of spades, 7 of spades, 8 of spades, 7 of hearts,")
+    assert lane[0].startswith("#3 Lane 5 of 10: 4 of spades, 7 of spades, 8 of spades, 7 of hearts,")
     assert lane[0].endswith("Lane card 6 of 10, nearest the reference card first? Say one or more.")
     assert move(sms, phones, bob, "1S 10H 2S 1H 9H") == [
-        "#3 Lane 10 of 10: 1 of spades, 10 of hearts, 2 of spades, 1 of hearts, 9 of hearts. Who plays first?"
+        "#4 Lane 10 of 10: 1 of spades, 10 of hearts, 2 of spades, 1 of hearts, 9 of hearts. Who plays first?"
     ]
     assert move(sms, phones, bob, "Ann") == [
-        "#4 Ann plays first. Trick 1: follow card 4 of spades. Ann leads. Ann: a spade, or any 7 to invert."
+        "#5 Ann plays first. Trick 1: follow card 4 of spades. Ann leads. Ann: a spade, or any 7 to invert."
     ]
     phone = {"Ann": ann, "Bob": bob}
     answers: list[list[str]] = []
@@ -137,49 +137,49 @@ def test_a_whole_two_player_game_by_text(sms: Sms) -> None:
         if i == 5:
             # A card that is in the lane: refused with the reason, to Bob alone.
             assert private(sms, phones, bob, "10H") == [
-                "#9 The 10 of hearts is in the lane, card 7. Bob: a spade, or any 3 to invert."
+                "#10 The 10 of hearts is in the lane, card 7. Bob: a spade, or any 3 to invert."
             ]
             # Garbage and a card out of turn change nothing either.
             assert private(sms, phones, bob, "zzz qqq") == [
-                "#9 I didn't catch that. Bob: a spade, or any 3 to invert."
+                "#10 I didn't catch that. Bob: a spade, or any 3 to invert."
             ]
-            assert private(sms, phones, ann, "6H") == ["#9 Waiting for Bob."]
+            assert private(sms, phones, ann, "6H") == ["#10 Waiting for Bob."]
         answers.append(move(sms, phones, phone[player], text))
     texts = [said(answer) for answer in answers]
     # The inversion, and the trick won on a tie by the card played first.
     assert answers[5] == [
-        "#10 Bob: 3 of hearts. Inversion! Bob takes the 8 of spades. Follow card now 3 of hearts.",
-        "#10 Ann wins trick 3 with the 8 of hearts: inversion, highest number, Ann played first."
+        "#11 Bob: 3 of hearts. Inversion! Bob takes the 8 of spades. Follow card now 3 of hearts.",
+        "#11 Ann wins trick 3 with the 8 of hearts: inversion, highest number, Ann played first."
         " Tricks: Ann 2, Bob 1."
         " Trick 4: follow card 7 of hearts. Ann leads.",
-        "#10 Ann: a heart, or any 4 to invert.",
+        "#11 Ann: a heart, or any 4 to invert.",
     ]
     assert (
         "Ann wins trick 8 with the 8 of clubs: nobody followed spades, highest number. Tricks: Ann 6, Bob 2."
         in texts[15]
     )
     assert answers[-1] == [
-        "#24 Bob: 10 of clubs."
+        "#25 Bob: 10 of clubs."
         " Bob wins trick 10 with the 10 of clubs: nobody followed hearts, highest number."
         " Tricks: Ann 7, Bob 3. All 30 cards accounted for.",
-        "#24 Ann wins the game, 7 tricks to 3. Say new game to play again.",
+        "#25 Ann wins the game, 7 tricks to 3. Say new game to play again.",
     ]
     # Each phone was sent every move of the other (``move`` checked each), in turn order.
     assert answers[5][0] in sms.inbox(ann) and answers[4][0] in sms.inbox(bob)
     for p in phones:
         turns = [turn_of(m) for m in sms.inbox(p) if not m.startswith("Bob joined")]
-        assert turns == sorted(turns) and turns[-1] == (23 if p == bob else 24)
+        assert turns == sorted(turns) and turns[-1] == (24 if p == bob else 25)
     assert sms.inbox(ann)[-2:] == answers[-1]  # Bob played the last card: Ann was told by REST
     table = sms.table(ann)
     assert table.cards is not None and table.cards.outcome is not None
     assert table.cards.outcome.winner == "Ann" and table.cards.outcome.scores == (("Ann", 7), ("Bob", 3))
     assert not table.running
-    assert sms.text(bob, "status") == ["#24 Ann wins the game, 7 tricks to 3."]
+    assert sms.text(bob, "status") == ["#25 Ann wins the game, 7 tricks to 3."]
     # The log is the cards as ruled: 20 cards, each once, by whoever texted them.
     logged = [(a.player, a.cards[0]) for a in acts(sms, ann) if a.action == "card"]
     assert logged == [(player, card) for player, _, card in PLAYS_2]
     # A rematch at the same table starts with the setup again.
-    assert move(sms, phones, bob, "new game")[0].startswith("#0 New game: Ann, Bob. Which 3 suits?")
+    assert move(sms, phones, bob, "new game")[0].startswith("#1 New game: Ann, Bob. Which 3 suits?")
 
 
 def test_a_replayed_message_sid_does_not_double_a_move(sms: Sms) -> None:
@@ -190,17 +190,17 @@ def test_a_replayed_message_sid_does_not_double_a_move(sms: Sms) -> None:
     move(sms, phones, ann, "Ann plays first")
     sid = new_sid()
     first = move(sms, phones, ann, "3S", sid=sid)
-    assert first == ["#4 Ann: 3 of spades. Bob: a spade, or any 7 to invert."]
+    assert first == ["#5 Ann: 3 of spades. Bob: a spade, or any 7 to invert."]
     told = {p: len(sms.inbox(p)) for p in phones}
     assert sms.text(ann, "3S", sid=sid) == first  # Twilio's retry: the same answer ...
     assert {p: len(sms.inbox(p)) for p in phones} == told  # ... told to nobody again
     assert [a.cards for a in acts(sms, ann) if a.action == "card"] == [["3S"]]
     # A new text with the same words is a new request: it is Bob's turn now.
-    assert sms.text(ann, "3S") == ["#4 Waiting for Bob."]
+    assert sms.text(ann, "3S") == ["#5 Waiting for Bob."]
     # A refused card keeps its answer on a retry too, and still changes nothing.
     sid = new_sid()
     refused = sms.text(bob, "4S", sid=sid)
-    assert refused == ["#4 The 4 of spades is the follow card. Bob: a spade, or any 7 to invert."]
+    assert refused == ["#5 The 4 of spades is the follow card. Bob: a spade, or any 7 to invert."]
     assert sms.text(bob, "4S", sid=sid) == refused
     assert len(acts(sms, ann)) == 4
 
@@ -218,35 +218,35 @@ def test_three_players_through_the_auction(sms: Sms) -> None:
     ann, bob, cy = phones = new_inversion(sms, ["Ann", "Bob", "Cy"])
     move(sms, phones, ann, "start")
     assert move(sms, phones, cy, "Hearts, spades, clubs, diamonds.")[0].startswith(
-        "#1 Suits: hearts, spades, clubs, diamonds. Lane card 1 of 10"
+        "#2 Suits: hearts, spades, clubs, diamonds. Lane card 1 of 10"
     )
     move(sms, phones, bob, ", ".join(card_words(c) for c in LANE_3[:4]))
     assert move(sms, phones, cy, " ".join(str(c) for c in LANE_3[4:])) == [
-        "#3 Lane 10 of 10: 2 of diamonds, 10 of hearts, 6 of clubs, 1 of spades, 7 of diamonds,"
+        "#4 Lane 10 of 10: 2 of diamonds, 10 of hearts, 6 of clubs, 1 of spades, 7 of diamonds,"
         " 4 of hearts. Who declares first?"
     ]
     assert move(sms, phones, ann, "Cy") == [
-        "#4 Cy declares first. Cy: how many tricks will you win? Declare 1 to 10, or pass."
+        "#5 Cy declares first. Cy: how many tricks will you win? Declare 1 to 10, or pass."
     ]
-    assert private(sms, phones, ann, "2") == ["#4 Waiting for Cy."]
+    assert private(sms, phones, ann, "2") == ["#5 Waiting for Cy."]
     assert private(sms, phones, cy, "I bid 0") == [
-        "#4 The first declaration can't be 0. Cy: how many tricks will you win? Declare 1 to 10, or pass."
+        "#5 The first declaration can't be 0. Cy: how many tricks will you win? Declare 1 to 10, or pass."
     ]
-    assert move(sms, phones, cy, "I bid 3") == ["#5 Cy declares 3. Ann: declare more than 3, or pass."]
-    assert move(sms, phones, ann, "pass") == ["#6 Ann passes. Bob: declare more than 3, or pass."]
-    assert private(sms, phones, bob, "I bid 2") == ["#6 Declare more than 3, or pass."]
-    assert move(sms, phones, bob, "four tricks") == ["#7 Bob declares 4. Cy: declare more than 4, or pass."]
+    assert move(sms, phones, cy, "I bid 3") == ["#6 Cy declares 3. Ann: declare more than 3, or pass."]
+    assert move(sms, phones, ann, "pass") == ["#7 Ann passes. Bob: declare more than 3, or pass."]
+    assert private(sms, phones, bob, "I bid 2") == ["#7 Declare more than 3, or pass."]
+    assert move(sms, phones, bob, "four tricks") == ["#8 Bob declares 4. Cy: declare more than 4, or pass."]
     assert move(sms, phones, cy, "pass") == [
-        "#8 Cy passes. Bob is the parent with 4. Children: Ann, Cy."
+        "#9 Cy passes. Bob is the parent with 4. Children: Ann, Cy."
         " Trick 1: follow card 5 of diamonds. Bob leads. Bob: a diamond, or any 6 to invert."
     ]
     # Trick 1: the parent leads; Cy inverts with the 6 (6 + 5); Ann's 10 is highest.
     assert private(sms, phones, bob, "7D") == [
-        "#8 The 7 of diamonds is in the lane, card 9. Bob: a diamond, or any 6 to invert."
+        "#9 The 7 of diamonds is in the lane, card 9. Bob: a diamond, or any 6 to invert."
     ]
     move(sms, phones, bob, "eight of diamonds")
     assert move(sms, phones, cy, "6D")[0] == (
-        "#10 Cy: 6 of diamonds. Inversion! Cy takes the 5 of diamonds. Follow card now 6 of diamonds."
+        "#11 Cy: 6 of diamonds. Inversion! Cy takes the 5 of diamonds. Follow card now 6 of diamonds."
         " Ann: a diamond, or any 5 to invert."
     )
     won = said(move(sms, phones, ann, "10 of diamonds"))
@@ -259,14 +259,14 @@ def test_three_players_through_the_auction(sms: Sms) -> None:
     won = said(move(sms, phones, cy, "5 of spades"))
     assert "Bob wins trick 2 with the 10 of clubs: highest club. Tricks: Ann 1, Bob 1, Cy 0." in won
     assert sms.text(cy, "status") == [
-        "#14 Trick 3, follow card 3 of hearts. Tricks: Ann 1, Bob 1, Cy 0. Bob bid 4."
+        "#15 Trick 3, follow card 3 of hearts. Tricks: Ann 1, Bob 1, Cy 0. Bob bid 4."
     ]
     assert move(sms, phones, cy, "finish") == [
-        "#15 Game over. Tricks: Ann 1, Bob 1, Cy 0. Say new game to play again."
+        "#16 Game over. Tricks: Ann 1, Bob 1, Cy 0. Say new game to play again."
     ]
     assert not sms.table(ann).running
     assert [sms.inbox(p)[-1] for p in (ann, bob)] == [
-        "#15 Game over. Tricks: Ann 1, Bob 1, Cy 0. Say new game to play again."
+        "#16 Game over. Tricks: Ann 1, Bob 1, Cy 0. Say new game to play again."
     ] * 2
 
 
@@ -301,7 +301,7 @@ def test_four_players_with_the_longest_names_play_a_whole_game(sms: Sms, seed: i
     move(sms, phones, phones[0], "pass")
     move(sms, phones, phones[1], "pass")
     assert move(sms, phones, phones[2], "I pass")[0].startswith(
-        f"#8 {LONG[2]} passes. {LONG[3]} is the parent with 3. Children: {LONG[0]}, {LONG[1]}, {LONG[2]}."
+        f"#9 {LONG[2]} passes. {LONG[3]} is the parent with 3. Children: {LONG[0]}, {LONG[1]}, {LONG[2]}."
     )
     n, last = 0, [""]
     while (state := sms.table(phones[0]).cards) is not None and not state.is_over:
@@ -349,7 +349,7 @@ def test_start_needs_two_and_the_lobby_seats_four(sms: Sms) -> None:
     assert sms.app.state.lobby.join(PHONES[5], code, "Flo", "voice") == "full"
     assert sms.table(ann).names == ("Ann", "Bob", "Cy", "Dee")
     assert sms.text(ann, "START")[0] == (
-        "#0 New game: Ann, Bob, Cy, Dee. Which 5 suits? Say them, like hearts, spades and clubs."
+        "#1 New game: Ann, Bob, Cy, Dee. Which 5 suits? Say them, like hearts, spades and clubs."
     )
 
 
@@ -362,15 +362,15 @@ def test_help_rules_and_the_welcome_mention_inversion(sms: Sms) -> None:
     assert sms.text(bob, "rules")[0].startswith("Follow the suit of the follow card")
     move(sms, phones, ann, "START")
     help_text = sms.text(bob, "HELP")[0]
-    assert help_text.startswith("#0 !nversion: text your card") and "STOP opts out" in help_text
-    assert sms.text(ann, "status") == ["#0 Setting up the game."]
-    assert sms.text(ann, "whose turn") == ["#0 Which 3 suits? Say them, like hearts, spades and clubs."]
+    assert help_text.startswith("#1 !nversion: text your card") and "STOP opts out" in help_text
+    assert sms.text(ann, "status") == ["#1 Setting up the game."]
+    assert sms.text(ann, "whose turn") == ["#1 Which 3 suits? Say them, like hearts, spades and clubs."]
     assert private(sms, phones, ann, "hearts and spades") == [
-        "#0 Choose 3 suits, not 2. Which 3 suits? Say them, like hearts, spades and clubs."
+        "#1 Choose 3 suits, not 2. Which 3 suits? Say them, like hearts, spades and clubs."
     ]
     # A 20-digit number is a typing accident, answered like any text not understood.
     assert private(sms, phones, ann, "I bid 12345678901234567890") == [
-        "#0 I didn't catch that. Which 3 suits? Say them, like hearts, spades and clubs."
+        "#1 I didn't catch that. Which 3 suits? Say them, like hearts, spades and clubs."
     ]
 
 
@@ -379,7 +379,7 @@ def test_leaving_a_card_game_ends_it_for_the_others(sms: Sms) -> None:
     sms.text(ann, "START")
     sms.text(bob, "hearts spades clubs diamonds")
     assert sms.text(cy, "LEAVE") == ["You left the game. Text NEW to start another or JOIN and a code."]
-    assert sms.inbox(ann)[-1] == "#2 Cy left, so the game is over. Say new game to play again."
+    assert sms.inbox(ann)[-1] == "#3 Cy left, so the game is over. Say new game to play again."
     assert sms.inbox(bob)[-1] == sms.inbox(ann)[-1]
     assert not sms.table(ann).running
 
@@ -401,7 +401,7 @@ def test_no_turn_timer_for_cards_while_up_or_down_keeps_its_own(sms: Sms) -> Non
     assert [(a.kind, a.player) for a in actions] == [("timeout", "Dee")]
     assert {p: len(sms.inbox(p)) for p in phones} == told  # nobody at the card table was timed
     assert sms.table(ann).running
-    assert move(sms, phones, bob, "9H 1C 2C 3C 4C 5C 6C 7C 8C 10C")[0].startswith("#2 Lane 10 of 10:")
+    assert move(sms, phones, bob, "9H 1C 2C 3C 4C 5C 6C 7C 8C 10C")[0].startswith("#3 Lane 10 of 10:")
 
 
 # -- every !nversion text fits one segment --------------------------------------------------

@@ -119,7 +119,7 @@ def test_a_korean_game_from_a_wav(tmp_path: Path, say: Say, ko_model: SpeechMode
     assert code == 0, err
     # the options set the table up, and only the last step says what comes next
     assert [e["type"] for e in events[:5]] == ["suits", "lane", "first", "trick_started", "turn"]
-    assert events[4] == {"type": "turn", "player": "민수", "turn": 3, "phase": "playing"}
+    assert events[4] == {"type": "turn", "player": "민수", "turn": 4, "phase": "playing"}
     assert [(e["player"], e["card"], e["followed"]) for e in of_type(events, "card_played")] == [
         ("민수", "5C", True),
         ("지영", "2C", True),
@@ -158,7 +158,7 @@ def test_who_starts_is_said_at_the_table(tmp_path: Path, say: Say, ko_model: Spe
     audio = wav(tmp_path / "first.wav", say, ["지영", "클로버 오"])
     code, events, err = table(tmp_path, "--suits", SUITS, "--lane", LANE, *spoken(ko_model, audio))
     assert code == 0, err
-    assert events[2] == {"type": "turn", "player": None, "turn": 2, "phase": "first"}
+    assert events[2] == {"type": "turn", "player": None, "turn": 3, "phase": "first"}
     assert of_type(events, "first") == [{"type": "first", "player": "지영", "bidding": False}]
     assert [(e["player"], e["card"]) for e in of_type(events, "card_played")] == [("지영", "5C")]
 
