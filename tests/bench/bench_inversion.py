@@ -20,6 +20,7 @@ from games.cards import Card, Suit, deck
 from host.card_language import card_words, parse_cards
 from host.referee import Referee, SessionConfig
 from host.store import Store
+from tests.inversion_deals import dealt_game
 
 SECONDS = 2.0
 PLAYERS = ("Ann", "Bob", "Cy", "Dee")
@@ -35,29 +36,9 @@ def rate(fn: Callable[[], object], seconds: float = SECONDS) -> float:
 
 def games(seed: int) -> Iterator[tuple[list[Suit], list[Card], list[inv.Move]]]:
     """Endless dealt games: the setup and every later move of an honest table."""
-    rng = random.Random(seed)
-    while True:
-        suits = rng.sample(list(Suit), len(PLAYERS) + 1)
-        cards = sorted(deck(suits))
-        rng.shuffle(cards)
-        hands = {p: cards[i * 10 : (i + 1) * 10] for i, p in enumerate(PLAYERS)}
-        lane = cards[40:]
-        state = inv.new_game(PLAYERS)
-        for move in (inv.ChooseSuits(tuple(suits)), inv.LayLane(tuple(lane)), inv.ChooseFirst(PLAYERS[0])):
-            state, _ = inv.play(state, move)
-        moves: list[inv.Move] = [inv.Declare(p, 3 if p == PLAYERS[0] else None) for p in PLAYERS]
-        for move in moves:
-            state, _ = inv.play(state, move)
-        while not state.is_over:
-            player = state.current_player
-            assert player is not None and state.follow is not None
-            hand = hands[player]
-            card = next((c for c in hand if c.suit == state.follow.suit), hand[0])
-            hand.remove(card)
-            move = inv.PlayCard(player, card)
-            moves.append(move)
-            state, _ = inv.play(state, move)
-        yield suits, lane, moves
+    for n in itertools.count(seed * 1_000_000):
+        game = dealt_game(n, list(PLAYERS))
+        yield game.suits, game.lane, game.moves
 
 
 def said(move: inv.Move) -> str:

@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import json
-import random
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
-from games import inversion as inv
-from games.cards import Card, Suit, deck
 from host.cli import app
+from tests.inversion_deals import dealt_game
 
 runner = CliRunner()
 
@@ -20,48 +18,11 @@ def events(stdout: str) -> list[dict[str, object]]:
     return [json.loads(line) for line in stdout.splitlines() if line.strip()]
 
 
-def scripted_game(
-    seed: int, players: list[str]
-) -> tuple[list[Suit], list[Card], list[str], inv.State, list[str]]:
-    """A dealt game played out by the engine: honest play except one deliberate revoke.
-    Returns the setup, the stdin lines, and the engine's final state and event types."""
-    rng = random.Random(seed)
-    suits = rng.sample(list(Suit), len(players) + 1)
-    cards = sorted(deck(suits))
-    rng.shuffle(cards)
-    hands = {p: cards[i * 10 : (i + 1) * 10] for i, p in enumerate(players)}
-    lane = cards[len(players) * 10 :]
-    state = inv.new_game(players)
-    for move in (inv.ChooseSuits(tuple(suits)), inv.LayLane(tuple(lane)), inv.ChooseFirst(players[0])):
-        state, _ = inv.play(state, move)
-    lines: list[str] = []
-    if state.bidding:
-        for i, p in enumerate(players):
-            amount = 3 if i == 0 else None
-            state, _ = inv.play(state, inv.Declare(p, amount))
-            lines.append(f"{p}: {'I bid 3' if amount else 'pass'}")
-    revoked = False
-    kinds: list[str] = []
-    while not state.is_over:
-        p = state.current_player
-        assert p is not None and state.follow is not None
-        hand = hands[p]
-        follow = [c for c in hand if c.suit == state.follow.suit]
-        off = [c for c in hand if c.suit != state.follow.suit and c.rank + state.follow.rank != 11]
-        if follow and off and not revoked and inv.refusal(state, inv.PlayCard(p, off[0])) is None:
-            card, revoked = off[0], True  # has the suit, plays off it anyway
-        else:
-            card = (follow or hand)[0]
-        state, happened = inv.play(state, inv.PlayCard(p, card))
-        kinds += [e.type for e in happened]
-        hand.remove(card)
-        lines.append(f"{p}: {card}")
-    return suits, lane, lines, state, kinds
-
-
 @pytest.mark.parametrize("players", [["Ann", "Bob"], ["Ann", "Bob", "Cy"], ["Ann", "Bob", "Cy", "Dee"]])
 def test_a_scripted_game_in_json_matches_the_engine(tmp_path: Path, players: list[str]) -> None:
-    suits, lane, lines, final, kinds_expected = scripted_game(len(players), players)
+    game = dealt_game(len(players), players, revoke=True)
+    suits, lane, lines, final, kinds_expected = game.suits, game.lane, game.lines, game.final, game.kinds
+    assert final is not None
     result = runner.invoke(
         app,
         [

@@ -11,11 +11,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from games import inversion as inv
-from games.cards import Card, Suit, deck
+from games.cards import Card, deck
 from host.card_language import card_words
 from host.referee import Hearing, Referee, SessionConfig, replay
 from host.store import Store
 from tests.clock import Clock
+from tests.inversion_deals import deal
 
 LANE = "9H 1C 2C 3C 4C 5C 6C 7C 8C 10C"
 
@@ -229,14 +230,6 @@ def test_sessions_resume_from_the_file(tmp_path: Path, clock: Clock) -> None:
 
 
 # -- contract: seeded random games to the end --------------------------------------------------
-
-
-def deal(rng: random.Random, players: int) -> tuple[list[Suit], list[list[Card]], list[Card]]:
-    suits = rng.sample(list(Suit), players + 1)
-    cards = sorted(deck(suits))
-    rng.shuffle(cards)
-    hands = [cards[i * 10 : (i + 1) * 10] for i in range(players)]
-    return suits, hands, cards[players * 10 :]
 
 
 def say(rng: random.Random, card: Card) -> str:

@@ -1,0 +1,17 @@
+"""Golden transcripts (``tests/golden.py``): every game's wording and rulings, diffed."""
+
+from __future__ import annotations
+
+import difflib
+
+import pytest
+
+from tests.golden import FOLDER, SCRIPTS, render
+
+
+@pytest.mark.parametrize("name", sorted(SCRIPTS))
+def test_transcript_matches_the_golden_file(name: str) -> None:
+    expected = (FOLDER / f"{name}.txt").read_text(encoding="utf-8")
+    actual = render(name)
+    diff = "".join(difflib.unified_diff(expected.splitlines(True), actual.splitlines(True), "golden", "now"))
+    assert actual == expected, f"{name} changed (python -m tests.golden --update if intended):\n{diff}"
