@@ -138,6 +138,11 @@ def describe(event: Event, lang: str = "en", *, penalty: bool = False) -> str:
     from host.referee import ActUndone
 
     if isinstance(event, ActUndone):
+        # Setup steps belong to the whole table: name what was taken back, not a player.
+        if event.action == "first":
+            return g.phrase("inv_undo_first", player=event.player)
+        if event.action in ("suits", "lane"):
+            return g.phrase("inv_undo_setup", what=_undone_text(event, lang))
         return g.phrase("undo", player=event.player or g.phrases["nobody"], number=_undone_text(event, lang))
     return ""
 
@@ -149,9 +154,19 @@ def describe_all(events: Sequence[Event], lang: str = "en", *, penalty: bool = F
 def _undone_text(event: Event, lang: str) -> str:
     cards = tuple(Card.parse(c) for c in getattr(event, "cards", ()))
     amount = getattr(event, "amount", None)
+    action = getattr(event, "action", "")
     if cards:
         return cards_text(cards, lang)
-    return str(amount) if amount is not None else getattr(event, "action", "")
+    if action == "suits":
+        return _suits([Suit(s) for s in getattr(event, "suits", ())], lang)
+    if action == "bid" and amount is None:
+        return _pass_word(lang)
+    return str(amount) if amount is not None else action
+
+
+def _pass_word(lang: str) -> str:
+    cards = load(lang).cards
+    return cards.passes[0] if cards is not None else "pass"
 
 
 def act_text(act: Act, lang: str = "en") -> str:
@@ -160,6 +175,8 @@ def act_text(act: Act, lang: str = "en") -> str:
         return cards_text([Card.parse(c) for c in act.cards], lang)
     if act.amount is not None:
         return str(act.amount)
+    if act.action == "bid":
+        return _pass_word(lang)
     return act.action
 
 

@@ -61,7 +61,12 @@ class CardTalker:
         state = self.table.cards
         row = self.referee.store.session(self.session_id)
         pending = row.pending if row is not None else None
-        if pending is not None and state is not None and (speaker is None or speaker == pending["player"]):
+        # A setup question (no player) is the whole table's: anyone may answer it.
+        if (
+            pending is not None
+            and state is not None
+            and (speaker is None or not pending["player"] or speaker == pending["player"])
+        ):
             answered = self._resolve_pending(pending, state, talk, reply)
             if answered is not None:
                 return answered
@@ -95,7 +100,7 @@ class CardTalker:
             return None
         if phase is inv.Phase.SUITS and talk.suits and not talk.cards:
             return inv.ChooseSuits(talk.suits)
-        if phase is inv.Phase.LANE and talk.cards:
+        if phase is inv.Phase.LANE and talk.cards and not (talk.numbers or talk.suits or talk.bids):
             return inv.LayLane(talk.cards)
         if phase is inv.Phase.FIRST and len(set(talk.players)) == 1 and not talk.cards:
             return inv.ChooseFirst(talk.players[0])
@@ -190,7 +195,8 @@ class CardTalker:
 
         act = Act.of(move)
         what = _move_text(move, self.lang)
-        player = getattr(move, "player", None) or state.current_player or ""
+        # Setup questions, who starts too (its player is the one named), are anyone's to answer.
+        player = "" if isinstance(move, inv.ChooseFirst) else getattr(move, "player", None) or ""
         self.referee.store.set_pending(
             self.session_id, {"player": player, "act": act.model_dump(mode="json"), "turn": state.turn}
         )
@@ -242,7 +248,8 @@ class CardTalker:
         elif name == "whose_turn":
             reply.private.append(words.prompt(state, self.lang))
         elif name == "repeat":
-            reply.private.extend(words.describe_all(list(self.table.last_events), self.lang))
+            penalty = self.table.config.revoke_penalty is inv.Penalty.TRICK
+            reply.private.extend(words.describe_all(list(self.table.last_events), self.lang, penalty=penalty))
             if not state.is_over:
                 reply.private.append(words.prompt(state, self.lang))
         elif name == "status":

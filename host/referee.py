@@ -181,6 +181,7 @@ class ActUndone(Event):
     action: str
     cards: tuple[str, ...] = ()
     amount: int | None = None
+    suits: tuple[str, ...] = ()  # action "suits": the suits taken back
     type: str = field(init=False, default="undo")
 
 
@@ -292,7 +293,9 @@ def apply(table: Table, stored: StoredInput) -> tuple[Table, list[Event]]:
                 rebuilt, _ = _rule_any(rebuilt, move)
         said = target[2]
         if isinstance(said, Act):
-            events.append(ActUndone(said.player, said.action, tuple(said.cards), said.amount))
+            events.append(
+                ActUndone(said.player, said.action, tuple(said.cards), said.amount, tuple(said.suits))
+            )
         else:
             events.append(MoveUndone(said.player, said.number))
         table = replace(_with_state(table, rebuilt), undone=undone)
@@ -747,7 +750,9 @@ class Referee:
             reply.private.append(g.phrase("undo_nothing"))
             return reply
         seq, at, said = live[-1]
-        if speaker is not None and said.player is not None and speaker != said.player:
+        # Who starts is a setup step anyone answers: its player is the one chosen, not the owner.
+        owner = None if isinstance(said, Act) and said.action == "first" else said.player
+        if speaker is not None and owner is not None and speaker != owner:
             if isinstance(said, Act):
                 from host.inversion_phrasing import act_text
 

@@ -362,7 +362,9 @@ class CardListener(StreamListener):
             return None
         row = self.referee.store.session(self.session_id)
         pending = row.pending if row is not None else None
-        if pending is not None and (self.speaker is None or self.speaker == pending.get("player")):
+        if pending is not None and (
+            self.speaker is None or not pending.get("player") or self.speaker == pending.get("player")
+        ):
             return pending
         return None
 
