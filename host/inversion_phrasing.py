@@ -209,6 +209,12 @@ def status(state: inv.State, lang: str = "en") -> str:
     g = load(lang)
     if state.outcome is not None:
         return outcome_text(state.outcome, lang)
+    if state.phase is inv.Phase.BIDDING:
+        none = g.phrases["none"]
+        top = next(((p, a) for p, a in reversed(state.bids) if a is not None), None)
+        high = g.phrase("inv_bid_item", player=top[0], amount=top[1]) if top else none
+        passed = ", ".join(p for p in state.players if p in state.passed) or none
+        return f"{g.phrase('inv_status_bidding', high=high, passed=passed)} {prompt(state, lang)}"
     if state.phase is not inv.Phase.PLAYING or state.follow is None:
         return g.phrase("inv_status_setup")
     line = g.phrase(

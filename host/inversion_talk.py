@@ -218,7 +218,8 @@ class CardTalker:
         if "yes" in commands and "no" not in commands and not has_content(talk):
             act = Act.model_validate(pending["act"])
             return self.rule(act.move(), talk.text, reply)
-        if "no" in commands and not has_content(talk):
+        if ("no" in commands or "undo" in commands) and not has_content(talk):
+            # "Undo" while asked means "not that", not "take back the move before".
             self.referee.store.set_pending(self.session_id, None)
             reply.events.append({"type": "not_confirmed", "player": pending["player"]})
             reply.private.append(self.g.phrase("not_understood", turn=words.prompt(state, self.lang)))

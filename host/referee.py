@@ -666,7 +666,9 @@ class Referee:
             return self._rule_say(
                 session_id, table, pending["player"], pending["number"], utterance.text, reply, now
             )
-        if not numbers and "no" in commands:
+        if not numbers and ("no" in commands or "undo" in commands):
+            # "Undo" while asked means "not that": nothing was ruled yet, so nothing earlier
+            # is taken back.
             self.store.set_pending(session_id, None)
             reply.events.append(
                 {"type": "not_confirmed", "player": pending["player"], "number": pending["number"]}
@@ -726,7 +728,7 @@ class Referee:
                 return left
         elif name == "finish":
             if not table.running:
-                reply.private.append(g.phrase("game_finished" if game else "no_game"))
+                reply.private.append(g.phrase("game_finished" if table.state else "no_game"))
             else:
                 events = self._append(session_id, Finish(player=speaker), now)
                 reply.accepted = True

@@ -360,3 +360,37 @@ def test_anything_said_gets_an_answer_and_a_move_is_ruled_once(
     )
     assert rebuilt.cards == referee.table(sid).cards
     referee.store.close()
+
+
+def test_undo_while_a_read_back_waits_cancels_the_question_only(referee: Referee) -> None:
+    sid = start(referee)
+    set_up(referee, sid, "hearts spades clubs", LANE, "Ann")
+    referee.handle(sid, "8H", "Ann")
+    asked = referee.handle(sid, "three of hearts", hearing=Hearing(("three of hearts",), 0.3))
+    assert asked.lines == ["Did you say 3 of hearts?"]
+    cancelled = referee.handle(sid, "undo", hearing=Hearing(("undo",), 0.9))
+    assert (
+        not cancelled.accepted
+        and cancelled.lines[-1] == "I didn't catch that. Bob: a heart, or any 2 to invert."
+    )
+    assert state(referee, sid).cards_played == (1, 0)  # Ann's 8 of hearts stands
+
+
+def test_status_during_the_auction_names_the_declarations(referee: Referee) -> None:
+    sid = start(referee, "Ann,Bob,Cy")
+    set_up(referee, sid, "hearts spades clubs diamonds", LANE, "Ann")
+    assert referee.handle(sid, "status").lines == [
+        "Highest declaration: none. Passed: none."
+        " Ann: how many tricks will you win? Declare 1 to 10, or pass."
+    ]
+    referee.handle(sid, "I bid 2", "Ann")
+    referee.handle(sid, "pass", "Bob")
+    assert referee.handle(sid, "score", "Cy").lines == [
+        "Highest declaration: Ann 2. Passed: Bob. Cy: declare more than 2, or pass."
+    ]
+
+
+def test_finish_after_the_end_says_the_game_is_over(referee: Referee) -> None:
+    sid = start(referee)
+    referee.handle(sid, "finish")
+    assert referee.handle(sid, "finish").lines == ["The game is over. Say new game to play again."]

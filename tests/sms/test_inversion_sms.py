@@ -445,7 +445,7 @@ def _values(key: str) -> dict[str, object]:
         "suit": "diamond",
         "rank": 10, "count": 10, "trick": 10, "position": 10, "total": 50, "amount": 10,
         "bid": 10, "most": 10, "got": 10, "hand": 10, "others": 40, "tricks": 10,
-        "claimed_trick": 10, "high": 10, "low": 0,
+        "claimed_trick": 10, "high": 10, "low": 0, "passed": ", ".join(NAMES[:3]),
         "tally": _tally(),
         "score": g.phrase("inv_score_two", high=10, low=0),
         "reason": reason,
