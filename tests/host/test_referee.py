@@ -133,6 +133,16 @@ def test_a_low_confidence_mistake_is_confirmed_before_ruling(referee: Referee) -
     assert corrected.public[0] == "Bob said 50." and corrected.accepted
 
 
+def test_undo_while_asked_cancels_the_question_not_the_move_before(referee: Referee) -> None:
+    sid = start(referee)
+    referee.handle(sid, "10", "Ann")
+    referee.handle(sid, "fifteen", hearing=Hearing(("fifteen",), 0.4))
+    cancelled = referee.handle(sid, "undo", hearing=Hearing(("undo",), 0.9))
+    assert not cancelled.accepted and cancelled.events[0]["type"] == "not_confirmed"
+    game = referee.table(sid).game
+    assert game is not None and game.last == 10 and game.current_player == "Bob"
+
+
 def test_a_confirmed_mistake_is_ruled(referee: Referee) -> None:
     sid = start(referee)
     referee.handle(sid, "10", "Ann")
