@@ -55,7 +55,6 @@ from host.speech.listener import (
     INVALID_PRIOR,
     KEEP_ALTERNATIVE,
     MIN_CLEAR,
-    Heard,
     StreamListener,
 )
 from host.speech.model import UNK, SpeechModel
@@ -422,19 +421,3 @@ class CardListener(StreamListener):
             # rules it at once; an unsure one is more likely a misheard "네".
             return replace(reading, ignored="unsure correction")
         return reading
-
-    def handle(self, hearing: recognizer.Hearing) -> Heard:
-        """Referee one Hearing (from :meth:`feed`, or decoded elsewhere)."""
-        self.refresh()
-        reading = self.read(hearing)
-        if reading.ignored is not None:
-            log.info("ignored %r (%s)", hearing.text, reading.ignored)
-            return Heard(hearing, None, reading)
-        reply = self.referee.handle(
-            self.session_id,
-            reading.text,
-            self.speaker,
-            hearing=ref.Hearing(alternatives=reading.alternatives, confidence=reading.confidence),
-        )
-        self.refresh()
-        return Heard(hearing, reply, reading)

@@ -112,6 +112,15 @@ class Interpretation(Protocol):
     @property
     def ignored(self) -> str | None: ...
 
+    @property
+    def text(self) -> str: ...
+
+    @property
+    def alternatives(self) -> tuple[str, ...]: ...
+
+    @property
+    def confidence(self) -> float: ...
+
 
 @dataclass(frozen=True)
 class Heard:
@@ -298,6 +307,9 @@ class StreamListener(ABC):
 
     endpointer: Endpointer
     model: SpeechModel
+    referee: ref.Referee
+    session_id: str
+    speaker: str | None
     #: Words of the phrase lists the model lacks; their phrases are left out.
     missing_words: tuple[str, ...] = ()
     _missing: frozenset[str] = frozenset()
@@ -335,8 +347,24 @@ class StreamListener(ABC):
         """Follow the session now (call after changing it other than through this listener)."""
 
     @abstractmethod
+    def read(self, hearing: recognizer.Hearing) -> Interpretation:
+        """Read a hearing in the session's current state (no side effects)."""
+
     def handle(self, hearing: recognizer.Hearing) -> Heard:
         """Referee one Hearing (from :meth:`feed`, or decoded elsewhere)."""
+        self.refresh()
+        reading = self.read(hearing)
+        if reading.ignored is not None:
+            log.info("ignored %r (%s)", hearing.text, reading.ignored)
+            return Heard(hearing, None, reading)
+        reply = self.referee.handle(
+            self.session_id,
+            reading.text,
+            self.speaker,
+            hearing=ref.Hearing(alternatives=reading.alternatives, confidence=reading.confidence),
+        )
+        self.refresh()
+        return Heard(hearing, reply, reading)
 
     # --- audio ---
 
@@ -481,19 +509,3 @@ class Listener(StreamListener):
                 # and rules it at once; an unsure one is more likely a misheard "응".
                 return replace(reading, ignored="unsure correction")
         return reading
-
-    def handle(self, hearing: recognizer.Hearing) -> Heard:
-        """Referee one Hearing (from :meth:`feed`, or decoded elsewhere)."""
-        self.refresh()
-        reading = self.read(hearing)
-        if reading.ignored is not None:
-            log.info("ignored %r (%s)", hearing.text, reading.ignored)
-            return Heard(hearing, None, reading)
-        reply = self.referee.handle(
-            self.session_id,
-            reading.text,
-            self.speaker,
-            hearing=ref.Hearing(alternatives=reading.alternatives, confidence=reading.confidence),
-        )
-        self.refresh()
-        return Heard(hearing, reply, reading)
