@@ -12,10 +12,12 @@ from typing import TYPE_CHECKING, Any
 
 from games import inversion as inv
 from games.cards import RANKS, Card
-from games.core import event_to_json
 from grammars import load
 from host import inversion_phrasing as words
 from host.card_language import CardTalk, parse_cards, suit_words
+
+# Referee imports this module when a card game needs it, so this import is not circular.
+from host.referee import Act, describe_events
 
 if TYPE_CHECKING:
     from host.referee import Hearing, Referee, Reply, Table
@@ -23,21 +25,6 @@ if TYPE_CHECKING:
 # General commands answered the same way in every game (host/referee.py ``_command``).
 SHARED_COMMANDS = ("undo", "new_game", "leave", "finish")
 ANSWERS = ("yes", "no")
-
-
-def after_ruling(table: Table, state: inv.State, reply: Reply) -> None:
-    """Close a reply with what the table must do next (or the result)."""
-    reply.turn = state.turn
-    if state.is_over:
-        reply.game_over = True
-        if not any(e["type"] == "game_over" for e in reply.events) and state.outcome is not None:
-            reply.public.append(words.outcome_text(state.outcome, table.config.lang))
-        return
-    reply.next_player = state.current_player
-    reply.public.append(words.prompt(state, table.config.lang))
-    reply.events.append(
-        {"type": "turn", "player": state.current_player, "turn": state.turn, "phase": state.phase.value}
-    )
 
 
 def has_content(talk: CardTalk) -> bool:
@@ -176,23 +163,14 @@ class CardTalker:
         return self.rule(move, text, reply)
 
     def rule(self, move: inv.Move, text: str, reply: Reply) -> Reply:
-        from host.referee import Act
-
         self.referee.store.set_pending(self.session_id, None)
         events = self.referee._append(self.session_id, Act.of(move, text), self.now)
         reply.accepted = True
-        table = self.referee.table(self.session_id)
-        assert table.cards is not None
-        penalty = table.config.revoke_penalty is inv.Penalty.TRICK
-        reply.public.extend(words.describe_all(events, self.lang, penalty=penalty))
-        reply.events.extend(event_to_json(e) for e in events)
-        after_ruling(table, table.cards, reply)
+        self.referee._announce(self.referee.table(self.session_id), events, reply)
         return reply
 
     def _ask(self, move: inv.Move, state: inv.State, reply: Reply) -> Reply:
         """Speech: a move heard with low confidence is read back before it counts."""
-        from host.referee import Act
-
         act = Act.of(move)
         what = _move_text(move, self.lang)
         # Setup questions, who starts too (its player is the one named), are anyone's to answer.
@@ -209,8 +187,6 @@ class CardTalker:
         self, pending: dict[str, Any], state: inv.State, talk: CardTalk, reply: Reply
     ) -> Reply | None:
         """Answer "Did you say the 9 of hearts?"; None lets the words be read anew."""
-        from host.referee import Act
-
         if state.turn != pending.get("turn") or "act" not in pending:
             self.referee.store.set_pending(self.session_id, None)
             return None
@@ -249,8 +225,7 @@ class CardTalker:
         elif name == "whose_turn":
             reply.private.append(words.prompt(state, self.lang))
         elif name == "repeat":
-            penalty = self.table.config.revoke_penalty is inv.Penalty.TRICK
-            reply.private.extend(words.describe_all(list(self.table.last_events), self.lang, penalty=penalty))
+            reply.private.extend(describe_events(self.table, self.table.last_events))
             if not state.is_over:
                 reply.private.append(words.prompt(state, self.lang))
         elif name == "status":

@@ -326,6 +326,16 @@ def prompt_text(table: Table) -> str | None:
     return None
 
 
+def describe_events(table: Table, events: Sequence[Event]) -> list[str]:
+    """Lines for events of the table's game; a revoke says its cost when the table chose one."""
+    if table.cards is not None:
+        from host import inversion_phrasing
+
+        penalty = table.config.revoke_penalty is inv.Penalty.TRICK
+        return inversion_phrasing.describe_all(events, table.config.lang, penalty=penalty)
+    return phrasing.describe_all(list(events), table.config.lang)
+
+
 def turn_event(table: Table) -> dict[str, Any] | None:
     """The ``turn`` JSON line for a running game."""
     state = table.state
@@ -696,7 +706,7 @@ class Referee:
             reply.private.append(phrasing.prompt(game, lang))
         elif name == "repeat":
             assert game is not None
-            reply.private.extend(phrasing.describe_all(list(table.last_events), lang))
+            reply.private.extend(describe_events(table, table.last_events))
             if table.running:
                 reply.private.append(phrasing.prompt(game, lang))
         elif name == "status":
@@ -773,29 +783,24 @@ class Referee:
         return reply
 
     def _announce(self, table: Table, events: list[Event], reply: Reply) -> None:
-        if table.cards is not None:
-            from host import inversion_phrasing
-
-            reply.public.extend(inversion_phrasing.describe_all(events, table.config.lang))
-        else:
-            reply.public.extend(phrasing.describe_all(events, table.config.lang))
+        reply.public.extend(describe_events(table, events))
         reply.events.extend(event_to_json(e) for e in events)
         self._after_ruling(table, reply)
 
     def _after_ruling(self, table: Table, reply: Reply) -> None:
-        if table.cards is not None:
-            from host.inversion_talk import after_ruling
-
-            after_ruling(table, table.cards, reply)
-            return
-        game = table.game
-        assert game is not None
-        reply.turn = game.turn
-        if game.is_over:
+        """Close a reply with what the table must do next, or the result."""
+        state = table.state
+        assert state is not None
+        reply.turn = state.turn
+        if state.is_over:
             reply.game_over = True
-            if not any(e["type"] == "game_over" for e in reply.events) and game.outcome is not None:
-                reply.public.append(phrasing.outcome_text(game.outcome, table.config.lang))
+            said_over = any(e["type"] == "game_over" for e in reply.events)
+            result = prompt_text(table)  # a game's prompt after its end is its result
+            if not said_over and state.outcome is not None and result is not None:
+                reply.public.append(result)
             return
-        reply.next_player = game.current_player
-        reply.public.append(phrasing.prompt(game, table.config.lang))
-        reply.events.append({"type": "turn", "player": game.current_player, "turn": game.turn})
+        prompt, event = prompt_text(table), turn_event(table)
+        assert prompt is not None and event is not None
+        reply.next_player = state.current_player
+        reply.public.append(prompt)
+        reply.events.append(event)
