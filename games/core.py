@@ -95,10 +95,10 @@ class GameOver(Event):
     type: str = field(init=False, default="game_over")
 
 
-def _plain(value: object) -> object:
+def json_value(value: object) -> object:
     """Values as JSON has them: cards and suits as their text, tuples as lists."""
     if isinstance(value, tuple):
-        return [_plain(v) for v in value]
+        return [json_value(v) for v in value]
     if isinstance(value, str | int | float | bool) or value is None:
         return value
     return str(value)
@@ -128,5 +128,5 @@ def event_to_json(event: Event) -> dict[str, object]:
         elif name in ("tally", "scores"):
             data[name] = dict(value)
         else:
-            data[name] = _plain(value)
+            data[name] = json_value(value)
     return data

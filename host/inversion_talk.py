@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from games import inversion as inv
 from games.cards import RANKS, Card
+from games.core import json_value
 from grammars import load
 from host import inversion_phrasing as words
 from host.card_language import CardTalk, parse_cards, suit_words
@@ -152,7 +153,7 @@ class CardTalker:
     ) -> Reply:
         problem = inv.refusal(state, move)
         if problem is not None:
-            reply.events.append({"type": "refused", "reason": problem.reason, **_plain(problem.fields)})
+            reply.events.append({"type": "refused", "reason": problem.reason, **{k: json_value(v) for k, v in problem.fields.items()}})
             reply.private.append(words.refusal_text(problem, state, self.lang))
             reply.turn, reply.next_player = state.turn, state.current_player
             return reply
@@ -251,14 +252,3 @@ def _move_text(move: inv.Move, lang: str) -> str:
         return ", ".join(suit_words(s, lang, plural=True) for s in move.suits)
     return ""
 
-
-def _plain(fields: dict[str, object]) -> dict[str, object]:
-    out: dict[str, object] = {}
-    for key, value in fields.items():
-        if isinstance(value, tuple):
-            out[key] = [str(v) for v in value]
-        elif isinstance(value, str | int) or value is None:
-            out[key] = value
-        else:
-            out[key] = str(value)
-    return out
