@@ -17,7 +17,7 @@ from grammars import Grammar, load
 from host.card_language import suit_words
 
 if TYPE_CHECKING:
-    from host.referee import Act
+    from host.referee import ActUndone
 
 
 def card_text(card: Card, lang: str = "en") -> str:
@@ -151,17 +151,12 @@ def describe_all(events: Sequence[Event], lang: str = "en", *, penalty: bool = F
     return [line for e in events for line in describe(e, lang, penalty=penalty).splitlines() if line]
 
 
-def _undone_text(event: Event, lang: str) -> str:
-    cards = tuple(Card.parse(c) for c in getattr(event, "cards", ()))
-    amount = getattr(event, "amount", None)
-    action = getattr(event, "action", "")
-    if cards:
-        return cards_text(cards, lang)
-    if action == "suits":
-        return _suits([Suit(s) for s in getattr(event, "suits", ())], lang)
-    if action == "bid" and amount is None:
-        return _pass_word(lang)
-    return str(amount) if amount is not None else action
+def _undone_text(event: ActUndone, lang: str) -> str:
+    from host.referee import Act
+
+    fields = ("action", "player", "cards", "amount", "suits")
+    act = Act.model_validate({name: getattr(event, name) for name in fields})
+    return move_text(act.move(), lang)
 
 
 def _pass_word(lang: str) -> str:
@@ -169,15 +164,19 @@ def _pass_word(lang: str) -> str:
     return cards.passes[0] if cards is not None else "pass"
 
 
-def act_text(act: Act, lang: str = "en") -> str:
-    """What a logged move was, for "only Ann can take back the 9 of hearts"."""
-    if act.cards:
-        return cards_text([Card.parse(c) for c in act.cards], lang)
-    if act.amount is not None:
-        return str(act.amount)
-    if act.action == "bid":
-        return _pass_word(lang)
-    return act.action
+def move_text(move: inv.Move, lang: str = "en") -> str:
+    """What a move says, for "Did you say ...?" and "only Ann can take back the 9 of hearts"."""
+    if isinstance(move, inv.PlayCard):
+        return card_text(move.card, lang)
+    if isinstance(move, inv.LayLane):
+        return cards_text(move.cards, lang)
+    if isinstance(move, inv.Declare):
+        return _pass_word(lang) if move.amount is None else str(move.amount)
+    if isinstance(move, inv.ChooseFirst):
+        return move.player
+    if isinstance(move, inv.ChooseSuits):
+        return _suits(move.suits, lang)
+    return ""
 
 
 def prompt(state: inv.State, lang: str = "en") -> str:

@@ -99,7 +99,7 @@ class CardTalker:
             if len(amounts) == 1 and not talk.passed:
                 return inv.Declare(player, amounts[0])
             if amounts or talk.passed:
-                passed = [_move_text(inv.Declare(player, None), self.lang)] if talk.passed else []
+                passed = [words.move_text(inv.Declare(player, None), self.lang)] if talk.passed else []
                 return self._ambiguous([*map(str, amounts), *passed], reply)
         if phase is inv.Phase.PLAYING and player is not None:
             cards = tuple(dict.fromkeys(talk.cards))
@@ -153,7 +153,8 @@ class CardTalker:
     ) -> Reply:
         problem = inv.refusal(state, move)
         if problem is not None:
-            reply.events.append({"type": "refused", "reason": problem.reason, **{k: json_value(v) for k, v in problem.fields.items()}})
+            fields = {k: json_value(v) for k, v in problem.fields.items()}
+            reply.events.append({"type": "refused", "reason": problem.reason, **fields})
             reply.private.append(words.refusal_text(problem, state, self.lang))
             reply.turn, reply.next_player = state.turn, state.current_player
             return reply
@@ -173,7 +174,7 @@ class CardTalker:
     def _ask(self, move: inv.Move, state: inv.State, reply: Reply) -> Reply:
         """Speech: a move heard with low confidence is read back before it counts."""
         act = Act.of(move)
-        what = _move_text(move, self.lang)
+        what = words.move_text(move, self.lang)
         # Setup questions, who starts too (its player is the one named), are anyone's to answer.
         player = "" if isinstance(move, inv.ChooseFirst) else getattr(move, "player", None) or ""
         self.referee.store.set_pending(
@@ -235,20 +236,4 @@ class CardTalker:
             reply.events[-1] = {"type": "not_understood", "text": name}
             reply.private.append(self.g.phrase("not_understood", turn=words.prompt(state, self.lang)))
         return reply
-
-
-def _move_text(move: inv.Move, lang: str) -> str:
-    if isinstance(move, inv.PlayCard):
-        return words.card_text(move.card, lang)
-    if isinstance(move, inv.LayLane):
-        return words.cards_text(move.cards, lang)
-    if isinstance(move, inv.Declare):
-        cards = load(lang).cards
-        passed = cards.passes[0] if cards is not None else "pass"
-        return passed if move.amount is None else str(move.amount)
-    if isinstance(move, inv.ChooseFirst):
-        return move.player
-    if isinstance(move, inv.ChooseSuits):
-        return ", ".join(suit_words(s, lang, plural=True) for s in move.suits)
-    return ""
 

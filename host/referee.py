@@ -766,9 +766,9 @@ class Referee:
         owner = None if isinstance(said, Act) and said.action == "first" else said.player
         if speaker is not None and owner is not None and speaker != owner:
             if isinstance(said, Act):
-                from host.inversion_phrasing import act_text
+                from host.inversion_phrasing import move_text
 
-                what = act_text(said, table.config.lang)
+                what = move_text(said.move(), table.config.lang)
             else:
                 what = str(said.number)
             reply.private.append(g.phrase("undo_not_yours", player=said.player, number=what))
