@@ -44,6 +44,23 @@ class Game(StrEnum):
     INVERSION = "inversion"
 
 
+# Options shared by ``play`` and ``table``.
+ModeOption = Annotated[
+    Mode, typer.Option(help="tournament: a mistake puts you out; training: nobody goes out.")
+]
+RangeOption = Annotated[str, typer.Option("--range", help="The numbers allowed, e.g. 1-100.")]
+SuitsOption = Annotated[
+    str | None, typer.Option(help="!nversion: the players+1 suits, e.g. heart,spade,club.")
+]
+LaneOption = Annotated[
+    str | None, typer.Option(help="!nversion: the lane from the reference card, e.g. 9H,2C,...")
+]
+FirstOption = Annotated[
+    str | None, typer.Option(help="!nversion: who plays first (2 players) or declares first (3-4).")
+]
+PENALTY_HELP = "!nversion: a proven revoke is only announced, or costs a trick."
+
+
 def fail(message: str, code: int = 2) -> typer.Exit:
     err.print(f"gamehost: {message}")
     return typer.Exit(code)
@@ -107,23 +124,15 @@ def emit(reply: Reply, as_json: bool) -> None:
 def play(
     game: Annotated[str, typer.Argument(help="The game to referee: up-or-down or inversion.")],
     players: Annotated[str | None, typer.Option(help="Seating order, comma separated: Ann,Bob,Cy.")] = None,
-    mode: Annotated[
-        Mode, typer.Option(help="tournament: a mistake puts you out; training: nobody goes out.")
-    ] = Mode.TOURNAMENT,
-    range_: Annotated[str, typer.Option("--range", help="The numbers allowed, e.g. 1-100.")] = "1-100",
+    mode: ModeOption = Mode.TOURNAMENT,
+    range_: RangeOption = "1-100",
     rounds: Annotated[int | None, typer.Option(min=1, help="Training: end after this many rounds.")] = None,
-    suits: Annotated[
-        str | None, typer.Option(help="!nversion: the players+1 suits, e.g. heart,spade,club.")
-    ] = None,
-    lane: Annotated[
-        str | None, typer.Option(help="!nversion: the lane from the reference card, e.g. 9H,2C,...")
-    ] = None,
-    first: Annotated[
-        str | None, typer.Option(help="!nversion: who plays first (2 players) or declares first (3-4).")
-    ] = None,
+    suits: SuitsOption = None,
+    lane: LaneOption = None,
+    first: FirstOption = None,
     revoke_penalty: Annotated[
         inv.Penalty,
-        typer.Option(help="!nversion: a proven revoke is only announced, or costs a trick."),
+        typer.Option(help=PENALTY_HELP),
     ] = inv.Penalty.ANNOUNCE,
     lang: Annotated[str, typer.Option(help="Language of the words understood and said.")] = "en",
     db: Annotated[Path | None, typer.Option(help="SQLite file (default: the user data directory).")] = None,
@@ -327,22 +336,14 @@ def check_setup(names: list[str], moves: list[tuple[str, inv.Move]], lang: str) 
 def table(
     game: Annotated[str, typer.Argument(help="The game to referee: up-or-down or inversion.")],
     players: Annotated[str, typer.Option(help="Seating order, comma separated: Ann,Bob,Cy.")],
-    mode: Annotated[
-        Mode, typer.Option(help="tournament: a mistake puts you out; training: nobody goes out.")
-    ] = Mode.TOURNAMENT,
-    range_: Annotated[str, typer.Option("--range", help="The numbers allowed, e.g. 1-100.")] = "1-100",
-    suits: Annotated[
-        str | None, typer.Option(help="!nversion: the players+1 suits, e.g. heart,spade,club.")
-    ] = None,
-    lane: Annotated[
-        str | None, typer.Option(help="!nversion: the lane from the reference card, e.g. 9H,2C,...")
-    ] = None,
-    first: Annotated[
-        str | None, typer.Option(help="!nversion: who plays first (2 players) or declares first (3-4).")
-    ] = None,
+    mode: ModeOption = Mode.TOURNAMENT,
+    range_: RangeOption = "1-100",
+    suits: SuitsOption = None,
+    lane: LaneOption = None,
+    first: FirstOption = None,
     revoke_penalty: Annotated[
         inv.Penalty | None,
-        typer.Option(help="!nversion: a proven revoke is only announced, or costs a trick."),
+        typer.Option(help=PENALTY_HELP),
     ] = None,
     lang: Annotated[str, typer.Option(help="Language spoken at the table: en or ko.")] = "en",
     model: Annotated[
