@@ -16,35 +16,8 @@ from host.card_language import card_words
 from host.referee import Hearing, Referee, SessionConfig, replay
 from host.store import Store
 from tests.clock import Clock
+from tests.host.card_tables import LANE, set_up, start, state
 from tests.inversion_deals import deal
-
-LANE = "9H 1C 2C 3C 4C 5C 6C 7C 8C 10C"
-
-
-@pytest.fixture
-def clock() -> Clock:
-    return Clock(1_000_000.0)
-
-
-@pytest.fixture
-def referee(tmp_path: Path, clock: Clock) -> Referee:
-    return Referee(Store(tmp_path / "log.sqlite3"), clock)
-
-
-def start(referee: Referee, players: str = "Ann,Bob", **config: object) -> str:
-    return referee.create(SessionConfig.model_validate({"game": "inversion", **config}), players.split(","))
-
-
-def set_up(referee: Referee, sid: str, suits: str, lane: str, first: str) -> None:
-    for text in (suits, lane, first):
-        reply = referee.handle(sid, text)
-        assert reply.accepted, reply.lines
-
-
-def state(referee: Referee, sid: str) -> inv.State:
-    cards = referee.table(sid).cards
-    assert cards is not None
-    return cards
 
 
 def test_the_setup_dialogue_asks_for_each_part_in_turn(referee: Referee) -> None:

@@ -2,31 +2,11 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from games import inversion as inv
-from host.referee import Hearing, Referee, SessionConfig
-from host.store import Store
-from tests.clock import Clock
-
-LANE = "9H 1C 2C 3C 4C 5C 6C 7C 8C 10C"
-
-
-@pytest.fixture
-def referee(tmp_path: Path) -> Referee:
-    return Referee(Store(tmp_path / "log.sqlite3"), Clock(1_000_000.0))
-
-
-def start(referee: Referee, players: str = "Ann,Bob", **config: object) -> str:
-    return referee.create(SessionConfig.model_validate({"game": "inversion", **config}), players.split(","))
-
-
-def state(referee: Referee, sid: str) -> inv.State:
-    cards = referee.table(sid).cards
-    assert cards is not None
-    return cards
+from host.referee import Hearing, Referee
+from tests.host.card_tables import LANE, start, state
 
 
 @pytest.mark.parametrize("line", ["9H 2C 11S 3C", "9H 2C 5 3C", "9H 2C spades 3C"])

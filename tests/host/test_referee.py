@@ -5,23 +5,11 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
-import pytest
-
 from games import up_or_down as ud
 from games.core import Mode
 from host.referee import Hearing, Referee, SessionConfig, replay
 from host.store import Store
 from tests.clock import Clock
-
-
-@pytest.fixture
-def clock() -> Clock:
-    return Clock(1_000_000.0)
-
-
-@pytest.fixture
-def referee(tmp_path: Path, clock: Clock) -> Referee:
-    return Referee(Store(tmp_path / "log.sqlite3"), clock)
 
 
 def start(referee: Referee, players: str = "Ann,Bob,Cy", **config: object) -> str:
