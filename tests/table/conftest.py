@@ -17,6 +17,7 @@ import pytest
 from host.referee import Referee, SessionConfig
 from host.speech.audio import SAMPLE_RATE, write_wav
 from host.speech.model import SpeechModel, load_model
+from host.speech.recognizer import Hearing
 from host.speech.tts import espeak_synthesize
 from host.store import Store
 from tests.clock import Clock
@@ -25,6 +26,20 @@ from tests.speech.conftest import silence, trim
 PLAYERS = ("Ann", "Bob", "Cy")
 
 Say = Callable[[str], bytes]
+
+
+def hearing(*alternatives: tuple[str, float]) -> Hearing:
+    """A recogniser's hearing of 0.5 s with these (text, share) alternatives, best first."""
+    return Hearing(
+        alternatives=alternatives,
+        scores=tuple(0.0 for _ in alternatives),
+        words=(),
+        start=0.0,
+        end=0.5,
+        unknown=False,
+        speech_end=0.5,
+        emitted_at=1.2,
+    )
 
 
 @pytest.fixture(scope="session")

@@ -32,9 +32,8 @@ from host.speech.audio import pcm_chunks, write_wav
 from host.speech.card_listener import CardListener, Meaning, phrase_list, read
 from host.speech.listener import Heard
 from host.speech.model import SpeechModel
-from host.speech.recognizer import Hearing
 from tests.speech.conftest import silence
-from tests.table.conftest import Say, white_noise
+from tests.table.conftest import Say, hearing, white_noise
 
 runner = CliRunner()
 
@@ -54,19 +53,6 @@ def set_up(names: Sequence[str] = NAMES, lane: str = LANE, first: str | None = "
     if first is not None:
         state, _ = inv.play(state, inv.ChooseFirst(first))
     return state
-
-
-def hearing(*alternatives: tuple[str, float]) -> Hearing:
-    return Hearing(
-        alternatives=alternatives,
-        scores=tuple(0.0 for _ in alternatives),
-        words=(),
-        start=0.0,
-        end=0.5,
-        unknown=False,
-        speech_end=0.5,
-        emitted_at=1.2,
-    )
 
 
 def wav(path: Path, say: Say, parts: Sequence[str | bytes], gap: float = 1.5) -> Path:

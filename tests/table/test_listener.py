@@ -12,23 +12,9 @@ from host.speech import listener as ls
 from host.speech.audio import pcm_chunks
 from host.speech.listener import Heard, Listener, phrase_list, read
 from host.speech.model import SpeechModel
-from host.speech.recognizer import Hearing
 from host.speech.table import TableRunner, Voice
 from tests.speech.conftest import silence
-from tests.table.conftest import PLAYERS, Clock, Say, white_noise
-
-
-def hearing(*alternatives: tuple[str, float]) -> Hearing:
-    return Hearing(
-        alternatives=alternatives,
-        scores=tuple(0.0 for _ in alternatives),
-        words=(),
-        start=0.0,
-        end=0.5,
-        unknown=False,
-        speech_end=0.5,
-        emitted_at=1.2,
-    )
+from tests.table.conftest import PLAYERS, Clock, Say, hearing, white_noise
 
 
 def game_after(last: int) -> ud.State:
