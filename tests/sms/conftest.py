@@ -98,12 +98,6 @@ def build(tmp_path: Path, fake: FakeTwilio | None, clock: Clock, **overrides: An
 
 
 @pytest.fixture
-def fake() -> Iterator[FakeTwilio]:
-    with FakeTwilio() as fake:
-        yield fake
-
-
-@pytest.fixture
 def clock() -> Clock:
     return Clock()
 

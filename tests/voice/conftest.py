@@ -201,12 +201,6 @@ def build(tmp_path: Path, fake: FakeTwilio | None, **overrides: Any) -> Host:
 
 
 @pytest.fixture
-def fake() -> Iterator[FakeTwilio]:
-    with FakeTwilio() as fake:
-        yield fake
-
-
-@pytest.fixture
 def host(tmp_path: Path, fake: FakeTwilio) -> Iterator[Host]:
     built = build(tmp_path, fake)
     yield built
