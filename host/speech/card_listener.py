@@ -338,15 +338,9 @@ class CardListener(StreamListener):
     ) -> None:
         """``report_missing`` false: the caller tells the user about :attr:`missing_words`
         (the table command prints them) instead of a logged warning."""
-        self.referee = referee
-        self.session_id = session_id
-        self.speaker = speaker
-        table = referee.table(session_id)
+        table = self._attach(referee, session_id, speaker)
         if table.config.game != "inversion":
             raise ValueError(f"session {session_id} is not a card game")
-        self.config = table.config
-        self.lang = table.config.lang
-        self.grammar = load(self.lang)
         self.invalid_prior = INVALID_PRIOR
         self._table = table
         self._confirming = self._pending(table) is not None

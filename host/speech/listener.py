@@ -41,7 +41,7 @@ from dataclasses import dataclass, replace
 from typing import Protocol
 
 from games import up_or_down as ud
-from grammars import load
+from grammars import Grammar, load
 from host import referee as ref
 from host.language import (
     CommandSaid,
@@ -310,10 +310,24 @@ class StreamListener(ABC):
     referee: ref.Referee
     session_id: str
     speaker: str | None
+    config: ref.SessionConfig
+    lang: str
+    grammar: Grammar
     #: Words of the phrase lists the model lacks; their phrases are left out.
     missing_words: tuple[str, ...] = ()
     _missing: frozenset[str] = frozenset()
     _checked_at = 0.0
+
+    def _attach(self, referee: ref.Referee, session_id: str, speaker: str | None) -> ref.Table:
+        """Follow ``session_id`` for ``speaker`` (None: a shared microphone); its table now."""
+        self.referee = referee
+        self.session_id = session_id
+        self.speaker = speaker
+        table = referee.table(session_id)
+        self.config = table.config
+        self.lang = table.config.lang
+        self.grammar = load(self.lang)
+        return table
 
     def _listen(
         self, model: SpeechModel, sample_rate: int, every: Iterable[str], *, report_missing: bool
@@ -427,13 +441,7 @@ class Listener(StreamListener):
     ) -> None:
         """``report_missing`` false: the caller tells the user about :attr:`missing_words`
         (the table command prints them) instead of a logged warning."""
-        self.referee = referee
-        self.session_id = session_id
-        self.speaker = speaker
-        table = referee.table(session_id)
-        self.config = table.config
-        self.lang = table.config.lang
-        self.grammar = load(self.lang)
+        table = self._attach(referee, session_id, speaker)
         self._names = table.names
         every = [
             p
