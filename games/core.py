@@ -20,6 +20,36 @@ class RuleError(ValueError):
 
 
 @dataclass(frozen=True)
+class Refusal:
+    """A move the rules forbid now. ``reason`` names the phrase; ``fields`` fill it."""
+
+    reason: str
+    fields: dict[str, object] = field(default_factory=dict)
+
+
+class IllegalMove(ValueError):
+    """``play`` was given a move its ``refusal`` forbids (python-chess ``IllegalMoveError``)."""
+
+    def __init__(self, refusal: Refusal) -> None:
+        super().__init__(refusal.reason)
+        self.refusal = refusal
+
+
+@dataclass(frozen=True)
+class Leave:
+    """Every game's move: ``player`` leaves the table."""
+
+    player: str
+
+
+@dataclass(frozen=True)
+class End:
+    """Every game's move: the game ends now, on request (``player`` asked, if known)."""
+
+    player: str | None = None
+
+
+@dataclass(frozen=True)
 class Event:
     """Something that happened in a game. ``type`` is the JSON name of the event."""
 
@@ -74,19 +104,27 @@ class MoveUndone(Event):
 
 @dataclass(frozen=True)
 class Outcome:
-    """How a game ended (python-chess ``Outcome``): a value, announced by a pure function."""
+    """How a game ended (python-chess ``Outcome``, OpenSpiel ``returns()``): a value,
+    announced by a pure function. Games subclass it for what else their result says."""
 
-    reason: str  # "last_player_in", "requested", "rounds", "players_left", "tricks", "draw", "player_left"
-    winner: str | None = None
-    last_mistake: str | None = None
-    mistakes: tuple[tuple[str, int], ...] = ()
-    # Card games: everyone who won (all children when the parent misses the bid), tricks
-    # per player as scored, the auction's result, and who left if that ended the game.
-    winners: tuple[str, ...] = ()
-    scores: tuple[tuple[str, int], ...] = ()
-    parent: str | None = None
-    bid: int | None = None
-    left: str | None = None
+    reason: str
+    winners: tuple[str, ...] = ()  # empty: nobody won (a draw, a game cut short)
+    scores: tuple[tuple[str, int], ...] = ()  # per player, in the game's own unit
+
+    @property
+    def winner(self) -> str | None:
+        return self.winners[0] if len(self.winners) == 1 else None
+
+    def to_json(self) -> dict[str, object]:
+        """The fields of the ``game_over`` JSON line."""
+        data: dict[str, object] = {"reason": self.reason}
+        if self.winner is not None:
+            data["winner"] = self.winner
+        if self.winners:
+            data["winners"] = list(self.winners)
+        if self.scores:
+            data["scores"] = dict(self.scores)
+        return data
 
 
 @dataclass(frozen=True)
@@ -112,19 +150,7 @@ def event_to_json(event: Event) -> dict[str, object]:
             continue
         value = getattr(event, name)
         if isinstance(value, Outcome):
-            data["reason"] = value.reason
-            if value.winner is not None:
-                data["winner"] = value.winner
-            if value.last_mistake is not None or value.mistakes:
-                data["last_mistake"] = value.last_mistake
-                data["mistakes"] = dict(value.mistakes)
-            if value.winners:
-                data["winners"] = list(value.winners)
-            if value.scores:
-                data["tricks"] = dict(value.scores)
-            for extra in ("parent", "bid", "left"):
-                if getattr(value, extra) is not None:
-                    data[extra] = getattr(value, extra)
+            data.update(value.to_json())
         elif name in ("tally", "scores"):
             data[name] = dict(value)
         else:

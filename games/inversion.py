@@ -40,6 +40,29 @@ TRICKS = 10
 MAKES = 11  # a card and the follow card adding up to this invert
 
 
+@dataclass(frozen=True)
+class InversionOutcome(Outcome):
+    """Scores are tricks as counted (after any revoke penalty); with an auction, who was
+    the parent and for how many; ``left``: who left, if that ended the game."""
+
+    parent: str | None = None
+    bid: int | None = None
+    left: str | None = None
+
+    def to_json(self) -> dict[str, object]:
+        data: dict[str, object] = {"reason": self.reason}
+        if self.winner is not None:
+            data["winner"] = self.winner
+        if self.winners:
+            data["winners"] = list(self.winners)
+        if self.scores:
+            data["tricks"] = dict(self.scores)
+        for name in ("parent", "bid", "left"):
+            if getattr(self, name) is not None:
+                data[name] = getattr(self, name)
+        return data
+
+
 class Phase(StrEnum):
     SUITS = "suits"  # the table names players+1 suits
     LANE = "lane"  # the 10 lane cards, nearest the reference card first
@@ -263,7 +286,7 @@ class State:
     # The number of the move awaited, from 1 (as Up-or-Down counts turns): one more than the
     # moves accepted so far. A stale timer, token or confirmation names an older one.
     turn: int = 1
-    outcome: Outcome | None = None
+    outcome: InversionOutcome | None = None
 
     @property
     def is_over(self) -> bool:
@@ -640,9 +663,8 @@ def _finish(
             best = max(s for _, s in score)
             top = tuple(p for p, s in score if s == best)
             winners = top if len(top) == 1 else ()
-    outcome = Outcome(
+    outcome = InversionOutcome(
         reason="draw" if reason == "tricks" and not winners else reason,
-        winner=winners[0] if len(winners) == 1 else None,
         winners=winners,
         scores=score,
         parent=state.parent,

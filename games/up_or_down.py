@@ -53,6 +53,23 @@ class Options:
 
 
 @dataclass(frozen=True)
+class UpOrDownOutcome(Outcome):
+    """Training games name the last to err and everyone's mistakes."""
+
+    last_mistake: str | None = None
+    mistakes: tuple[tuple[str, int], ...] = ()
+
+    def to_json(self) -> dict[str, object]:
+        data: dict[str, object] = {"reason": self.reason}
+        if self.winner is not None:
+            data["winner"] = self.winner
+        if self.last_mistake is not None or self.mistakes:
+            data["last_mistake"] = self.last_mistake
+            data["mistakes"] = dict(self.mistakes)
+        return data
+
+
+@dataclass(frozen=True)
 class Constraint:
     """What the next number must be: ``up`` parity above ``last`` or ``down`` parity below."""
 
@@ -80,7 +97,7 @@ class State:
     last_mistake: int | None = None
     accepted: int = 0  # valid numbers said (training rounds)
     starter: int = 0
-    outcome: Outcome | None = None
+    outcome: UpOrDownOutcome | None = None
 
     @property
     def is_over(self) -> bool:
@@ -165,9 +182,9 @@ def _mistake_counts(state: State) -> tuple[tuple[str, int], ...]:
 def _finish(state: State, reason: str, winner: str | None = None) -> tuple[State, Event]:
     last_mistake = None if state.last_mistake is None else state.players[state.last_mistake]
     training = state.options.mode is Mode.TRAINING
-    outcome = Outcome(
+    outcome = UpOrDownOutcome(
         reason=reason,
-        winner=winner,
+        winners=() if winner is None else (winner,),
         last_mistake=last_mistake if training else None,
         mistakes=_mistake_counts(state) if training else (),
     )

@@ -55,6 +55,7 @@ def _reason(g: Grammar, event: inv.TrickWon, lang: str) -> str:
 
 def outcome_text(outcome: Outcome, lang: str = "en") -> str:
     g = load(lang)
+    assert isinstance(outcome, inv.InversionOutcome)
     tricks = dict(outcome.scores)
     if outcome.reason == "player_left":
         return g.phrase("inv_result_left", player=outcome.left)

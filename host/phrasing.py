@@ -38,6 +38,7 @@ def _counts(g: Grammar, mistakes: tuple[tuple[str, int], ...]) -> str:
 
 def outcome_text(outcome: Outcome, lang: str = "en") -> str:
     g = load(lang)
+    assert isinstance(outcome, ud.UpOrDownOutcome)
     if outcome.winner is not None:
         return g.phrase("winner", winner=outcome.winner)
     if outcome.mistakes:

@@ -33,6 +33,7 @@ from games.inversion import (
     EndGame,
     FirstChosen,
     Inversion,
+    InversionOutcome,
     LaneLaid,
     LayLane,
     LeaveGame,
@@ -661,7 +662,7 @@ def test_two_players_equal_tricks_is_a_draw() -> None:
     g, _ = run(g, ChooseFirst("Ann"))
     g, events = play_tricks(g, ["Ann", "Bob"] * 5)
     outcome = finished(g, events)
-    assert outcome == Outcome("draw", scores=(("Ann", 5), ("Bob", 5)))
+    assert outcome == InversionOutcome("draw", scores=(("Ann", 5), ("Bob", 5)))
 
 
 def test_two_players_most_tricks_wins() -> None:
@@ -669,7 +670,7 @@ def test_two_players_most_tricks_wins() -> None:
     g, _ = run(g, ChooseFirst("Bob"))
     g, events = play_tricks(g, ["Bob", "Ann"] * 4 + ["Bob", "Bob"])
     outcome = finished(g, events)
-    assert outcome == Outcome("tricks", winner="Bob", winners=("Bob",), scores=(("Ann", 4), ("Bob", 6)))
+    assert outcome == InversionOutcome("tricks", winners=("Bob",), scores=(("Ann", 4), ("Bob", 6)))
 
 
 @pytest.mark.parametrize(("won", "made"), [(4, True), (5, True), (3, False)])

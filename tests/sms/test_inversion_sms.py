@@ -17,7 +17,8 @@ import pytest
 
 from games import inversion as inv
 from games.cards import Card, Suit, deck
-from games.core import Event, GameOver, Outcome
+from games.core import Event, GameOver
+from games.inversion import InversionOutcome
 from grammars import load
 from host import inversion_phrasing as words
 from host.card_language import card_words
@@ -515,14 +516,14 @@ def _events() -> list[Event]:
         inv.TrickWon(10, NAME, WIDE, "inversion", True, Suit.DIAMOND, (), tally),
         inv.TrickWon(10, NAME, WIDE, "follow_suit", True, Suit.DIAMOND, (), tally),
         inv.CardsAccounted(50),
-        GameOver(Outcome("tricks", winners=tuple(NAMES[1:]), scores=tally, parent=NAMES[0], bid=10)),
+        GameOver(InversionOutcome("tricks", winners=tuple(NAMES[1:]), scores=tally, parent=NAMES[0], bid=10)),
         GameOver(
-            Outcome("tricks", winner=NAMES[0], winners=(NAMES[0],), scores=tally, parent=NAMES[0], bid=1)
+            InversionOutcome("tricks", winners=(NAMES[0],), scores=tally, parent=NAMES[0], bid=1)
         ),
-        GameOver(Outcome("tricks", winner=NAMES[0], winners=(NAMES[0],), scores=((NAMES[0], 10), (NAME, 0)))),
-        GameOver(Outcome("draw", scores=((NAMES[0], 5), (NAME, 5)))),
-        GameOver(Outcome("requested", scores=tally)),
-        GameOver(Outcome("player_left", left=NAME)),
+        GameOver(InversionOutcome("tricks", winners=(NAMES[0],), scores=((NAMES[0], 10), (NAME, 0)))),
+        GameOver(InversionOutcome("draw", scores=((NAMES[0], 5), (NAME, 5)))),
+        GameOver(InversionOutcome("requested", scores=tally)),
+        GameOver(InversionOutcome("player_left", left=NAME)),
     ]
 
 

@@ -1,0 +1,367 @@
+"""The game protocol: all the host knows of a game (OpenSpiel's ``register_game``).
+
+A game is a folder under ``games/`` whose ``__init__`` builds one :class:`GameSpec` and
+registers it. The host finds games with :func:`find_game` and :func:`all_games` and never
+names one: a new game is a new folder and no edit in ``host/``.
+
+Two halves, both pure (no I/Opt, no clock, randomness only from the seed given):
+
+* :class:`Rules` judges and applies moves. ``refusal`` says why a move cannot be taken now
+  (the rules forbid it: only that is ever a player's mistake in the game), ``play``
+  applies it. Every game also takes the common :class:`~games.core.Leave` and
+  :class:`~games.core.End` moves.
+* :class:`Talk` turns words into a :class:`Proposal` and events into words. The parser
+  proposes, the rules judge (python-chess ``parse_san`` over ``legal_moves``): a wrong
+  move the table said must reach the rules to be refereed, so candidates include moves
+  the rules will refuse or rule a mistake.
+
+>>> spec = find_game("up-or-down")
+>>> spec is find_game("UpOrDown")
+True
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import MISSING, dataclass, field, fields
+from typing import Any, Generic, Protocol, TypeVar
+
+from pydantic import TypeAdapter, ValidationError
+
+import games
+from games.core import End, Event, Leave, Outcome, Refusal
+
+S = TypeVar("S")
+M = TypeVar("M")
+Opt = TypeVar("Opt")
+# Protocols take some of these only as arguments: mypy wants them contravariant there.
+M_in = TypeVar("M_in", contravariant=True)
+S_in = TypeVar("S_in", contravariant=True)
+Opt_in = TypeVar("Opt_in", contravariant=True)
+
+#: Where a game can be played: typed at a terminal, by SMS, on a phone call (speech and
+#: keypad, no screen), at a table with one microphone.
+CHANNELS = ("text", "sms", "voice", "table")
+
+
+class GameState(Protocol):
+    """What every game's state has; the rest is the game's own."""
+
+    @property
+    def players(self) -> tuple[str, ...]: ...
+
+    @property
+    def turn(self) -> int:
+        """The number of the move awaited, from 1: a stale timer, token or read-back names
+        an older one."""
+        ...
+
+    @property
+    def is_over(self) -> bool: ...
+
+    @property
+    def outcome(self) -> Outcome | None: ...
+
+
+# -- what the words make -----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Moves(Generic[M]):
+    """Candidate moves: one is the move said; two or more, the table is asked which."""
+
+    candidates: tuple[M, ...]
+
+
+@dataclass(frozen=True)
+class Command:
+    """A general command: whose_turn, repeat, rules, status, help, undo, new_game, leave,
+    finish (``grammars/<lang>/commands.yaml``)."""
+
+    name: str
+
+
+@dataclass(frozen=True)
+class Answer:
+    """Yes or no to a read-back ("Did you say ...?")."""
+
+    yes: bool
+
+
+@dataclass(frozen=True)
+class Unclear:
+    """Nothing to act on: ``text`` says so and what is allowed; ``event`` is its JSON line.
+    ``about_move`` words tried to be a move, so someone out of turn is told whose turn it is."""
+
+    text: str
+    event: Mapping[str, object]
+    about_move: bool = True
+
+
+Proposal = Moves[Any] | Command | Answer | Unclear
+
+
+@dataclass(frozen=True)
+class Listening:
+    """What a recogniser should listen for now, besides the general commands and names:
+    ``moves`` are phrases that make a move; ``left_out`` are decoy words that sound too
+    much like them to be listened for at the same time."""
+
+    moves: tuple[str, ...] = ()
+    left_out: tuple[str, ...] = ()
+
+
+#: What one speech alternative means: a move, a Command, or None for nothing clear.
+Meaning = Any
+
+
+# -- the two halves ----------------------------------------------------------------------------
+
+
+class Rules(Protocol[S, M_in, Opt_in]):
+    def new_game(self, players: tuple[str, ...], options: Opt_in, seed: int, previous: S | None) -> S:
+        """A game for ``players`` in seating order. ``previous`` is the table's last game,
+        for who opens the next one. Raises ValueError for players the game cannot seat."""
+        ...
+
+    def to_act(self, state: S) -> frozenset[str]:
+        """Who may make a move now; empty means anyone at the table (setup steps)."""
+        ...
+
+    def refusal(self, state: S, move: M_in | Leave | End) -> Refusal | None:
+        """Why ``move`` cannot be taken now, or None."""
+        ...
+
+    def play(self, state: S, move: M_in | Leave | End) -> tuple[S, list[Event]]:
+        """Apply ``move``; raises :class:`~games.core.IllegalMove` if it is refused."""
+        ...
+
+    def on_timeout(self, state: S) -> tuple[S, list[Event]]:
+        """The awaited move did not come in time; no events: the game has no turn clock."""
+        ...
+
+    def owner(self, move: M_in) -> str | None:
+        """Who may take ``move`` back; None: anyone at the table (a setup step)."""
+        ...
+
+
+class Talk(Protocol[S_in, M, Opt_in]):
+    """Words in and out for one game, in every language it ships (``grammar/<lang>.yaml``)."""
+
+    def read(
+        self, text: str, state: S_in | None, players: tuple[str, ...], speaker: str | None, asked: M | None,
+        lang: str,
+    ) -> Proposal:
+        """What ``text`` (typed, or one speech alternative) proposes. ``speaker`` None is a
+        shared device: a move is the player's whose turn it is. ``asked``: the move of a
+        read-back waiting for yes or no."""
+        ...
+
+    def describe(self, events: Sequence[Event], options: Opt_in, lang: str) -> list[str]:
+        """Lines announcing ``events`` (a ruling's events together)."""
+        ...
+
+    def prompt(self, state: S_in, lang: str) -> str:
+        """What the table must do next; after the end, the result."""
+        ...
+
+    def spoken_prompt(self, state: S_in, lang: str) -> str:
+        """``prompt`` for the ear (a phone call): plainer, numbers as words if it helps."""
+        ...
+
+    def status(self, state: S_in, lang: str) -> str: ...
+
+    def rules(self, options: Opt_in, lang: str) -> str: ...
+
+    def help(self, lang: str) -> str: ...
+
+    def refusal_text(self, refusal: Refusal, state: S_in, lang: str) -> str:
+        """Why a move was not taken, then what is allowed now."""
+        ...
+
+    def move_text(self, move: M, lang: str) -> str:
+        """A move in words, for read-backs and "only Ann can take back ..."."""
+        ...
+
+    def ambiguous(self, candidates: tuple[M, ...], lang: str) -> Unclear:
+        """The question when words fit more than one move."""
+        ...
+
+    def costly(self, state: S_in, move: M) -> bool:
+        """Whether a misheard ``move`` would cost its mover: such a move heard unsurely is
+        read back before it counts (the confirmation policy asks the game)."""
+        ...
+
+    def likely(self, state: S_in, move: M) -> bool:
+        """Whether players usually make ``move`` now (allowed, not a mistake): a speech
+        prior between close readings."""
+        ...
+
+    def confusable(self, move: M, lang: str) -> tuple[M, ...]:
+        """Moves a recogniser might have heard instead (fifteen and fifty)."""
+        ...
+
+    # -- speech --
+
+    def listen_for(self, state: S_in, players: tuple[str, ...], lang: str, confirming: bool) -> Listening: ...
+
+    def vocabulary(self, players: tuple[str, ...], options: Opt_in, lang: str) -> list[str]:
+        """Every move phrase a listener may ever use (checked once against the model)."""
+        ...
+
+    def hear(
+        self, text: str, state: S_in | None, players: tuple[str, ...], confirming: bool, lang: str
+    ) -> tuple[Meaning, float]:
+        """What one recogniser alternative means (a move, a Command, or None) and how much
+        to trust that relative to its share (stray words the decoder adds cost trust)."""
+        ...
+
+    def words(self, meaning: Meaning, lang: str) -> str:
+        """Words ``read`` takes as ``meaning``: what the referee is given for a hearing."""
+        ...
+
+    #: Logistic calibration (intercept, log-odds of the pooled share, best path) of a
+    #: hearing's confidence, fitted on recordings; None: the pooled share is the confidence.
+    calibration: tuple[float, float, float] | None
+
+
+# -- the game ------------------------------------------------------------------------------------
+
+
+def _word(text: str) -> str:
+    """Names compared loosely: "Up-or-Down", "up or down", "UpOrDown", "!nversion"."""
+    return re.sub(r"[\W_]+", "", text).casefold()
+
+
+@dataclass(frozen=True)
+class OptionInfo:
+    name: str
+    help: str
+    default: object
+    flags: tuple[str, ...]  # the CLI flags that set it besides --opt name=value
+
+
+@dataclass(frozen=True)
+class GameSpec(Generic[S, M, Opt]):
+    """One game as the host sees it. ``options`` is a frozen dataclass whose fields carry
+    ``metadata={"help": ..., "flag": "--suits"}``; ``encode``/``decode`` turn the game's
+    moves into the JSON the session log keeps and back."""
+
+    name: str
+    title: str
+    aliases: tuple[str, ...]
+    min_players: int
+    max_players: int | None
+    options: type[Opt]
+    moves: tuple[type, ...]
+    events: tuple[type[Event], ...]
+    rules: Rules[S, M, Opt]
+    talk: Talk[S, M, Opt]
+    encode: Callable[[M], dict[str, Any]]
+    decode: Callable[[dict[str, Any]], M]
+    channels: frozenset[str] = frozenset(CHANNELS)
+    languages: tuple[str, ...] = ("en",)
+    summary: str = ""
+    #: Whether turns run out (a turn timer applies on phones); a table game plays at its pace.
+    timed: bool = False
+    _names: frozenset[str] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        names = frozenset(_word(n) for n in (self.name, self.title, *self.aliases))
+        object.__setattr__(self, "_names", names)
+
+    def known_as(self, text: str) -> bool:
+        return _word(text) in self._names
+
+    def seats(self, count: int) -> bool:
+        return count >= self.min_players and (self.max_players is None or count <= self.max_players)
+
+    def option_info(self) -> list[OptionInfo]:
+        out = []
+        for f in fields(self.options):  # type: ignore[arg-type]
+            default = f.default if f.default is not MISSING else None
+            flag = f.metadata.get("flag")
+            out.append(OptionInfo(f.name, str(f.metadata.get("help", "")), default, (flag,) if flag else ()))
+        return out
+
+    def make_options(self, values: Mapping[str, object] | None = None) -> Opt:
+        """Options from text or values; raises ValueError naming the option and the fault."""
+        values = dict(values or {})
+        known = {f.name for f in fields(self.options)}  # type: ignore[arg-type]
+        unknown = sorted(set(values) - known)
+        if unknown:
+            have = ", ".join(sorted(known)) or "none"
+            raise ValueError(f"{self.name} has no option {unknown[0]!r} (options: {have})")
+        try:
+            return TypeAdapter(self.options).validate_python(values)
+        except ValidationError as exc:
+            err = exc.errors()[0]
+            where = ".".join(str(p) for p in err["loc"])
+            message = str(err["msg"]).removeprefix("Value error, ")
+            raise ValueError(f"{where}: {message}" if where else message) from None
+
+    def options_json(self, options: Opt) -> dict[str, Any]:
+        return dict(TypeAdapter(self.options).dump_python(options, mode="json"))
+
+    def encode_move(self, move: M | Leave | End) -> dict[str, Any]:
+        if isinstance(move, Leave):
+            return {"move": "leave", "player": move.player}
+        if isinstance(move, End):
+            return {"move": "end", "player": move.player}
+        return self.encode(move)
+
+    def decode_move(self, data: Mapping[str, Any]) -> M | Leave | End:
+        if data.get("move") == "leave":
+            return Leave(str(data["player"]))
+        if data.get("move") == "end":
+            player = data.get("player")
+            return End(None if player is None else str(player))
+        return self.decode(dict(data))
+
+
+# -- the registry ----------------------------------------------------------------------------------
+
+_games: dict[str, GameSpec[Any, Any, Any]] = {}
+
+
+class UnknownGame(LookupError):
+    def __init__(self, name: str) -> None:
+        known = ", ".join(sorted(_games)) or "none"
+        super().__init__(f"unknown game {name!r}; known games: {known}")
+        self.name = name
+
+
+def register(spec: GameSpec[Any, Any, Any]) -> GameSpec[Any, Any, Any]:
+    clash = [g.name for g in _games.values() if g.name != spec.name and g._names & spec._names]
+    if clash:
+        raise ValueError(f"{spec.name} shares a name or alias with {clash[0]}")
+    _games[spec.name] = spec
+    return spec
+
+
+def find_game(name_or_alias: str) -> GameSpec[Any, Any, Any]:
+    """A registered game by name, title or alias (case, spaces and punctuation ignored)."""
+    _load_all()
+    for spec in _games.values():
+        if spec.known_as(name_or_alias):
+            return spec
+    raise UnknownGame(name_or_alias)
+
+
+def all_games() -> list[GameSpec[Any, Any, Any]]:
+    _load_all()
+    return list(_games.values())
+
+
+def _load_all() -> None:
+    """Import every game folder once: each folder's ``__init__`` registers its game."""
+    for info in pkgutil.iter_modules(games.__path__):
+        if info.ispkg and info.name not in _imported:
+            importlib.import_module(f"games.{info.name}")
+            _imported.add(info.name)
+
+
+_imported: set[str] = set()
