@@ -10,7 +10,7 @@ import re
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, TypeVar
 
 import yaml
 from pydantic import (
@@ -232,6 +232,17 @@ def _string_map(path: Path, value_kind: Literal["str", "list"]) -> dict[str, Any
             want = "a text" if value_kind == "str" else "a list of phrases"
             raise GrammarError(f"{path}:{_line_of(node, (key,))}: {key}: expected {want}")
     return data
+
+
+ModelT = TypeVar("ModelT", bound=BaseModel)
+
+
+def load_file(path: Path, model: type[ModelT]) -> ModelT:
+    """One YAML file validated as ``model``; a GrammarError names the file and line.
+    Games keep their own words in ``games/<game>/grammar/<lang>.yaml`` and read them so."""
+    validated = _validate(model, path)
+    assert isinstance(validated, model)
+    return validated
 
 
 def languages(root: Path = ROOT) -> list[str]:

@@ -1,6 +1,6 @@
 """Card table talk: the cards, suits, bids, passes, names and commands in one utterance.
 
-Driven by ``grammars/<lang>/cards.yaml``; numbers and commands are read by host/language.py,
+Driven by ``grammars/<lang>/cards.yaml``; numbers and commands are read by grammars/reader.py,
 so a card's rank is read exactly like any other number. The parser proposes and the referee
 judges: "eleven of hearts" is not a card, so it comes back as the number 11 and the suit
 hearts, and the referee can say why that is not a card.
@@ -22,7 +22,7 @@ from functools import cache
 
 from games.cards import RANKS, Card, Suit
 from grammars import Cards, load
-from host.language import _lexicon, normalise, read_numbers, recognizer_phrase, to_words
+from grammars.reader import _lexicon, normalise, read_numbers, recognizer_phrase, to_words
 
 
 @dataclass(frozen=True)
@@ -332,7 +332,7 @@ def card_words(card: Card, lang: str = "en") -> str:
 
 def card_phrases(cards: Iterable[Card], lang: str = "en") -> list[str]:
     """Phrases for a recogniser's phrase list or Twilio hints, spelled as the recogniser's
-    vocabulary has them (host.language.recognizer_phrase)."""
+    vocabulary has them (grammars.reader.recognizer_phrase)."""
     hints = _vocabulary(lang).cards.card_hints
     phrases = (_fill(h, card, lang, recognizer_phrase(card.rank, lang)) for card in cards for h in hints)
     return list(dict.fromkeys(phrases))

@@ -21,8 +21,7 @@ from games import up_or_down as ud
 from games.cards import Card, Suit
 from games.core import Event, Mode, MoveUndone, RuleError, event_to_json
 from grammars import load
-from host import phrasing
-from host.language import (
+from grammars.reader import (
     Ambiguous,
     CommandSaid,
     NotUnderstood,
@@ -31,6 +30,7 @@ from host.language import (
     confusable,
     parse,
 )
+from host import phrasing
 from host.store import Store, StoredInput
 
 log = logging.getLogger(__name__)

@@ -25,8 +25,8 @@ from functools import cache
 
 from games import up_or_down as ud
 from grammars import ROOT, GrammarError, _string_map, load
+from grammars.reader import command_phrases, normalise, number_phrases, parse, to_words
 from host import phrasing
-from host.language import command_phrases, normalise, number_phrases, parse, to_words
 from host.referee import Reply, Table
 
 # Twilio allows 500 hint entries of at most 100 characters each.

@@ -37,9 +37,9 @@ from twilio.twiml.messaging_response import MessagingResponse
 from games import up_or_down as ud
 from games.core import Mode
 from grammars import Grammar, load
+from grammars.reader import CommandSaid, parse
 from host import notify, timeouts
 from host.config import Settings
-from host.language import CommandSaid, parse
 from host.lobby import CODE_DIGITS, Joined, Lobby, Member
 from host.outbound import Outbound
 from host.referee import Referee, Reply, SessionConfig, Table, prompt_text

@@ -41,11 +41,11 @@ from twilio.twiml.voice_response import Gather, VoiceResponse
 
 from games import up_or_down as ud
 from grammars import load
+from grammars.reader import CommandSaid, parse, to_words
 from host import notify, phrasing, timeouts
 from host import voice_prompts as vp
 from host.channels.voice_calls import Call, Calls
 from host.config import Settings
-from host.language import CommandSaid, parse, to_words
 from host.lobby import CODE_DIGITS, Joined, Lobby
 from host.lobby import Member as LobbyMember
 from host.outbound import Outbound

@@ -40,10 +40,10 @@ from dataclasses import dataclass, replace
 from games import inversion as inv
 from games.cards import Card, Suit, deck
 from grammars import load
+from grammars.reader import normalise
 from host import referee as ref
 from host.card_language import CardTalk, bid_phrases, card_phrases, parse_cards, suit_phrases, suit_words
 from host.inversion_talk import has_content
-from host.language import normalise
 from host.referee import Referee
 from host.speech import recognizer
 from host.speech.audio import SAMPLE_RATE

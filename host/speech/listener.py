@@ -9,7 +9,7 @@ commands only. Words the model lacks are reported once, when the listener is mad
 
 Each utterance is read again from its N-best list (:func:`read`), because a Vosk phrase
 list is a loose word model, not a grammar: every alternative is parsed with
-``host.language.parse``, alternatives that mean the same thing pool their share, and a
+``grammars.reader.parse``, alternatives that mean the same thing pool their share, and a
 prior that players mostly say allowed numbers is applied. The reading goes to
 ``Referee.handle`` with a :class:`host.referee.Hearing` whose confidence is calibrated on
 recordings (:func:`calibrate`), so the referee's confirmation policy decides whether a
@@ -42,8 +42,7 @@ from typing import Protocol
 
 from games import up_or_down as ud
 from grammars import Grammar, load
-from host import referee as ref
-from host.language import (
+from grammars.reader import (
     CommandSaid,
     Intent,
     NotUnderstood,
@@ -53,6 +52,7 @@ from host.language import (
     parse,
     recognizer_phrase,
 )
+from host import referee as ref
 from host.referee import Referee, Reply
 from host.speech import recognizer
 from host.speech.audio import SAMPLE_RATE

@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 from games import up_or_down as ud
-from host.language import parse, to_words
+from grammars.reader import parse, to_words
 from host.referee import Referee, SessionConfig
 from host.store import Store
 

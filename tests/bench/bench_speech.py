@@ -49,7 +49,7 @@ from pathlib import Path
 import numpy as np
 
 from games import up_or_down as ud
-from host.language import NumberSaid, number_phrases, parse, to_words
+from grammars.reader import NumberSaid, number_phrases, parse, to_words
 from host.referee import Referee, SessionConfig
 from host.speech import listener as ls
 from host.speech.audio import SAMPLE_RATE, pcm_chunks, resample

@@ -37,7 +37,7 @@ from twilio.request_validator import RequestValidator
 
 from games import up_or_down as ud
 from games.core import Mode
-from host.language import to_words
+from grammars.reader import to_words
 from host.voice_prompts import code_heard
 
 TOKEN = "bench-auth-token"

@@ -9,7 +9,7 @@ import pytest
 import yaml
 
 from grammars import ROOT, GrammarError, languages, load
-from host.language import parse
+from grammars.reader import parse
 
 CASES = [
     (lang, case)

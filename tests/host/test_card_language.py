@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from games.cards import Card, Suit, deck
 from grammars import ROOT, GrammarError, languages, load
+from grammars.reader import to_words
 from host.card_language import (
     CardTalk,
     bid_phrases,
@@ -21,7 +22,6 @@ from host.card_language import (
     suit_phrases,
     suit_words,
 )
-from host.language import to_words
 
 LANGS = [lang for lang in languages() if load(lang).cards is not None]
 EVERY_CARD = sorted(deck(tuple(Suit)))

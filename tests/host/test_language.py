@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from host.language import (
+from grammars.reader import (
     Ambiguous,
     CommandSaid,
     NotUnderstood,

@@ -6,7 +6,7 @@ import pytest
 
 from games import up_or_down as ud
 from grammars import languages, load
-from host.language import CommandSaid, NotUnderstood, NumberSaid, parse
+from grammars.reader import CommandSaid, NotUnderstood, NumberSaid, parse
 from host.referee import Referee, Reply, SessionConfig
 from host.speech import listener as ls
 from host.speech.audio import pcm_chunks
