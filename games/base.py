@@ -267,6 +267,11 @@ class GameSpec(Generic[S, M, Opt]):
     summary: str = ""
     #: Whether turns run out (a turn timer applies on phones); a table game plays at its pace.
     timed: bool = False
+    #: The game a host offers when none is named (one game says so).
+    default: bool = False
+    #: Words that set options when a game is started by a short message ("NEW TRAINING"):
+    #: word -> option values.
+    option_words: Mapping[str, Mapping[str, object]] = field(default_factory=dict)
     _names: frozenset[str] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -349,6 +354,12 @@ def find_game(name_or_alias: str) -> GameSpec[Any, Any, Any]:
         if spec.known_as(name_or_alias):
             return spec
     raise UnknownGame(name_or_alias)
+
+
+def default_game() -> GameSpec[Any, Any, Any]:
+    """The game a bare "NEW" or a phone call's menu starts."""
+    games_ = all_games()
+    return next((g for g in games_ if g.default), games_[0])
 
 
 def all_games() -> list[GameSpec[Any, Any, Any]]:

@@ -1,22 +1,13 @@
-"""Types shared by every game: events a move produces and the value a game ends with.
+"""What every game shares: events, the value a game ends with, refusals, and the two
+moves every game takes (Leave, End).
 
 Games are pure: ``play(state, move) -> (new_state, events)``. Events are small frozen
-values; the host turns them into words (``host/phrasing.py``) and JSON lines.
+values; a game's talk turns them into words, ``event_to_json`` into JSON lines.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from enum import StrEnum
-
-
-class Mode(StrEnum):
-    TOURNAMENT = "tournament"
-    TRAINING = "training"
-
-
-class RuleError(ValueError):
-    """A move the engine cannot even consider (not a mistake: a caller bug or a stale input)."""
 
 
 @dataclass(frozen=True)
@@ -57,48 +48,11 @@ class Event:
 
 
 @dataclass(frozen=True)
-class MoveMade(Event):
-    player: str
-    number: int
-    valid: bool
-    previous: int | None
-    type: str = field(init=False, default="move")
-
-
-@dataclass(frozen=True)
-class PlayerOut(Event):
-    player: str
-    reason: str  # "mistake", "timeout", "left"
-    type: str = field(init=False, default="out")
-
-
-@dataclass(frozen=True)
-class MistakeCounted(Event):
-    """Training mode: the mistake is counted and the same player tries again."""
-
-    player: str
-    mistakes: int
-    type: str = field(init=False, default="mistake")
-
-
-@dataclass(frozen=True)
-class TurnPassed(Event):
-    """A turn ran out in training mode: nobody is penalised, the next player goes."""
-
-    player: str
-    type: str = field(init=False, default="pass")
-
-
-@dataclass(frozen=True)
-class PlayerLeft(Event):
-    player: str
-    type: str = field(init=False, default="left")
-
-
-@dataclass(frozen=True)
 class MoveUndone(Event):
-    player: str
-    number: int
+    """A move taken back (the host's undo): the game's talk says it in its own words."""
+
+    player: str | None
+    move: object
     type: str = field(init=False, default="undo")
 
 

@@ -294,3 +294,20 @@ def load(lang: str, root: Path = ROOT) -> Grammar:
         speech_commands={k: tuple(v) for k, v in speech.commands.items()},
         cards=cards,
     )
+
+
+@cache
+def voice_phrases(lang: str, root: Path = ROOT) -> dict[str, str]:
+    """Spoken wording for phone calls: ``<lang>/voice.yaml`` over the English one."""
+    english: dict[str, str] = _string_map(root / "en" / "voice.yaml", "str")
+    path = root / lang / "voice.yaml"
+    if lang == "en" or not path.is_file():
+        return english
+    return {**english, **_string_map(path, "str")}
+
+
+def voice_phrase(lang: str, key: str, **fields: object) -> str:
+    try:
+        return voice_phrases(lang)[key].format(**fields)
+    except KeyError as exc:
+        raise GrammarError(f"voice.yaml: no phrase {key!r} (or field {exc})") from None

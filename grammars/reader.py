@@ -382,6 +382,15 @@ def _section_words(grammar: Grammar, n: int) -> list[str]:
     return _below_thousand(grammar, n) if n else []
 
 
+_WRITTEN_NUMBER = re.compile(r"(?<![\w.])-?\d{1,18}(?:,\d{3})*(?![\w])")
+
+
+def spoken(line: str, lang: str = "en") -> str:
+    """A line written for the screen, with every number read as words ("Player 2" ->
+    "Player two")."""
+    return _WRITTEN_NUMBER.sub(lambda m: to_words(int(m.group().replace(",", "")), lang), line)
+
+
 def recognizer_phrase(n: int, lang: str = "en") -> str:
     """A number as a recogniser's vocabulary spells it. Languages that write numbers
     together ("오십삼") have few such compounds as words, so each multiplier is kept with

@@ -6,23 +6,22 @@ import json
 import logging
 import re
 import sys
-from enum import StrEnum
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
 
-from games import inversion as inv
-from games.cards import Card, Suit
-from games.core import Mode, RuleError
+from games.base import GameSpec, UnknownGame, all_games, find_game
 from grammars import GrammarError, languages, load
 from host.config import get_settings
-from host.referee import Referee, Reply, SessionConfig, Table, prompt_text, turn_event
+from host.referee import Referee, prompt_text, turn_event
+from host.reply import Reply
+from host.session import SessionConfig, Table
 from host.store import Store
 
 app = typer.Typer(
-    help="gamehost: a voice and text referee for Up-or-Down and !nversion.",
+    help="gamehost: a voice and text referee for table games.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
@@ -33,32 +32,29 @@ err = Console(stderr=True, markup=False, highlight=False)
 
 @app.callback()
 def _root() -> None:
-    """gamehost: a voice and text referee for Up-or-Down and !nversion."""
+    """gamehost: a voice and text referee for table games."""
 
 
 _SPEAKER = re.compile(r"^\s*([^:\d][^:]{0,40}):\s*(.*)$")
 
-
-class Game(StrEnum):
-    UP_OR_DOWN = "up-or-down"
-    INVERSION = "inversion"
-
-
-# Options shared by ``play`` and ``table``.
-ModeOption = Annotated[
-    Mode, typer.Option(help="tournament: a mistake puts you out; training: nobody goes out.")
+GameArgument = Annotated[str, typer.Argument(help="The game to referee (gamehost games lists them).")]
+# Options every game's command line takes; a game's own options come as --opt name=value,
+# and these older flags stay as aliases for them (--mode, --range, --rounds,
+# --revoke-penalty) or for table talk said before the game (--suits, --lane, --first).
+OptOption = Annotated[
+    list[str] | None, typer.Option("--opt", help="A game option, name=value (gamehost games lists them).")
 ]
-RangeOption = Annotated[str, typer.Option("--range", help="The numbers allowed, e.g. 1-100.")]
-SuitsOption = Annotated[
-    str | None, typer.Option(help="!nversion: the players+1 suits, e.g. heart,spade,club.")
+SayOption = Annotated[
+    list[str] | None,
+    typer.Option("--say", help='Table talk said first, e.g. "hearts spades clubs" (repeatable).'),
 ]
-LaneOption = Annotated[
-    str | None, typer.Option(help="!nversion: the lane from the reference card, e.g. 9H,2C,...")
-]
-FirstOption = Annotated[
-    str | None, typer.Option(help="!nversion: who plays first (2 players) or declares first (3-4).")
-]
-PENALTY_HELP = "!nversion: a proven revoke is only announced, or costs a trick."
+ModeOption = Annotated[str | None, typer.Option(help="Option mode (e.g. tournament or training).")]
+RangeOption = Annotated[str | None, typer.Option("--range", help="Options low and high, e.g. 1-100.")]
+RoundsOption = Annotated[int | None, typer.Option(help="Option rounds.")]
+PenaltyOption = Annotated[str | None, typer.Option(help="Option revoke_penalty (announce or trick).")]
+SuitsOption = Annotated[str | None, typer.Option(help="Said first: the suits, e.g. heart,spade,club.")]
+LaneOption = Annotated[str | None, typer.Option(help="Said first: the lane, e.g. 9H,2C,...")]
+FirstOption = Annotated[str | None, typer.Option(help="Said first: who starts.")]
 
 
 def fail(message: str, code: int = 2) -> typer.Exit:
@@ -66,14 +62,46 @@ def fail(message: str, code: int = 2) -> typer.Exit:
     return typer.Exit(code)
 
 
-def parse_range(text: str) -> tuple[int, int]:
-    match = re.fullmatch(r"\s*(-?\d+)\s*(?:-|\.\.|to)\s*(-?\d+)\s*", text)
+def parse_range(text: str) -> dict[str, object]:
+    match = re.fullmatch(r"\s*(-?\d{1,18})\s*(?:-|\.\.|to)\s*(-?\d{1,18})\s*", text)
     if not match:
         raise fail(f"--range must look like 1-100, not {text!r}")
     low, high = int(match[1]), int(match[2])
     if high - low < 2:
         raise fail(f"--range {text}: needs at least three numbers, lowest first")
-    return low, high
+    return {"low": low, "high": high}
+
+
+def find(name: str) -> GameSpec[Any, Any, Any]:
+    try:
+        return find_game(name)
+    except UnknownGame as exc:
+        raise fail(str(exc)) from None
+
+
+def game_options(
+    spec: GameSpec[Any, Any, Any], opts: list[str] | None, flags: dict[str, object]
+) -> dict[str, object]:
+    """``--opt name=value`` and the alias flags as the game's options, checked."""
+    values: dict[str, object] = {k: v for k, v in flags.items() if v is not None}
+    for opt in opts or []:
+        name, eq, value = opt.partition("=")
+        if not eq or not name.strip():
+            raise fail(f"--opt takes name=value, not {opt!r}")
+        values[name.strip().replace("-", "_")] = value.strip()
+    try:
+        spec.make_options(values)
+    except ValueError as exc:
+        raise fail(str(exc)) from None
+    return values
+
+
+def setup_lines(
+    say: list[str] | None, suits: str | None, lane: str | None, first: str | None
+) -> list[tuple[str, str]]:
+    """Table talk to say before the game: the older setup flags, then ``--say`` lines."""
+    flags = (("--suits", suits), ("--lane", lane), ("--first", first))
+    return [*((flag, value) for flag, value in flags if value), *(("--say", line) for line in say or [])]
 
 
 def parse_players(text: str | None) -> list[str]:
@@ -120,34 +148,106 @@ def emit(reply: Reply, as_json: bool) -> None:
             out.print(line)
 
 
+def check_lang(lang: str) -> None:
+    if lang not in languages():
+        raise fail(f"unknown language {lang!r} (have: {', '.join(languages())})")
+    try:
+        load(lang)
+    except GrammarError as exc:
+        raise fail(str(exc)) from None
+
+
+def new_session(
+    referee: Referee,
+    spec: GameSpec[Any, Any, Any],
+    names: list[str],
+    options: dict[str, object],
+    lang: str,
+    *,
+    confirm_below: float | None = None,
+) -> str:
+    settings = get_settings()
+    config = SessionConfig(
+        game=spec.name,
+        options=options,
+        lang=lang,
+        undo_grace=settings.table_undo_grace,
+        confirm_below=settings.confirm_below if confirm_below is None else confirm_below,
+    )
+    try:
+        return referee.create(config, names)
+    except ValueError as exc:
+        raise fail(str(exc)) from None
+
+
+def said_first(referee: Referee, session_id: str, lines: list[tuple[str, str]]) -> list[Reply]:
+    """Say the setup talk given as options; a line the game does not take exits 2."""
+    replies: list[Reply] = []
+    for flag, line in lines:
+        speaker, text = split_speaker(line, referee.table(session_id).names)
+        reply = referee.handle(session_id, text, speaker)
+        if not reply.accepted:
+            raise fail(f"{flag}: {' '.join(reply.private) or 'not understood'}")
+        replies.append(reply)
+    if not replies:
+        return [opening_reply(referee.table(session_id))]
+    for reply in replies[:-1]:
+        # Only the last step's "what next" is shown: the options answered the others.
+        reply.prompt = None
+        reply.events = [e for e in reply.events if e["type"] != "turn"]
+    return replies
+
+
+@app.command()
+def games(
+    as_json: Annotated[bool, typer.Option("--json", help="One JSON object per game, per line.")] = False,
+) -> None:
+    """List the games this host referees, with their names, seats, channels and options."""
+    for spec in all_games():
+        most = "+" if spec.max_players is None else f"-{spec.max_players}"
+        seats = f"{spec.min_players}{most}"
+        options = [
+            {"name": o.name, "default": str(o.default) if o.default is not None else None, "help": o.help,
+             "flags": list(o.flags)}
+            for o in spec.option_info()
+        ]
+        if as_json:
+            row = {
+                "name": spec.name, "title": spec.title, "aliases": list(spec.aliases), "seats": seats,
+                "channels": sorted(spec.channels), "languages": list(spec.languages), "options": options,
+                "summary": spec.summary,
+            }
+            out.print(json.dumps(row, ensure_ascii=False))
+            continue
+        out.print(f"{spec.name} ({spec.title}): {spec.summary}")
+        out.print(f"  also: {', '.join(spec.aliases) or '-'}; players {seats}; "
+                  f"channels {', '.join(sorted(spec.channels))}; languages {', '.join(spec.languages)}")
+        for o in options:
+            flags = f" ({', '.join(o['flags'])})" if o["flags"] else ""
+            out.print(f"  --opt {o['name']}=...{flags}: {o['help']} Default: {o['default']}.")
+
+
 @app.command()
 def play(
-    game: Annotated[str, typer.Argument(help="The game to referee: up-or-down or inversion.")],
+    game: GameArgument,
     players: Annotated[str | None, typer.Option(help="Seating order, comma separated: Ann,Bob,Cy.")] = None,
-    mode: ModeOption = Mode.TOURNAMENT,
-    range_: RangeOption = "1-100",
-    rounds: Annotated[int | None, typer.Option(min=1, help="Training: end after this many rounds.")] = None,
+    opt: OptOption = None,
+    say: SayOption = None,
+    mode: ModeOption = None,
+    range_: RangeOption = None,
+    rounds: RoundsOption = None,
+    revoke_penalty: PenaltyOption = None,
     suits: SuitsOption = None,
     lane: LaneOption = None,
     first: FirstOption = None,
-    revoke_penalty: Annotated[
-        inv.Penalty,
-        typer.Option(help=PENALTY_HELP),
-    ] = inv.Penalty.ANNOUNCE,
     lang: Annotated[str, typer.Option(help="Language of the words understood and said.")] = "en",
     db: Annotated[Path | None, typer.Option(help="SQLite file (default: the user data directory).")] = None,
     resume: Annotated[str | None, typer.Option(help="Go on with a saved session by its ID.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="One JSON object per event, per line.")] = False,
 ) -> None:
     """Referee a game typed on standard input: one "Name: utterance" per line, or a bare utterance."""
-    if game not in {g.value for g in Game}:
-        raise fail(f"unknown game {game!r}; known games: {', '.join(g.value for g in Game)}")
-    try:
-        load(lang)
-    except GrammarError as exc:
-        raise fail(str(exc)) from None
-    if lang not in languages():
-        raise fail(f"unknown language {lang!r}")
+    spec = find(game)
+    check_lang(lang)
     store = open_store(db)
     referee = Referee(store)
     if resume is not None:
@@ -157,23 +257,14 @@ def play(
         table = referee.table(session_id)
         err.print(f"Resuming session {session_id} ({', '.join(table.names)}).")
         emit(opening_reply(table), as_json)
-    elif game == Game.INVERSION:
-        session_id = start_inversion(referee, players, suits, lane, first, revoke_penalty, lang, as_json)
     else:
         names = parse_players(players)
-        low, high = parse_range(range_)
-        if rounds is not None and mode is not Mode.TRAINING:
-            raise fail("--rounds is for --mode training")
-        settings = get_settings()
-        config = SessionConfig(
-            mode=mode, low=low, high=high, rounds=rounds, lang=lang, undo_grace=settings.table_undo_grace
-        )
-        try:
-            session_id = referee.create(config, names)
-        except RuleError as exc:
-            raise fail(str(exc)) from None
+        flags = {"mode": mode, "rounds": rounds, "revoke_penalty": revoke_penalty}
+        options = game_options(spec, opt, {**flags, **(parse_range(range_) if range_ else {})})
+        session_id = new_session(referee, spec, names, options, lang)
         err.print(f"Session {session_id} (resume with --resume {session_id}).")
-        emit(opening_reply(referee.table(session_id)), as_json)
+        for reply in said_first(referee, session_id, setup_lines(say, suits, lane, first)):
+            emit(reply, as_json)
     for raw in sys.stdin:
         line = raw.rstrip("\n")
         if not line.strip():
@@ -187,88 +278,11 @@ def play(
 def opening_reply(table: Table) -> Reply:
     """What to show when a session starts or resumes: the prompt and the turn."""
     reply = Reply("")
-    text = prompt_text(table)
-    if text is not None:
-        reply.public.append(text)
+    reply.prompt = prompt_text(table)
     event = turn_event(table)
     if event is not None:
         reply.events.append(event)
     return reply
-
-
-def setup_moves(
-    names: list[str], suits: str | None, lane: str | None, first: str | None
-) -> list[tuple[str, inv.Move]]:
-    """!nversion setup given as options, in the order the game asks for it."""
-    moves: list[tuple[str, inv.Move]] = []
-    if (lane or first) and not suits:
-        raise fail("--lane and --first need --suits first")
-    if first and not lane:
-        raise fail("--first needs the whole --lane")
-    try:
-        if suits:
-            chosen = tuple(Suit.parse(s) for s in suits.split(",") if s.strip())
-            moves.append(("--suits", inv.ChooseSuits(chosen)))
-        if lane:
-            cards = tuple(Card.parse(c) for c in lane.split(",") if c.strip())
-            moves.append(("--lane", inv.LayLane(cards)))
-    except ValueError as exc:
-        raise fail(str(exc)) from None
-    if first:
-        player = next((n for n in names if n.casefold() == first.strip().casefold()), None)
-        if player is None:
-            raise fail(f"--first {first}: not one of the players ({', '.join(names)})")
-        moves.append(("--first", inv.ChooseFirst(player)))
-    return moves
-
-
-def inversion_setup(
-    players: str | None, suits: str | None, lane: str | None, first: str | None
-) -> tuple[list[str], list[tuple[str, inv.Move]]]:
-    """!nversion players and setup options (``play`` and ``table``), checked as text."""
-    names = parse_players(players)
-    if len(names) > inv.MAX_PLAYERS:
-        raise fail(f"!nversion is for {inv.MIN_PLAYERS} to {inv.MAX_PLAYERS} players, not {len(names)}")
-    return names, setup_moves(names, suits, lane, first)
-
-
-def setup_replies(referee: Referee, session_id: str, moves: list[tuple[str, inv.Move]]) -> list[Reply]:
-    """Apply setup options to a new !nversion session; return what to show."""
-    replies: list[Reply] = []
-    for option, move in moves:
-        try:
-            replies.append(referee.act(session_id, move))
-        except RuleError as exc:
-            raise fail(f"{option}: {exc}") from None
-    if not replies:
-        return [opening_reply(referee.table(session_id))]
-    for reply in replies[:-1]:
-        # Only the last step's "what next" is shown: the options answered the others.
-        reply.public = reply.public[:-1]
-        reply.events = [e for e in reply.events if e["type"] != "turn"]
-    return replies
-
-
-def start_inversion(
-    referee: Referee,
-    players: str | None,
-    suits: str | None,
-    lane: str | None,
-    first: str | None,
-    penalty: inv.Penalty,
-    lang: str,
-    as_json: bool,
-) -> str:
-    names, moves = inversion_setup(players, suits, lane, first)
-    settings = get_settings()
-    config = SessionConfig(
-        game="inversion", lang=lang, undo_grace=settings.table_undo_grace, revoke_penalty=penalty
-    )
-    session_id = referee.create(config, names)
-    err.print(f"Session {session_id} (resume with --resume {session_id}).")
-    for reply in setup_replies(referee, session_id, moves):
-        emit(reply, as_json)
-    return session_id
 
 
 @app.command()
@@ -320,31 +334,18 @@ def outbox(
     out.print(table)
 
 
-def check_setup(names: list[str], moves: list[tuple[str, inv.Move]], lang: str) -> None:
-    """Judge !nversion setup options on the bare game, before anything slow or stored."""
-    from host.inversion_phrasing import refusal_text
-
-    state = inv.new_game(names)
-    for option, move in moves:
-        problem = inv.refusal(state, move)
-        if problem is not None:
-            raise fail(f"{option}: {refusal_text(problem, state, lang)}")
-        state, _ = inv.play(state, move)
-
-
 @app.command()
 def table(
-    game: Annotated[str, typer.Argument(help="The game to referee: up-or-down or inversion.")],
+    game: GameArgument,
     players: Annotated[str, typer.Option(help="Seating order, comma separated: Ann,Bob,Cy.")],
-    mode: ModeOption = Mode.TOURNAMENT,
-    range_: RangeOption = "1-100",
+    opt: OptOption = None,
+    say: SayOption = None,
+    mode: ModeOption = None,
+    range_: RangeOption = None,
+    revoke_penalty: PenaltyOption = None,
     suits: SuitsOption = None,
     lane: LaneOption = None,
     first: FirstOption = None,
-    revoke_penalty: Annotated[
-        inv.Penalty | None,
-        typer.Option(help=PENALTY_HELP),
-    ] = None,
     lang: Annotated[str, typer.Option(help="Language spoken at the table: en or ko.")] = "en",
     model: Annotated[
         Path | None,
@@ -366,7 +367,8 @@ def table(
 ) -> None:
     """Referee players around one microphone and speaker, offline (Vosk), out loud.
 
-    !nversion setup not given as options (suits, lane, who starts) is said at the table."""
+    Setup not given as options (a card game's suits, lane, who starts) is said at the table."""
+    # Speech loads only for this command: `play` and `serve` start without it.
     from host.speech.audio import (
         SAMPLE_RATE,
         AudioDeviceError,
@@ -375,31 +377,23 @@ def table(
         pcm_chunks,
         read_wav,
     )
-    from host.speech.card_listener import CardListener
-    from host.speech.listener import Heard, Listener, StreamListener
+    from host.speech.listener import Heard, Listener
     from host.speech.model import ModelUnavailable, load_model
     from host.speech.table import StreamClock, TableRunner, Voice
 
-    if game not in {g.value for g in Game}:
-        raise fail(f"unknown game {game!r}; known games: {', '.join(g.value for g in Game)}")
-    if lang not in languages():
-        raise fail(f"unknown language {lang!r} (have: {', '.join(languages())})")
-    try:
-        load(lang)
-    except GrammarError as exc:
-        raise fail(str(exc)) from None
+    spec = find(game)
+    check_lang(lang)
     if mic and audio is not None:
         raise fail("use either --mic or --audio FILE.wav, not both")
-    cards = game == Game.INVERSION
-    moves: list[tuple[str, inv.Move]] = []
-    if cards:
-        names, moves = inversion_setup(players, suits, lane, first)
-        check_setup(names, moves, lang)
-    else:
-        if suits or lane or first or revoke_penalty:
-            raise fail("--suits, --lane, --first and --revoke-penalty are for inversion")
-        names = parse_players(players)
-        low, high = parse_range(range_)
+    if "table" not in spec.channels:
+        raise fail(f"{spec.title} is not played at a table with a microphone")
+    names = parse_players(players)
+    options = game_options(spec, opt, {"mode": mode, "revoke_penalty": revoke_penalty,
+                                       **(parse_range(range_) if range_ else {})})
+    setup = setup_lines(say, suits, lane, first)
+    # The setup is judged on a scratch table first: a wrong option fails before the model loads.
+    scratch = Referee(Store(":memory:"))
+    said_first(scratch, new_session(scratch, spec, names, options, lang), setup)
     pcm = b""
     if audio is not None:
         # The file is checked before the model loads: a wrong file fails at once.
@@ -416,36 +410,15 @@ def table(
     clock = StreamClock() if audio is not None else None
     referee = Referee(store, clock) if clock is not None else Referee(store)
     settings = get_settings()
-    if cards:
-        config = SessionConfig(
-            game="inversion",
-            lang=lang,
-            undo_grace=settings.table_undo_grace,
-            confirm_below=settings.confirm_below,
-            revoke_penalty=revoke_penalty or inv.Penalty.ANNOUNCE,
-        )
-    else:
-        config = SessionConfig(
-            mode=mode,
-            low=low,
-            high=high,
-            lang=lang,
-            undo_grace=settings.table_undo_grace,
-            confirm_below=settings.confirm_below,
-        )
-    listener: StreamListener
     try:
-        session_id = referee.create(config, names)
-        openings = (
-            setup_replies(referee, session_id, moves) if cards else [opening_reply(referee.table(session_id))]
-        )
-        kind = CardListener if cards else Listener
-        listener = kind(referee, session_id, speech_model, sample_rate=SAMPLE_RATE, report_missing=False)
-    except (RuleError, ValueError) as exc:
+        session_id = new_session(referee, spec, names, options, lang, confirm_below=settings.confirm_below)
+        openings = said_first(referee, session_id, setup)
+        listener = Listener(referee, session_id, speech_model, sample_rate=SAMPLE_RATE, report_missing=False)
+    except ValueError as exc:
         raise fail(str(exc)) from None
     if clock is not None:
         clock.listener = listener
-    err.print(f"Session {session_id} (resume as text with: gamehost play {game} --resume {session_id}).")
+    err.print(f"Session {session_id} (resume as text with: gamehost play {spec.name} --resume {session_id}).")
     if listener.missing_words:
         err.print(
             f"The speech model in {speech_model.path} lacks {len(listener.missing_words)} word(s); "

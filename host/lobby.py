@@ -13,7 +13,9 @@ import time
 from dataclasses import dataclass
 from typing import Literal
 
-from host.referee import Player, Referee, Reply, SessionConfig
+from host.referee import Referee
+from host.reply import Reply
+from host.session import Player, SessionConfig
 from host.store import Store
 
 LOBBY_SCHEMA = """
@@ -135,7 +137,7 @@ class Lobby:
             table = self.referee.table(row.id)
             if table.running:
                 return "started"
-            limit = table.config.max_players  # !nversion seats at most 4
+            limit = table.spec.max_players
             if limit is not None and len(table.players) >= limit:
                 return "full"
             if any(p.name.casefold() == name.casefold() for p in table.players):

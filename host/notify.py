@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 from host.lobby import Lobby, Member
 from host.outbound import Outbound
-from host.referee import Reply
+from host.reply import Reply
 
 log = logging.getLogger(__name__)
 

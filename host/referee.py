@@ -1,9 +1,10 @@
-"""The referee: whose turn it is, who may speak, undo, confirmation, persistence.
+"""The referee: who may speak, read-backs, undo, and the ruling, for any game.
 
-A session is its ordered list of accepted inputs (``host/store.py``); its state is rebuilt
-by replaying them through the pure game (``games/up_or_down.py``). Every accepted input is
-written in a transaction before anything is announced, and a repeated request key (an SMS
-MessageSid, a voice turn token) finds the reply it got the first time.
+One path for every move: the game's talk reads the words into a proposal, the game's rules
+judge it (``refusal``), a costly move heard unsurely is read back first, and the ruling is
+written to the session's log (``host/session.py``) before anything is announced. A
+repeated request key (an SMS MessageSid, a voice turn token) finds the reply it got the
+first time. The referee knows games only through ``games/base.py``.
 """
 
 from __future__ import annotations
@@ -11,382 +12,72 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
-from typing import Annotated, Any, Literal
+from typing import Any
 
-from pydantic import BaseModel, Field, TypeAdapter
+from pydantic import BaseModel
 
-from games import inversion as inv
-from games import up_or_down as ud
-from games.cards import Card, Suit
-from games.core import Event, Mode, MoveUndone, RuleError, event_to_json
+from games.base import Answer, Command, GameSpec, Moves, Unclear
+from games.core import End, Event, Leave, MoveUndone, event_to_json, json_value
 from grammars import load
-from grammars.reader import (
-    Ambiguous,
-    CommandSaid,
-    NotUnderstood,
-    NumberSaid,
-    Utterance,
-    confusable,
-    parse,
+from host.reply import Hearing, Reply
+from host.session import (
+    Ask,
+    Begin,
+    Drop,
+    Play,
+    Player,
+    SessionConfig,
+    Table,
+    TimeOut,
+    Undo,
+    Unseat,
+    apply,
+    is_game_move,
+    replay,
 )
-from host import phrasing
+from host.session import Seat as SeatInput
 from host.store import Store, StoredInput
 
 log = logging.getLogger(__name__)
 
-
-class SessionConfig(BaseModel):
-    """What a table agreed on before the first number; stored with the session."""
-
-    game: Literal["up-or-down", "inversion"] = "up-or-down"
-    mode: Mode = Mode.TOURNAMENT
-    low: int = 1
-    high: int = 100
-    rounds: int | None = None
-    lang: str = "en"
-    # Seconds after a move in which it may be taken back; None switches undo off.
-    undo_grace: float | None = 30.0
-    # Speech: a hearing that would be a mistake is confirmed when confidence is below this.
-    confirm_below: float = 0.75
-    # Seconds a player has for a turn (None: no limit). Half way they get a reminder; at
-    # the limit the turn is a mistake (tournament) or passes (training).
-    turn_timeout: float | None = None
-    # !nversion: what a proven revoke costs (games/inversion.py Penalty).
-    revoke_penalty: inv.Penalty = inv.Penalty.ANNOUNCE
-
-    def options(self) -> ud.Options:
-        return ud.Options(low=self.low, high=self.high, mode=self.mode, rounds=self.rounds)
-
-    def card_options(self) -> inv.Options:
-        return inv.Options(revoke_penalty=self.revoke_penalty)
-
-    @property
-    def min_players(self) -> int:
-        return inv.MIN_PLAYERS if self.game == "inversion" else ud.MIN_PLAYERS
-
-    @property
-    def max_players(self) -> int | None:
-        return inv.MAX_PLAYERS if self.game == "inversion" else None
+Clock = Callable[[], float]
 
 
-# -- the inputs a session is made of ---------------------------------------------------------
+class Refused(ValueError):
+    """A move given directly (``Referee.act``) that the rules refuse; the message says why."""
 
 
-class Seat(BaseModel):
-    kind: Literal["seat"] = "seat"
-    name: str
-    address: str | None = None  # phone number, for channels that have one
-    channel: str | None = None
+def event_json(spec: GameSpec[Any, Any, Any], event: Event) -> dict[str, Any]:
+    """The JSON line of any event: the game's, or the host's undo (moves by the game's codec)."""
+    if isinstance(event, MoveUndone):
+        fields = {k: v for k, v in spec.encode_move(event.move).items() if k != "move"}
+        return {"type": event.type, "player": event.player, **fields}
+    return event_to_json(event)
 
 
-class Unseat(BaseModel):
-    """A player leaves the table before a game starts."""
-
-    kind: Literal["unseat"] = "unseat"
-    name: str
-
-
-class Begin(BaseModel):
-    kind: Literal["begin"] = "begin"
-    starter: int = 0
-
-
-class Say(BaseModel):
-    kind: Literal["say"] = "say"
-    player: str
-    number: int
-    text: str = ""
-
-
-class Undo(BaseModel):
-    kind: Literal["undo"] = "undo"
-    target: int  # seq of the Say taken back
-    player: str | None = None
-
-
-class TimeOut(BaseModel):
-    kind: Literal["timeout"] = "timeout"
-    turn: int
-
-
-class Leave(BaseModel):
-    kind: Literal["leave"] = "leave"
-    player: str
-
-
-class Finish(BaseModel):
-    kind: Literal["finish"] = "finish"
-    player: str | None = None
-
-
-class Act(BaseModel):
-    """A card-game move (``games/inversion.py``), stored as text so the log stays readable."""
-
-    kind: Literal["act"] = "act"
-    action: Literal["suits", "lane", "first", "bid", "card"]
-    player: str | None = None
-    suits: list[str] = Field(default_factory=list)
-    cards: list[str] = Field(default_factory=list)
-    amount: int | None = None  # a bid; None with action "bid" is a pass
-    text: str = ""
-
-    def move(self) -> inv.Move:
-        if self.action == "suits":
-            return inv.ChooseSuits(tuple(Suit(s) for s in self.suits))
-        if self.action == "lane":
-            return inv.LayLane(tuple(Card.parse(c) for c in self.cards))
-        assert self.player is not None
-        if self.action == "first":
-            return inv.ChooseFirst(self.player)
-        if self.action == "bid":
-            return inv.Declare(self.player, self.amount)
-        return inv.PlayCard(self.player, Card.parse(self.cards[0]))
-
-    @classmethod
-    def of(cls, move: inv.Move, text: str = "") -> Act:
-        text = text[:200]
-        if isinstance(move, inv.ChooseSuits):
-            return cls(action="suits", suits=[s.value for s in move.suits], text=text)
-        if isinstance(move, inv.LayLane):
-            return cls(action="lane", cards=[str(c) for c in move.cards], text=text)
-        if isinstance(move, inv.ChooseFirst):
-            return cls(action="first", player=move.player, text=text)
-        if isinstance(move, inv.Declare):
-            return cls(action="bid", player=move.player, amount=move.amount, text=text)
-        if isinstance(move, inv.PlayCard):
-            return cls(action="card", player=move.player, cards=[str(move.card)], text=text)
-        raise RuleError(f"not a table move: {move!r}")
-
-
-Input = Annotated[
-    Seat | Unseat | Begin | Say | Undo | TimeOut | Leave | Finish | Act, Field(discriminator="kind")
-]
-_INPUT: TypeAdapter[Input] = TypeAdapter(Input)
-RULINGS = (Say, TimeOut, Leave, Finish, Act)
-
-
-@dataclass(frozen=True)
-class Player:
-    name: str
-    address: str | None = None
-    channel: str | None = None
-
-
-@dataclass(frozen=True)
-class ActUndone(Event):
-    """A card-game move taken back."""
-
-    player: str | None
-    action: str
-    cards: tuple[str, ...] = ()
-    amount: int | None = None
-    suits: tuple[str, ...] = ()  # action "suits": the suits taken back
-    type: str = field(init=False, default="undo")
-
-
-GameState = ud.State | inv.State
-
-
-@dataclass(frozen=True)
-class Table:
-    """A session rebuilt from its log. Up-or-Down keeps its game in ``game``, a card game in
-    ``cards``; ``start`` is the game as it began, for replay after an undo."""
-
-    config: SessionConfig
-    players: tuple[Player, ...] = ()
-    game: ud.State | None = None
-    cards: inv.State | None = None
-    start: GameState | None = None
-    moves: tuple[tuple[int, float, Any], ...] = ()  # (seq, at, input) of this game's rulings
-    undone: frozenset[int] = frozenset()
-    games: int = 0
-    seq: int = 0
-    last_events: tuple[Event, ...] = ()
-
-    @property
-    def names(self) -> tuple[str, ...]:
-        return tuple(p.name for p in self.players)
-
-    @property
-    def running(self) -> bool:
-        state = self.state
-        return state is not None and not state.is_over
-
-    @property
-    def state(self) -> GameState | None:
-        """The game of either kind, for what every game has (turn, is_over, current_player)."""
-        return self.cards if self.config.game == "inversion" else self.game
-
-    def player(self, name: str) -> Player | None:
-        return next((p for p in self.players if p.name == name), None)
-
-    def by_address(self, address: str) -> Player | None:
-        return next((p for p in self.players if p.address == address), None)
-
-
-def _rule_cards(game: inv.State, item: Any) -> tuple[inv.State, list[Event]]:
-    if isinstance(item, Act):
-        return inv.play(game, item.move())
-    if isinstance(item, Leave):
-        return inv.play(game, inv.LeaveGame(item.player))
-    if isinstance(item, Finish):
-        return inv.play(game, inv.EndGame())
-    if isinstance(item, TimeOut):
-        return game, []
-    raise RuleError(f"not a card-game ruling: {item!r}")
-
-
-def _rule_any(game: GameState, item: Any) -> tuple[GameState, list[Event]]:
-    if isinstance(game, inv.State):
-        return _rule_cards(game, item)
-    return _rule(game, item)
-
-
-def _with_state(table: Table, state: GameState) -> Table:
-    if isinstance(state, inv.State):
-        return replace(table, cards=state)
-    return replace(table, game=state)
-
-
-def _rule(game: ud.State, item: Any) -> tuple[ud.State, list[Event]]:
-    if isinstance(item, Say):
-        if item.player != game.current_player:
-            raise RuleError(f"{item.player} spoke out of turn")
-        return ud.play(game, item.number)
-    if isinstance(item, TimeOut):
-        if item.turn != game.turn:
-            return game, []
-        return ud.time_out(game)
-    if isinstance(item, Leave):
-        return ud.leave(game, item.player)
-    if isinstance(item, Finish):
-        return ud.end(game)
-    raise RuleError(f"not a ruling: {item!r}")
-
-
-def apply(table: Table, stored: StoredInput) -> tuple[Table, list[Event]]:
-    """Fold one logged input into the table. Pure; replay is ``apply`` over the log."""
-    item = _INPUT.validate_python(stored.body)
-    table = replace(table, seq=stored.seq)
-    events: list[Event] = []
-    if isinstance(item, Seat):
-        if table.player(item.name) is None:
-            table = replace(table, players=(*table.players, Player(item.name, item.address, item.channel)))
-    elif isinstance(item, Unseat):
-        table = replace(table, players=tuple(p for p in table.players if p.name != item.name))
-    elif isinstance(item, Begin):
-        state: GameState
-        if table.config.game == "inversion":
-            state = inv.new_game(table.names, table.config.card_options())
-        else:
-            state = ud.new_game(table.names, table.config.options(), starter=item.starter)
-        table = replace(_with_state(table, state), start=state, moves=(), undone=frozenset())
-        table = replace(table, games=table.games + 1)
-    elif isinstance(item, Undo):
-        target = next(m for m in table.moves if m[0] == item.target)
-        undone = table.undone | {item.target}
-        assert table.start is not None
-        rebuilt = table.start
-        for seq, _at, move in table.moves:
-            if seq not in undone:
-                rebuilt, _ = _rule_any(rebuilt, move)
-        said = target[2]
-        if isinstance(said, Act):
-            events.append(
-                ActUndone(said.player, said.action, tuple(said.cards), said.amount, tuple(said.suits))
-            )
-        else:
-            events.append(MoveUndone(said.player, said.number))
-        table = replace(_with_state(table, rebuilt), undone=undone)
-    elif isinstance(item, RULINGS):
-        current = table.state
-        if current is None or current.is_over:
-            raise RuleError("no game is running")
-        state, events = _rule_any(current, item)
-        table = replace(_with_state(table, state), moves=(*table.moves, (stored.seq, stored.at, item)))
-    return replace(table, last_events=tuple(events) if events else table.last_events), events
-
-
-def replay(config: SessionConfig, inputs: Sequence[StoredInput]) -> Table:
-    table = Table(config=config)
-    for stored in inputs:
-        table, _ = apply(table, stored)
-    return table
+def move_fields(spec: GameSpec[Any, Any, Any], move: Any) -> dict[str, Any]:
+    """A move's own fields for a JSON line (``number``, ``cards``...), by the game's codec."""
+    return {k: v for k, v in spec.encode_move(move).items() if k not in ("move", "action", "player")}
 
 
 def prompt_text(table: Table) -> str | None:
-    """What the table must do next (or the result), in any game; None before a game."""
-    if table.cards is not None:
-        from host import inversion_phrasing
-
-        return inversion_phrasing.prompt(table.cards, table.config.lang)
-    if table.game is not None:
-        return phrasing.prompt(table.game, table.config.lang)
-    return None
+    """What the table must do next (or the result); None before a game."""
+    return table.spec.talk.prompt(table.state, table.lang) if table.state is not None else None
 
 
 def describe_events(table: Table, events: Sequence[Event]) -> list[str]:
-    """Lines for events of the table's game; a revoke says its cost when the table chose one."""
-    if table.cards is not None:
-        from host import inversion_phrasing
-
-        penalty = table.config.revoke_penalty is inv.Penalty.TRICK
-        return inversion_phrasing.describe_all(events, table.config.lang, penalty=penalty)
-    return phrasing.describe_all(list(events), table.config.lang)
+    return table.spec.talk.describe(events, table.options, table.lang)
 
 
 def turn_event(table: Table) -> dict[str, Any] | None:
     """The ``turn`` JSON line for a running game."""
-    state = table.state
-    if state is None or state.is_over:
+    if not table.running:
         return None
-    event: dict[str, Any] = {"type": "turn", "player": state.current_player, "turn": state.turn}
-    if isinstance(state, inv.State):
-        event["phase"] = state.phase.value
+    event: dict[str, Any] = {"type": "turn", "player": table.current_player, "turn": table.state.turn}
+    acting = table.to_act()
+    if len(acting) > 1:
+        event["players"] = sorted(acting)
     return event
-
-
-# -- replies ---------------------------------------------------------------------------------
-
-
-@dataclass
-class Reply:
-    """What to say after one request: ``public`` lines go to the whole table, ``private``
-    only to whoever spoke. ``events`` are the JSON lines of ``--json``."""
-
-    session_id: str
-    public: list[str] = field(default_factory=list)
-    private: list[str] = field(default_factory=list)
-    events: list[dict[str, Any]] = field(default_factory=list)
-    turn: int | None = None
-    next_player: str | None = None
-    game_over: bool = False
-    accepted: bool = False  # an input was written to the log
-    confirm: int | None = None  # waiting for yes/no on this number
-
-    @property
-    def lines(self) -> list[str]:
-        return [*self.public, *self.private]
-
-    def to_json(self) -> dict[str, Any]:
-        return dict(self.__dict__)
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> Reply:
-        return cls(**data)
-
-
-@dataclass(frozen=True)
-class Hearing:
-    """What a recogniser heard: alternatives best first and a confidence in 0..1.
-    Text channels pass no hearing; their numbers are taken as typed."""
-
-    alternatives: tuple[str, ...]
-    confidence: float | None = None
-
-
-Clock = Callable[[], float]
 
 
 class Referee:
@@ -405,23 +96,30 @@ class Referee:
         code: str | None = None,
         begin: bool = True,
     ) -> str:
-        """A new session; with ``begin`` and at least two players the first game starts."""
-        if config.game == "up-or-down":
-            config.options()  # a bad range fails here, before anything is stored
-        elif begin:
-            inv.new_game(tuple(p if isinstance(p, str) else p.name for p in players), config.card_options())
+        """A new session; with ``begin`` the first game starts. Raises ValueError for
+        options or players the game cannot take, before anything is stored."""
+        spec = config.spec
+        options = spec.make_options(config.options)
+        config = config.model_copy(update={"game": spec.name, "options": spec.options_json(options)})
+        names = tuple(p if isinstance(p, str) else p.name for p in players)
+        if begin:
+            spec.rules.new_game(names, options, 0, None)
         status = "active" if begin else "lobby"
-        session_id = self.store.create_session(config.game, config.model_dump(mode="json"), code, status)
+        session_id = self.store.create_session(spec.name, config.model_dump(mode="json"), code, status)
         now = self.clock()
         with self.store.transaction():
             for p in players:
                 player = p if isinstance(p, Player) else Player(p)
-                self._append(
-                    session_id, Seat(name=player.name, address=player.address, channel=player.channel), now
-                )
+                seat = SeatInput(name=player.name, address=player.address, channel=player.channel)
+                self._append(session_id, seat, now)
             if begin:
-                self._append(session_id, Begin(starter=0), now)
+                self._append(session_id, Begin(seed=self._seed(session_id)), now)
         return session_id
+
+    @staticmethod
+    def _seed(session_id: str) -> int:
+        # Games draw randomness only from this: one per session, kept in the log.
+        return int(session_id[:8], 16) if session_id[:8].isalnum() else 0
 
     def table(self, session_id: str) -> Table:
         row = self.store.session(session_id)
@@ -455,7 +153,7 @@ class Referee:
         self, session_id: str, name: str, address: str | None = None, channel: str | None = None
     ) -> Table:
         with self.store.transaction():
-            self._append(session_id, Seat(name=name, address=address, channel=channel), self.clock())
+            self._append(session_id, SeatInput(name=name, address=address, channel=channel), self.clock())
             return self.table(session_id)
 
     def unseat(self, session_id: str, name: str) -> Table:
@@ -466,19 +164,15 @@ class Referee:
     def begin(self, session_id: str) -> Reply:
         """Start a game with the seated players (creator's START, or a new game)."""
         with self.store.transaction():
-            table = self.table(session_id)
-            return self._begin(session_id, table, self.clock())
+            return self._begin(session_id, self.table(session_id), self.clock())
 
     def _begin(self, session_id: str, table: Table, now: float) -> Reply:
-        g = load(table.config.lang)
-        starter = ud.next_starter(table.game) if table.game is not None else 0
-        self._append(session_id, Begin(starter=starter), now)
+        g = load(table.lang)
+        self._append(session_id, Begin(seed=self._seed(session_id) + table.games), now)
         self.store.set_status(session_id, "active")
-        self.store.set_pending(session_id, None)
         table = self.table(session_id)
-        assert table.state is not None
         reply = Reply(session_id, accepted=True)
-        reply.public.append(g.phrase("new_game", players=", ".join(table.names)))
+        reply.news.append(g.phrase("new_game", players=", ".join(table.names)))
         reply.events.append({"type": "new_game", "players": list(table.names), "game": table.games})
         self._after_ruling(table, reply)
         return reply
@@ -504,32 +198,27 @@ class Referee:
                 self.store.save_reply(key, session_id, reply.to_json())
             return reply
 
-    def act(self, session_id: str, move: inv.Move, text: str = "") -> Reply:
-        """Apply a card-game move given directly (setup from command-line options).
-        Raises RuleError with the answer a player would get if the move is refused."""
+    def act(self, session_id: str, move: Any, text: str = "") -> Reply:
+        """Rule a move given directly (setup from command-line options). Raises Refused
+        with the answer a player would get if the rules refuse it."""
         with self.store.transaction():
             table = self.table(session_id)
-            if table.cards is None:
-                raise RuleError("no card game is running")
-            problem = inv.refusal(table.cards, move)
+            if not table.running:
+                raise Refused(load(table.lang).phrase("no_game"))
+            problem = table.spec.rules.refusal(table.state, move)
             if problem is not None:
-                from host.inversion_phrasing import refusal_text
-
-                raise RuleError(refusal_text(problem, table.cards, table.config.lang))
-            from host.inversion_talk import CardTalker
-
-            talker = CardTalker(self, session_id, table, self.clock())
-            return talker.rule(move, text, Reply(session_id))
+                raise Refused(table.spec.talk.refusal_text(problem, table.state, table.lang))
+            return self._rule(session_id, move, text, Reply(session_id), self.clock())
 
     def timeout(self, session_id: str, turn: int) -> Reply | None:
         """The turn numbered ``turn`` ran out. Stale or repeated timeouts do nothing."""
         with self.store.transaction():
             table = self.table(session_id)
-            # Card games have no turn timer: the table plays at its own pace.
-            if not table.running or table.game is None or table.game.turn != turn:
+            if not table.running or table.state.turn != turn:
                 return None
+            if not table.spec.rules.on_timeout(table.state)[1]:
+                return None  # no turn clock in this game
             reply = Reply(session_id, accepted=True)
-            self.store.set_pending(session_id, None)
             events = self._append(session_id, TimeOut(turn=turn), self.clock())
             self._announce(self.table(session_id), events, reply)
             return reply
@@ -540,267 +229,234 @@ class Referee:
 
     def _leave(self, session_id: str, table: Table, player: str, now: float) -> Reply:
         reply = Reply(session_id)
-        g = load(table.config.lang)
+        g = load(table.lang)
         if table.player(player) is None:
             reply.private.append(g.phrase("not_playing", player=player))
             return reply
         reply.accepted = True
-        playing = (table.game is not None and player in table.game.in_play) or table.cards is not None
-        if table.running and playing:
-            events = self._append(session_id, Leave(player=player), now)
+        move = Leave(player)
+        if table.running and table.spec.rules.refusal(table.state, move) is None:
+            events = self._append(session_id, Play(move=table.spec.encode_move(move)), now)
             self._announce(self.table(session_id), events, reply)
         else:
             if not table.running:
                 self._append(session_id, Unseat(name=player), now)
-            reply.public.append(g.phrase("left", player=player))
+            reply.news.append(g.phrase("left", player=player))
             reply.events.append({"type": "left", "player": player})
         return reply
+
+    # -- one utterance -----------------------------------------------------------------------
 
     def _handle(
         self, session_id: str, text: str, speaker: str | None, hearing: Hearing | None, now: float
     ) -> Reply:
         table = self.table(session_id)
-        lang = table.config.lang
-        g = load(lang)
+        g = load(table.lang)
         reply = Reply(session_id)
         if speaker is not None and table.player(speaker) is None:
             reply.private.append(g.phrase("not_playing", player=speaker))
             return reply
-        if table.config.game == "inversion":
-            from host.inversion_talk import CardTalker
-
-            return CardTalker(self, session_id, table, now).handle(text, speaker, hearing, reply)
-        utterances = [parse(t, lang) for t in (hearing.alternatives if hearing else (text,))]
-        utterance = utterances[0] if utterances else parse("", lang)
-        intent = utterance.intent()
-        row = self.store.session(session_id)
-        pending = row.pending if row is not None else None
-        if pending is not None and (speaker is None or speaker == pending["player"]):
-            resolved = self._resolve_pending(session_id, table, pending, utterance, reply, now)
-            if resolved is not None:
-                return resolved
-        if isinstance(intent, NotUnderstood):
-            reply.events.append({"type": "not_understood", "text": text})
-            if table.running and table.game is not None:
-                reply.private.append(g.phrase("not_understood", turn=phrasing.prompt(table.game, lang)))
-            else:
-                reply.private.append(g.phrase("not_understood_wait"))
+        asked = table.asked
+        if asked is not None and (not table.running or table.state.turn != asked.turn):
+            self._append(session_id, Drop(), now)  # the question went stale
+            table, asked = self.table(session_id), None
+        if asked is not None and not (speaker is None or not asked.player or speaker == asked.player):
+            asked = None  # not theirs to answer
+        said = hearing.alternatives[0] if hearing is not None and hearing.alternatives else text
+        talk = table.spec.talk
+        proposal = talk.read(
+            said, table.state, table.names, speaker, asked.move if asked is not None else None, table.lang
+        )
+        if isinstance(proposal, Answer):
+            assert asked is not None
+            if proposal.yes:
+                return self._rule(session_id, asked.move, said, reply, now)
+            self._append(session_id, Drop(), now)
+            player = asked.player or (speaker or "")
+            reply.events.append(
+                {"type": "not_confirmed", "player": player, **move_fields(table.spec, asked.move)}
+            )
+            reply.private.append(g.phrase("not_understood", turn=talk.prompt(table.state, table.lang)))
             return reply
-        if isinstance(intent, Ambiguous):
-            numbers = f" {g.phrases['or']} ".join(str(n) for n in intent.numbers)
-            reply.events.append({"type": "ambiguous", "numbers": list(intent.numbers)})
-            reply.private.append(g.phrase("ambiguous", numbers=numbers))
+        if isinstance(proposal, Command):
+            return self._command(session_id, table, proposal.name, speaker, reply, now)
+        if isinstance(proposal, Unclear) and not proposal.about_move:
+            return self._unclear(proposal, reply)
+        if not table.running:
+            reply.private.append(g.phrase("game_finished" if table.state is not None else "no_game"))
             return reply
-        if isinstance(intent, CommandSaid):
-            return self._command(session_id, table, intent.name, speaker, reply, now)
-        assert isinstance(intent, NumberSaid)
-        return self._say(session_id, table, intent.value, speaker, text, hearing, utterances, reply, now)
+        acting = table.to_act()
+        if speaker is not None and acting and speaker not in acting:
+            current = table.current_player or ", ".join(sorted(acting))
+            reply.events.append({"type": "not_your_turn", "player": speaker, "current": current})
+            reply.private.append(g.phrase("not_your_turn", player=current))
+            reply.turn, reply.next_player = table.state.turn, table.current_player
+            return reply
+        if isinstance(proposal, Unclear):
+            return self._unclear(proposal, reply)
+        assert isinstance(proposal, Moves)
+        if len(proposal.candidates) > 1:
+            return self._unclear(talk.ambiguous(proposal.candidates, table.lang), reply)
+        move = proposal.candidates[0]
+        # Words said after "Did you say ...?" were said twice: no second question.
+        heard = hearing if asked is None else None
+        return self._judge(session_id, table, move, said, heard, reply, now)
 
-    def _say(
-        self,
-        session_id: str,
-        table: Table,
-        number: int,
-        speaker: str | None,
-        text: str,
-        hearing: Hearing | None,
-        utterances: list[Utterance],
-        reply: Reply,
+    def _unclear(self, unclear: Unclear, reply: Reply) -> Reply:
+        if unclear.event:
+            reply.events.append(dict(unclear.event))
+        reply.private.append(unclear.text)
+        return reply
+
+    def _judge(
+        self, session_id: str, table: Table, move: Any, text: str, hearing: Hearing | None, reply: Reply,
         now: float,
     ) -> Reply:
-        g = load(table.config.lang)
-        game = table.game
-        if game is None or not table.running:
-            reply.private.append(g.phrase("game_finished" if game else "no_game"))
+        spec, state = table.spec, table.state
+        problem = spec.rules.refusal(state, move)
+        if problem is not None:
+            fields = {k: json_value(v) for k, v in problem.fields.items()}
+            reply.events.append({"type": "refused", "reason": problem.reason, **fields})
+            reply.private.append(spec.talk.refusal_text(problem, state, table.lang))
+            reply.turn, reply.next_player = state.turn, table.current_player
             return reply
-        player = speaker or game.current_player
-        if player != game.current_player:
-            reply.events.append({"type": "not_your_turn", "player": player, "current": game.current_player})
-            reply.private.append(g.phrase("not_your_turn", player=game.current_player))
-            reply.turn, reply.next_player = game.turn, game.current_player
-            return reply
-        if hearing is not None and self._needs_confirmation(table, number, hearing, utterances):
-            self.store.set_pending(session_id, {"player": player, "number": number, "turn": game.turn})
-            reply.confirm = number
-            reply.events.append({"type": "confirm", "player": player, "number": number})
-            reply.private.append(g.phrase("confirm", number=number))
-            reply.turn, reply.next_player = game.turn, player
-            return reply
-        return self._rule_say(session_id, table, player, number, text, reply, now)
+        if hearing is not None and self._needs_confirmation(table, move, hearing):
+            return self._ask(session_id, table, move, reply, now)
+        return self._rule(session_id, move, text, reply, now)
 
-    def _rule_say(
-        self, session_id: str, table: Table, player: str, number: int, text: str, reply: Reply, now: float
-    ) -> Reply:
-        self.store.set_pending(session_id, None)
-        events = self._append(session_id, Say(player=player, number=number, text=text[:200]), now)
+    def _needs_confirmation(self, table: Table, move: Any, hearing: Hearing) -> bool:
+        """Misrecognition must not cost anyone: a costly move is read back when the hearing
+        is unsure, or when something it is easily confused with, or another reading of the
+        same utterance, would not be costly."""
+        talk, state, lang = table.spec.talk, table.state, table.lang
+        if not talk.costly(state, move):
+            return False
+        if hearing.confidence is None or hearing.confidence < table.config.confirm_below:
+            return True
+        if any(not talk.costly(state, m) for m in talk.confusable(move, lang)):
+            return True
+        for other in hearing.alternatives[1:]:
+            proposal = talk.read(other, state, table.names, None, None, lang)
+            if isinstance(proposal, Moves) and any(not talk.costly(state, m) for m in proposal.candidates):
+                return True
+        return False
+
+    def _ask(self, session_id: str, table: Table, move: Any, reply: Reply, now: float) -> Reply:
+        """Speech: a costly move heard unsurely is read back before it counts."""
+        spec = table.spec
+        player = spec.rules.owner(move) or ""
+        self._append(session_id, Ask(move=spec.encode_move(move), player=player, turn=table.state.turn), now)
+        what = spec.talk.move_text(move, table.lang)
+        reply.confirm = what
+        reply.events.append({"type": "confirm", "player": player, "what": what, **move_fields(spec, move)})
+        reply.private.append(load(table.lang).phrase("confirm", what=what))
+        reply.turn, reply.next_player = table.state.turn, table.current_player
+        return reply
+
+    def _rule(self, session_id: str, move: Any, text: str, reply: Reply, now: float) -> Reply:
+        spec = self.table(session_id).spec
+        events = self._append(session_id, Play(move=spec.encode_move(move), text=text[:200]), now)
         reply.accepted = True
         self._announce(self.table(session_id), events, reply)
         return reply
 
-    def _needs_confirmation(
-        self, table: Table, number: int, hearing: Hearing, utterances: list[Utterance]
-    ) -> bool:
-        """Misrecognition must not put anyone out: a hearing that would be a mistake is
-        confirmed when confidence is low or something it is easily confused with is valid."""
-        game = table.game
-        assert game is not None
-        options = game.options
-        if ud.is_valid(game.last, number, options):
-            return False
-        if hearing.confidence is None or hearing.confidence < table.config.confirm_below:
-            return True
-        if any(ud.is_valid(game.last, n, options) for n in confusable(number, table.config.lang)):
-            return True
-        return any(ud.is_valid(game.last, n, options) for u in utterances[1:] for n in u.distinct_numbers)
-
-    def _resolve_pending(
-        self,
-        session_id: str,
-        table: Table,
-        pending: dict[str, Any],
-        utterance: Utterance,
-        reply: Reply,
-        now: float,
-    ) -> Reply | None:
-        """Answer a "Did you say fifteen?" question; None lets the utterance be handled anew."""
-        g = load(table.config.lang)
-        game = table.game
-        if game is None or not table.running or game.turn != pending["turn"]:
-            self.store.set_pending(session_id, None)
-            return None
-        numbers = utterance.distinct_numbers
-        commands = set(utterance.commands)
-        if (numbers == (pending["number"],) and "no" not in commands) or (
-            not numbers and "yes" in commands and "no" not in commands
-        ):
-            return self._rule_say(
-                session_id, table, pending["player"], pending["number"], utterance.text, reply, now
-            )
-        if not numbers and ("no" in commands or "undo" in commands):
-            # "Undo" while asked means "not that": nothing was ruled yet, so nothing earlier
-            # is taken back.
-            self.store.set_pending(session_id, None)
-            reply.events.append(
-                {"type": "not_confirmed", "player": pending["player"], "number": pending["number"]}
-            )
-            reply.private.append(g.phrase("not_understood", turn=phrasing.prompt(game, table.config.lang)))
-            return reply
-        if len(numbers) == 1:
-            # "No, fifty": the correction is a new hearing; it was said twice, so take it.
-            return self._rule_say(
-                session_id, table, pending["player"], numbers[0], utterance.text, reply, now
-            )
-        return None
+    # -- commands ------------------------------------------------------------------------------
 
     def _command(
         self, session_id: str, table: Table, name: str, speaker: str | None, reply: Reply, now: float
     ) -> Reply:
-        lang = table.config.lang
+        lang = table.lang
         g = load(lang)
-        game = table.game
+        talk, state = table.spec.talk, table.state
         reply.events.append({"type": "command", "command": name})
-        if name in ("whose_turn", "repeat", "status") and game is None:
-            reply.private.append(g.phrase("no_game"))
-        elif name == "whose_turn":
-            assert game is not None
-            reply.private.append(phrasing.prompt(game, lang))
-        elif name == "repeat":
-            assert game is not None
-            reply.private.extend(describe_events(table, table.last_events))
-            if table.running:
-                reply.private.append(phrasing.prompt(game, lang))
-        elif name == "status":
-            assert game is not None
-            reply.private.append(phrasing.status(game, lang))
+        if name == "help":
+            reply.private.append(talk.help(lang))
         elif name == "rules":
-            reply.private.append(phrasing.rules(table.config.options(), lang))
-        elif name == "help":
-            reply.private.append(g.phrase("help"))
+            reply.private.append(talk.rules(table.options, lang))
         elif name == "undo":
             return self._undo(session_id, table, speaker, reply, now)
         elif name == "new_game":
             if table.running:
                 reply.private.append(g.phrase("game_running"))
-            elif len(table.players) < table.config.min_players:
-                reply.private.append(g.phrase("need_players", count=table.config.min_players))
+            elif not table.spec.seats(len(table.players)):
+                reply.private.append(g.phrase("need_players", count=table.spec.min_players))
             else:
                 begun = self._begin(session_id, table, now)
                 begun.events[:0] = reply.events
                 return begun
         elif name == "leave":
-            state = table.state
-            player = speaker or (state.current_player if state is not None and table.running else None)
+            player = speaker or table.current_player
             if player is None:
-                reply.private.append(g.phrase("help"))
+                reply.private.append(talk.help(lang))
             else:
                 left = self._leave(session_id, table, player, now)
                 left.events[:0] = reply.events
                 return left
         elif name == "finish":
             if not table.running:
-                reply.private.append(g.phrase("game_finished" if table.state else "no_game"))
+                reply.private.append(g.phrase("game_finished" if state is not None else "no_game"))
             else:
-                events = self._append(session_id, Finish(player=speaker), now)
+                events = self._append(session_id, Play(move=table.spec.encode_move(End(speaker))), now)
                 reply.accepted = True
                 self._announce(self.table(session_id), events, reply)
-        else:  # yes / no with nothing to confirm
+        elif state is None:
+            reply.private.append(g.phrase("no_game"))
+        elif name == "whose_turn":
+            reply.private.append(talk.prompt(state, lang))
+        elif name == "repeat":
+            reply.private.extend(describe_events(table, table.last_events))
+            if table.running:
+                reply.private.append(talk.prompt(state, lang))
+        elif name == "status":
+            reply.private.append(talk.status(state, lang))
+        else:  # a command this game's talk proposed but the host does not know
             reply.events[-1] = {"type": "not_understood", "text": name}
-            if table.running and game is not None:
-                reply.private.append(g.phrase("not_understood", turn=phrasing.prompt(game, lang)))
-            else:
-                reply.private.append(g.phrase("not_understood_wait"))
+            reply.private.append(g.phrase("not_understood", turn=talk.prompt(state, lang)))
         return reply
 
     def _undo(self, session_id: str, table: Table, speaker: str | None, reply: Reply, now: float) -> Reply:
-        g = load(table.config.lang)
-        live = [m for m in table.moves if m[0] not in table.undone]
+        g = load(table.lang)
+        live = [m for m in table.moves if m.seq not in table.undone]
         grace = table.config.undo_grace
         if grace is None:
             reply.private.append(g.phrase("undo_off"))
             return reply
-        if not live or not isinstance(live[-1][2], Say | Act):
+        if not live or not is_game_move(live[-1].move):
             reply.private.append(g.phrase("undo_nothing"))
             return reply
-        seq, at, said = live[-1]
-        # Who starts is a setup step anyone answers: its player is the one chosen, not the owner.
-        owner = None if isinstance(said, Act) and said.action == "first" else said.player
+        last = live[-1]
+        owner = table.spec.rules.owner(last.move)
         if speaker is not None and owner is not None and speaker != owner:
-            if isinstance(said, Act):
-                from host.inversion_phrasing import move_text
-
-                what = move_text(said.move(), table.config.lang)
-            else:
-                what = str(said.number)
-            reply.private.append(g.phrase("undo_not_yours", player=said.player, number=what))
+            what = table.spec.talk.move_text(last.move, table.lang)
+            reply.private.append(g.phrase("undo_not_yours", player=owner, number=what))
             return reply
-        if now - at > grace:
+        if now - last.at > grace:
             reply.private.append(g.phrase("undo_too_late"))
             return reply
-        self.store.set_pending(session_id, None)
-        events = self._append(session_id, Undo(target=seq, player=speaker), now)
+        events = self._append(session_id, Undo(target=last.seq, player=speaker), now)
         reply.accepted = True
         self._announce(self.table(session_id), events, reply)
         return reply
 
+    # -- announcing ------------------------------------------------------------------------------
+
     def _announce(self, table: Table, events: list[Event], reply: Reply) -> None:
-        reply.public.extend(describe_events(table, events))
-        reply.events.extend(event_to_json(e) for e in events)
+        reply.news.extend(describe_events(table, events))
+        reply.events.extend(event_json(table.spec, e) for e in events)
         self._after_ruling(table, reply)
 
     def _after_ruling(self, table: Table, reply: Reply) -> None:
         """Close a reply with what the table must do next, or the result."""
         state = table.state
-        assert state is not None
         reply.turn = state.turn
         if state.is_over:
             reply.game_over = True
             said_over = any(e["type"] == "game_over" for e in reply.events)
-            result = prompt_text(table)  # a game's prompt after its end is its result
-            if not said_over and state.outcome is not None and result is not None:
-                reply.public.append(result)
+            if not said_over and state.outcome is not None:
+                reply.prompt = prompt_text(table)  # a game's prompt after its end is its result
             return
-        prompt, event = prompt_text(table), turn_event(table)
-        assert prompt is not None and event is not None
-        reply.next_player = state.current_player
-        reply.public.append(prompt)
+        event = turn_event(table)
+        assert event is not None
+        reply.next_player = table.current_player
+        reply.prompt = prompt_text(table)
         reply.events.append(event)

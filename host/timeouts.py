@@ -23,10 +23,11 @@ from typing import Literal
 from fastapi import FastAPI
 
 from grammars import load
-from host import notify, phrasing
+from host import notify
 from host.lobby import Lobby
 from host.outbound import Outbound
-from host.referee import Clock, Referee, Reply
+from host.referee import Clock, Referee
+from host.reply import Reply
 
 log = logging.getLogger(__name__)
 
@@ -106,10 +107,10 @@ class TurnTimer:
             if self.store.last_seq(session_id) != seq:
                 return None
             table = self.referee.table(session_id)
-            game = table.game
-            if game is None or not table.running:
+            player = table.current_player
+            if not table.running or player is None or not table.spec.timed:
                 return None
-            player, turn = game.current_player, game.turn
+            turn = table.state.turn
             if now >= started + limit:
                 reply = self.referee.timeout(session_id, turn)
                 if reply is None:
@@ -130,10 +131,8 @@ class TurnTimer:
             minutes = max(1, math.ceil((started + limit - now) / 60))
             reply = Reply(
                 session_id,
-                public=[
-                    g.phrase("turn_reminder", player=player, minutes=minutes),
-                    phrasing.constraint_text(game, table.config.lang),
-                ],
+                news=[g.phrase("turn_reminder", player=player, minutes=minutes)],
+                prompt=table.spec.talk.prompt(table.state, table.lang),
                 turn=turn,
                 next_player=player,
             )

@@ -2,13 +2,8 @@
 
 Pure functions over the grammar data: ``grammars/<lang>/voice.yaml`` holds the spoken
 wording (a key a language lacks falls back to English), ``numbers.yaml`` and
-``commands.yaml`` give the ``<Gather>`` hints. Numbers are read out as words, and the
-chain's constraint is said plainly:
+``commands.yaml`` give the ``<Gather>`` hints. Numbers are read out as words:
 
->>> from games import up_or_down as ud
->>> state, _ = ud.play(ud.new_game(("Ann", "Bob")), 53)
->>> turn_prompt(state)
-'Bob, your turn: odd above fifty three, or even below it.'
 >>> spoken("Ann said 53. Turn 4.")
 'Ann said fifty three. Turn four.'
 >>> spoken_code("048213")
@@ -20,71 +15,32 @@ chain's constraint is said plainly:
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from functools import cache
 
-from games import up_or_down as ud
-from grammars import ROOT, GrammarError, _string_map, load
-from grammars.reader import command_phrases, normalise, number_phrases, parse, to_words
-from host import phrasing
-from host.referee import Reply, Table
+from grammars import voice_phrase
+from grammars.reader import command_phrases, normalise, number_phrases, parse, spoken, to_words
+from host.reply import Reply
+from host.session import Table
 
 # Twilio allows 500 hint entries of at most 100 characters each.
 MAX_HINTS = 500
 # BCP-47 tags for <Say> and <Gather language=...>.
 LANGUAGE_TAGS = {"en": "en-US", "ko": "ko-KR"}
 
-_NUMBER = re.compile(r"(?<![\w.])-?\d+(?:,\d{3})*(?![\w])")
 _NAME_CHARS = re.compile(r"[^\w' -]+")
 
 
-@cache
-def phrases(lang: str) -> dict[str, str]:
-    """Spoken wording for ``lang``: its voice.yaml over the English one."""
-    english: dict[str, str] = _string_map(ROOT / "en" / "voice.yaml", "str")
-    path = ROOT / lang / "voice.yaml"
-    if lang == "en" or not path.is_file():
-        return english
-    return {**english, **_string_map(path, "str")}
-
-
-def say(lang: str, key: str, **fields: object) -> str:
-    try:
-        return phrases(lang)[key].format(**fields)
-    except KeyError as exc:
-        raise GrammarError(f"voice.yaml: no phrase {key!r} (or field {exc})") from None
+say = voice_phrase
 
 
 def language_tag(lang: str) -> str:
     return LANGUAGE_TAGS.get(lang, lang)
 
 
-def spoken(line: str, lang: str = "en") -> str:
-    """A line written for the screen, with every number read as words."""
-    return _NUMBER.sub(lambda m: to_words(int(m.group().replace(",", "")), lang), line)
-
-
 def spoken_code(code: str, lang: str = "en") -> str:
     """A join code digit by digit, with pauses: "four, eight, one"."""
     return ", ".join(to_words(int(d), lang) for d in code if d.isdigit())
-
-
-def turn_prompt(state: ud.State, lang: str = "en") -> str:
-    """Whose turn and what fits, plainly: "odd above fifty three, or even below it"."""
-    player = state.current_player
-    o = state.options
-    words = load(lang).phrases
-
-    def num(n: int) -> str:
-        return to_words(n, lang)
-
-    if state.last is None:
-        return say(lang, "turn_first", player=spoken(player, lang), low=num(o.low), high=num(o.high))
-    c = ud.constraint(state.last, o)
-    fields = {"player": spoken(player, lang), "up": words[c.up], "down": words[c.down], "last": num(c.last)}
-    if c.up_possible and c.down_possible:
-        return say(lang, "turn_both", **fields)
-    return say(lang, "turn_up" if c.up_possible else "turn_down", **fields)
 
 
 def reply_lines(reply: Reply, table: Table) -> list[str]:
@@ -93,9 +49,12 @@ def reply_lines(reply: Reply, table: Table) -> list[str]:
     lang = table.config.lang
     if any(e.get("type") == "not_confirmed" for e in reply.events):
         return [say(lang, "say_again")]
-    prompt = phrasing.prompt(table.game, lang) if table.running and table.game else None
     out: list[str] = []
-    for line in [*reply.public, *reply.private]:
+    # The written prompt is left out: a call ends with the spoken one. Private lines may
+    # end with it too ("I didn't catch that. Bob: ...").
+    prompt = table.spec.talk.prompt(table.state, lang) if table.running else None
+    said = [*reply.news, *([reply.prompt] if reply.prompt and not table.running else []), *reply.private]
+    for line in said:
         if prompt is not None and line.endswith(prompt):
             line = line[: -len(prompt)].rstrip()
         if line:
@@ -105,9 +64,9 @@ def reply_lines(reply: Reply, table: Table) -> list[str]:
 
 def status_lines(table: Table) -> list[str]:
     """Where a game stands, for someone calling back in."""
-    if table.game is None:
+    if table.state is None:
         return []
-    return [spoken(phrasing.status(table.game, table.config.lang), table.config.lang)]
+    return [spoken(table.spec.talk.status(table.state, table.lang), table.lang)]
 
 
 # -- hints -------------------------------------------------------------------------------
@@ -124,13 +83,9 @@ def _hints(entries: Iterable[str]) -> str:
     return ", ".join(seen)
 
 
-@cache
-def move_hints(lang: str, low: int, high: int) -> str:
-    """Hints for a move: the commands, then the numbers of the range as words."""
-    commands = command_phrases(lang)
-    room = MAX_HINTS - len(commands)
-    numbers = range(low, min(high, low + room - 1) + 1)
-    return _hints([*commands, *number_phrases(numbers, lang)])
+def move_hints(lang: str, moves: Sequence[str]) -> str:
+    """Hints for a move: the commands, then what makes a move now (as much as fits)."""
+    return _hints([*command_phrases(lang), *moves])
 
 
 @cache

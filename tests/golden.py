@@ -13,8 +13,9 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from games import up_or_down as ud
-from host.referee import Referee, SessionConfig
+from games.up_or_down import rules as ud
+from host.referee import Referee
+from host.session import SessionConfig
 from host.store import Store
 from tests.clock import Clock
 from tests.inversion_deals import dealt_game

@@ -6,8 +6,8 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
-from games import inversion as inv
-from games.cards import Card, Suit, deck
+from games.inversion import rules as inv
+from games.inversion.cards import Card, Suit, deck
 
 
 def deal(rng: random.Random, players: int) -> tuple[list[Suit], list[list[Card]], list[Card]]:

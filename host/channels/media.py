@@ -37,7 +37,8 @@ from host import notify
 from host.config import Settings
 from host.lobby import Lobby, Member
 from host.outbound import Outbound
-from host.referee import Referee, Reply
+from host.referee import Referee
+from host.reply import Reply
 from host.speech.model import ModelUnavailable, SpeechModel, load_model
 from host.speech.stream_session import CallInfo, StreamOptions, StreamSession
 from host.twilio_security import signature_ok

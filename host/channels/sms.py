@@ -1,8 +1,8 @@
 """Games by text message: ``POST /twilio/sms`` (Twilio's Messaging webhook).
 
-Up-or-Down (``NEW``) and the !nversion card game (``NEW INVERSION``: the table plays real
-cards and texts each move, the referee checks it). The channel only routes texts: every
-move goes through ``Referee.handle``, which dispatches on the session's game.
+Every game that suits texting (``GameSpec.channels``): ``NEW`` starts the default game,
+``NEW <game>`` another (a card game's table plays real cards and texts each move). The
+channel only routes texts: every move goes through ``Referee.handle``.
 
 A player is their phone number. The sender of a text is answered in the TwiML reply;
 everyone else in the game hears about it through the REST API (``notify.fan_out`` ->
@@ -10,7 +10,7 @@ everyone else in the game hears about it through the REST API (``notify.fan_out`
 texted. Each message starts with the turn number ("#12 ") because texts can arrive out
 of order, and is cut to fit one GSM-7 segment (``host/sms_text.py``).
 
-Keywords (first word, case and punctuation ignored): NEW [TRAINING|INVERSION] [name],
+Keywords (first word, case and punctuation ignored): NEW [game] [option words] [name],
 JOIN code [name], START, STATUS, RULES, LEAVE, HELP/INFO; anything else from a player goes
 to the referee (numbers as digits or words, cards like "9H", "I bid 3", "whose turn", ...).
 The carriers' opt-out words are never game commands: the number leaves its game and gets
@@ -29,20 +29,21 @@ import re
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
-from typing import Annotated
+from typing import Annotated, Any
 
 from fastapi import APIRouter, BackgroundTasks, Depends, FastAPI, Request, Response
 from twilio.twiml.messaging_response import MessagingResponse
 
-from games import up_or_down as ud
-from games.core import Mode
+from games.base import GameSpec, all_games, default_game
 from grammars import Grammar, load
 from grammars.reader import CommandSaid, parse
 from host import notify, timeouts
 from host.config import Settings
 from host.lobby import CODE_DIGITS, Joined, Lobby, Member
 from host.outbound import Outbound
-from host.referee import Referee, Reply, SessionConfig, Table, prompt_text
+from host.referee import Referee, prompt_text
+from host.reply import Reply
+from host.session import SessionConfig, Table
 from host.sms_text import fit, sanitize_name, turn_prefix
 from host.twilio_security import TwilioForm
 
@@ -63,10 +64,6 @@ HELP = frozenset({"HELP", "INFO"})
 KEYWORDS = frozenset({"NEW", "JOIN", "START", "STATUS", "RULES", "LEAVE"}) | OPT_OUT | HELP
 # Words people put before a keyword ("ok start", "please join 123456").
 FILLERS = frozenset({"OK", "OKAY", "PLEASE", "PLS", "PLZ", "LETS", "HI", "HEY", "HELLO", "SO"})
-TRAINING = frozenset({"TRAINING", "PRACTICE", "PRACTISE", "TRAIN"})
-TOURNAMENT = frozenset({"TOURNAMENT", "GAME", "MATCH"})
-# "NEW INVERSION", "new !nversion" (the "!" is dropped with the punctuation).
-INVERSION = frozenset({"INVERSION", "NVERSION"})
 MAX_BODY = 1600  # Twilio's own limit for one message; anything longer is not a person typing
 MAX_PLAYERS = 10  # an SMS game's seats when the game itself sets no limit (Up-or-Down)
 MAX_NUMBER = 10**7  # larger numbers are typing accidents, not moves (see _member)
@@ -145,7 +142,7 @@ class SmsChannel:
             return Answer(tell=[(left, address)], session_id=left.session_id)
         member = self.lobby.member(address)
         if keyword in HELP:
-            return self._say(member, [self.g.phrase(self._help_key(member))])
+            return self._say(member, [self._help(member)])
         if self.lobby.opted_out(address):
             if keyword in OPT_IN:
                 self.lobby.opt_in(address)
@@ -165,37 +162,42 @@ class SmsChannel:
         if keyword == "JOIN":
             return self._join(address, words, after)
         if keyword == "RULES":
-            if any(k in INVERSION for k in words.keys[after:]):  # "RULES INVERSION"
-                return self._say(None, [g.phrase("inv_rules")])
-            options = ud.Options()
-            return self._say(None, [g.phrase("sms_rules", low=options.low, high=options.high)])
+            named = [s for k in words.keys[after:] if (s := _game_named(k)) is not None]  # "RULES CARDS"
+            spec = named[0] if named else default_game()
+            return self._say(None, [spec.talk.rules(spec.make_options(), self.settings.lang)])
         if keyword in ("START", "STATUS", "LEAVE"):
             return self._say(None, [g.phrase("sms_not_in_game")])
         return self._say(None, [g.phrase("sms_welcome")])
 
     def _create(self, address: str, words: Words, after: int) -> Answer:
-        mode = Mode.TOURNAMENT
-        cards = False
         rest = list(range(after, len(words.raw)))
-        while rest and (key := words.keys[rest[0]]) in TRAINING | TOURNAMENT | INVERSION:
-            if key in TRAINING:
-                mode = Mode.TRAINING
-            cards = cards or key in INVERSION
+        named = _game_named(words.keys[rest[0]]) if rest else None
+        spec = named or default_game()
+        if named is not None:
+            rest.pop(0)
+        options: dict[str, object] = {}
+        while rest and (chosen := spec.option_words.get(words.keys[rest[0]].lower())) is not None:
+            options.update(chosen)
             rest.pop(0)
         name = sanitize_name(" ".join(words.raw[i] for i in rest)) or "Player 1"
         config = SessionConfig(
-            game="inversion" if cards else "up-or-down",
-            mode=mode,
+            game=spec.name,
+            options=options,
             lang=self.settings.lang,
             undo_grace=self.settings.sms_undo_grace,
             confirm_below=self.settings.confirm_below,
-            # A card table plays at its own pace: no turn timer.
-            turn_timeout=None if cards else self.settings.sms_turn_timeout,
+            # A game without a turn clock plays at the table's pace.
+            turn_timeout=self.settings.sms_turn_timeout if spec.timed else None,
         )
         joined = self.lobby.create(address, name, CHANNEL, config)
-        log.info("%s made game %s (%s, %s)", address, joined.session_id, config.game, mode.value)
-        key = "sms_created_inversion" if cards else "sms_created"
-        answer = self._say(None, [self.g.phrase(key, code=joined.code, name=name)])
+        log.info("%s made game %s (%s, %s)", address, joined.session_id, spec.name, options)
+        if spec.default:
+            line = self.g.phrase("sms_created", code=joined.code, name=name)
+        else:
+            line = self.g.phrase(
+                "sms_created_game", code=joined.code, name=name, game=spec.title, seats=_seat_range(spec)
+            )
+        answer = self._say(None, [line])
         answer.session_id = joined.session_id
         return answer
 
@@ -242,7 +244,7 @@ class SmsChannel:
         answer = self._say(
             None, [g.phrase("sms_joined", code=code, name=name, players=players, creator=creator)]
         )
-        news = Reply(result.session_id, public=[g.phrase("sms_joined_others", name=name, players=players)])
+        news = Reply(result.session_id, news=[g.phrase("sms_joined_others", name=name, players=players)])
         answer.tell.append((news, address))
         answer.session_id = result.session_id
         return answer
@@ -272,16 +274,13 @@ class SmsChannel:
                 return joined
             return self._say(member, [g.phrase("sms_in_game", code=self._code(session_id))])
         if keyword == "RULES":
-            if table.config.game == "inversion":
-                return self._say(member, [g.phrase("inv_rules")])
-            o = table.config.options()
-            return self._say(member, [g.phrase("sms_rules", low=o.low, high=o.high)])
+            return self._say(member, [table.spec.talk.rules(table.options, table.lang)])
         if in_lobby:
             creator = table.players[0]
             if keyword == "START":
                 if creator.address != member.address:
                     return self._say(member, [g.phrase("sms_only_creator", creator=creator.name)])
-                need = table.config.min_players
+                need = table.spec.min_players
                 if len(table.players) < need:
                     return self._say(member, [g.phrase("need_players", count=need)])
                 return self._ruled(member, self.referee.begin(session_id))
@@ -324,10 +323,12 @@ class SmsChannel:
         state = self.referee.table(session_id).state
         return state.turn if state is not None else None
 
-    def _help_key(self, member: Member | None) -> str:
-        if member is not None and self.referee.table(member.session_id).config.game == "inversion":
-            return "sms_help_inversion"
-        return "sms_help"
+    def _help(self, member: Member | None) -> str:
+        if member is not None:
+            table = self.referee.table(member.session_id)
+            if not table.spec.default:
+                return table.spec.talk.help(table.lang)
+        return self.g.phrase("sms_help")
 
     def _stamp(self, reply: Reply) -> None:
         """Replies that did not move the game still carry the current turn number."""
@@ -354,8 +355,21 @@ class SmsChannel:
 
 def _seats(table: Table) -> int:
     """How many a game by text seats: the game's own limit, else the channel's."""
-    limit = table.config.max_players
+    limit = table.spec.max_players
     return min(limit, MAX_PLAYERS) if limit is not None else MAX_PLAYERS
+
+
+def _game_named(word: str) -> GameSpec[Any, Any, Any] | None:
+    """The game texted by name ("INVERSION", "!nversion"), if it can be played by text."""
+    return next((s for s in all_games() if CHANNEL in s.channels and s.known_as(word)), None)
+
+
+def _seat_range(spec: GameSpec[Any, Any, Any]) -> str:
+    if spec.max_players is None:
+        return f"{spec.min_players}+"
+    if spec.max_players == spec.min_players:
+        return str(spec.min_players)
+    return f"{spec.min_players} to {spec.max_players}"
 
 
 def _default_name(taken: tuple[str, ...]) -> str:

@@ -1,4 +1,7 @@
-"""Up-or-Down by phone call: Twilio Voice webhooks, speech and keypad, one phone or many.
+"""Games by phone call: Twilio Voice webhooks, speech and keypad, one phone or many.
+
+The games offered are those that suit a call (``GameSpec.channels`` has "voice"); a
+number in a game that does not is told it is played by text or at the table.
 
 A number's voice URL points at ``POST /twilio/voice`` and its call-status callback at
 ``POST /twilio/voice/status`` (docs/voice.md). Every endpoint checks the Twilio signature
@@ -39,17 +42,20 @@ from fastapi.responses import Response
 from starlette.datastructures import FormData
 from twilio.twiml.voice_response import Gather, VoiceResponse
 
-from games import up_or_down as ud
+from games.base import GameSpec, all_games, find_game
+from games.core import Leave
 from grammars import load
-from grammars.reader import CommandSaid, parse, to_words
-from host import notify, phrasing, timeouts
+from grammars.reader import CommandSaid, parse, spoken, to_words
+from host import notify, timeouts
 from host import voice_prompts as vp
 from host.channels.voice_calls import Call, Calls
 from host.config import Settings
 from host.lobby import CODE_DIGITS, Joined, Lobby
 from host.lobby import Member as LobbyMember
 from host.outbound import Outbound
-from host.referee import Hearing, Referee, Reply, SessionConfig, Table
+from host.referee import Referee, describe_events
+from host.reply import Hearing, Reply
+from host.session import SessionConfig, Table
 from host.twilio_security import TwilioForm
 
 log = logging.getLogger(__name__)
@@ -89,15 +95,21 @@ class Voice:
     def config(self, mode: str, shared: bool) -> SessionConfig:
         """A one-phone game has no turn clock: hanging up pauses it until the phone calls
         back. Games of several phones get the backstop turn timeout."""
-        return SessionConfig.model_validate(
-            {
-                "mode": mode,
-                "lang": self.settings.lang,
-                "confirm_below": self.settings.confirm_below,
-                "undo_grace": self.settings.table_undo_grace,
-                "turn_timeout": None if shared else self.settings.voice_turn_timeout,
-            }
+        spec = voice_game()
+        return SessionConfig(
+            game=spec.name,
+            options=dict(spec.option_words.get(mode, {})),
+            lang=self.settings.lang,
+            confirm_below=self.settings.confirm_below,
+            undo_grace=self.settings.table_undo_grace,
+            turn_timeout=None if shared or not spec.timed else self.settings.voice_turn_timeout,
         )
+
+
+def voice_game() -> GameSpec[Any, Any, Any]:
+    """The game a call's menu starts: the default game if it suits a call, else the first that does."""
+    suits = [s for s in all_games() if CHANNEL in s.channels]
+    return next((s for s in suits if s.default), suits[0])
 
 
 # The notifier is called with the Outbound of the app whose game moved; this finds the rest.
@@ -158,7 +170,7 @@ def _creator(table: Table) -> str | None:
 
 
 def _turn(table: Table) -> int:
-    return table.game.turn if table.game is not None else 0
+    return table.state.turn if table.state is not None else 0
 
 
 def _current(token: Token | None, where: Where, table: Table) -> bool:
@@ -270,26 +282,23 @@ def _speak(target: VoiceResponse | Gather, lang: str, *parts: str | list[str]) -
     for part in parts:
         out.extend([part] if isinstance(part, str) else part)
     text = " ".join(p for p in out if p)
-    target.say(vp.spoken(text, lang), language=vp.language_tag(lang))
+    target.say(spoken(text, lang), language=vp.language_tag(lang))
 
 
 def _move(
     v: Voice, call: Call, where: Where, table: Table, lines: list[str], *, tries: int = 0,
-    confirm: int | None = None,
+    confirm: str | None = None,
 ) -> VoiceResponse:
     """The current player's turn: news, then the prompt inside a ``<Gather>`` (or the
     "Did you say ...?" question while a hearing waits for yes or no)."""
-    game = table.game
-    assert game is not None
+    state, talk = table.state, table.spec.talk
     lang = table.config.lang
-    token = v.calls.token(call.sid, where.session_id, game.turn)
+    token = v.calls.token(call.sid, where.session_id, state.turn)
     vr = VoiceResponse()
     if confirm is None:
-        o = game.options
-        gather = _gather(
-            vr, v, call.url("/move", t=token), vp.move_hints(lang, o.low, o.high), lang, finish_on_key="#"
-        )
-        _speak(gather, lang, lines, vp.turn_prompt(game, lang))
+        hints = vp.move_hints(lang, talk.listen_for(state, table.names, lang, False).moves)
+        gather = _gather(vr, v, call.url("/move", t=token), hints, lang, finish_on_key="#")
+        _speak(gather, lang, lines, talk.spoken_prompt(state, lang))
     else:
         action = call.url("/move", t=token, c=confirm)
         gather = _gather(vr, v, action, vp.confirm_hints(lang), lang, num_digits=1)
@@ -374,23 +383,22 @@ def _carry_on(
     the game as the caller has just read it (the waiting loop comes round every few seconds)."""
     if table is None:
         table = v.referee.table(where.session_id)
-    game = table.game
     lang = table.config.lang
-    if game is None:
+    if table.state is None:
         return _lobby(v, call, where, table, lines, code=code)
     if not table.running:
         return _after_game(v, call, where, table, lines)
     if stream and v.streams is not None and v.streams(lang):
         return _stream(v, call, where, table, lines)
-    if where.speaker is None or game.current_player == where.speaker:
-        row = v.referee.store.session(where.session_id)
-        pending = row.pending if row is not None else None
-        if pending and pending.get("turn") == game.turn and pending.get("player") == game.current_player:
+    current = table.current_player
+    if where.speaker is None or current == where.speaker:
+        asked = table.asked
+        if asked is not None and asked.turn == table.state.turn and asked.player in ("", current):
             # Still waiting for yes or no (the call was redirected, or called back): ask again.
-            asked = vp.spoken(_confirm_line(lang, int(pending["number"])), lang)
-            return _move(v, call, where, table, [*lines, asked], confirm=int(pending["number"]))
+            question = spoken(_confirm_line(table), lang)
+            return _move(v, call, where, table, [*lines, question], confirm=_asked_words(table))
         return _move(v, call, where, table, lines)
-    return _wait(v, call, where, table, lines, vp.say(lang, "waiting", player=game.current_player))
+    return _wait(v, call, where, table, lines, vp.say(lang, "waiting", player=current))
 
 
 def _goodbye(lang: str, lines: list[str]) -> VoiceResponse:
@@ -498,9 +506,9 @@ def _rejoin(v: Voice, call: Call, where: Where, lines: list[str]) -> VoiceRespon
     table = v.referee.table(where.session_id)
     lang = table.config.lang
     said = [*lines, vp.say(lang, "welcome_back"), *vp.status_lines(table)]
-    game = table.game
-    if table.running and game is not None and where.speaker is not None and where.speaker not in game.in_play:
-        said.append(vp.say(lang, "watching"))
+    out = where.speaker is not None and table.running
+    if out and table.spec.rules.refusal(table.state, Leave(str(where.speaker))) is not None:
+        said.append(vp.say(lang, "watching"))  # out of this game: listening only
     return _carry_on(v, call, where, said, table=table, code=True)
 
 
@@ -576,7 +584,7 @@ def code(
         result = _join(v, call, heard, name)
         if isinstance(result, Joined):
             call = v.calls.update(call.sid, session_id=result.session_id, shared=0, prev_channel=CHANNEL)
-            notice = Reply(result.session_id, public=[vp.say(lang, "joined", player=result.name)])
+            notice = Reply(result.session_id, news=[vp.say(lang, "joined", player=result.name)])
             _fan_out(background, v, notice, call.address)
             where = Where(result.session_id, result.name, call.address)
             return _carry_on(v, call, where, [vp.say(lang, "you_joined", player=result.name)])
@@ -596,13 +604,14 @@ def code(
 
 
 def _card_game(v: Voice, session_id: str) -> bool:
+    """Whether the session's game is one a call cannot play."""
     row = v.referee.store.session(session_id)
-    return row is not None and row.game != "up-or-down"
+    return row is not None and CHANNEL not in find_game(row.game).channels
 
 
 def _join(v: Voice, call: Call, code: str, said: str) -> Joined | str:
     row = v.referee.store.session_by_code(code)
-    if row is not None and row.game != "up-or-down":
+    if row is not None and CHANNEL not in find_game(row.game).channels:
         return "card_game"
     taken = v.referee.table(row.id).names if row is not None else ()
     player = said or vp.say(v.lang, "default_name", number=len(taken) + 1)
@@ -654,7 +663,7 @@ def room_name(request: Request, form: TwilioForm, v: VoiceDep, i: int = 1) -> Re
         call = v.calls.update(call.sid, session_id=session_id, shared=1, setup=None)
         v.calls.set_room(call.address, session_id)
         begun = load(config.lang).phrase("new_game", players=", ".join(names))
-        return _carry_on(v, call, Where(session_id, None, call.address), [vp.spoken(begun, config.lang)])
+        return _carry_on(v, call, Where(session_id, None, call.address), [spoken(begun, config.lang)])
 
     return _answer(v, request, form, build)
 
@@ -667,7 +676,7 @@ def lobby(
 
     def build(call: Call, where: Where, table: Table) -> VoiceResponse:
         lang = table.config.lang
-        if table.game is not None:
+        if table.state is not None:
             return _carry_on(v, call, where, [], table=table)
         if quiet:
             waiting = vp.say(lang, "lobby_still", players=", ".join(table.names))
@@ -680,7 +689,7 @@ def lobby(
             return _lobby(v, call, where, table, [], code=True)
         if picked != "start":
             return _lobby(v, call, where, table, [vp.say(lang, "menu_again")])
-        if len(table.players) < ud.MIN_PLAYERS:
+        if len(table.players) < table.spec.min_players:
             return _lobby(v, call, where, table, [vp.say(lang, "nobody_joined")], code=True)
         if _creator(table) != where.address:
             return _carry_on(v, call, where, [], table=table)
@@ -694,7 +703,7 @@ def lobby(
 # -- the game --------------------------------------------------------------------------------
 
 
-def _heard(form: FormData, lang: str, confirm: int | None, end: int) -> tuple[str | None, Hearing | None]:
+def _heard(form: FormData, lang: str, confirm: str | None, end: int) -> tuple[str | None, Hearing | None]:
     """What was said, as text for the referee. Keys are exact (no hearing to doubt); speech
     comes with its confidence, and a missing confidence counts as low."""
     digits, speech = _field(form, "Digits"), _field(form, "SpeechResult")
@@ -717,7 +726,7 @@ def _heard(form: FormData, lang: str, confirm: int | None, end: int) -> tuple[st
 @router.post("/move")
 def move(
     request: Request, form: TwilioForm, v: VoiceDep, background: BackgroundTasks,
-    t: str = "", c: int | None = None, end: int = 0,
+    t: str = "", c: str | None = None, end: int = 0,
 ) -> Response:
     """A move, a command, or the answer to "Did you say ...?"."""
 
@@ -733,8 +742,8 @@ def move(
         text, hearing = _heard(form, lang, c, end)
         if text is None:
             lines = [vp.say(lang, "not_understood")]
-            if c is not None and table.running:
-                lines.append(vp.spoken(_confirm_line(lang, c), lang))
+            if c is not None and table.running and table.asked is not None:
+                lines.append(spoken(_confirm_line(table), lang))
                 return _move(v, call, where, table, lines, confirm=c)
             return _carry_on(v, call, where, lines, table=table)
         if where.speaker is not None and parse(text, lang).intent() == CommandSaid("leave"):
@@ -747,43 +756,51 @@ def move(
             _fan_out(background, v, reply, call.address)
         table = v.referee.table(where.session_id)
         lines = vp.reply_lines(reply, table)
-        game = table.game
-        if reply.confirm is not None and table.running and game is not None and game.turn == reply.turn:
+        if reply.confirm is not None and table.running and table.state.turn == reply.turn:
             return _move(v, call, where, table, lines, confirm=reply.confirm)
         return _carry_on(v, call, where, lines, table=table)
 
     return _in_game(v, request, form, build)
 
 
-def _confirm_line(lang: str, number: int) -> str:
-    return load(lang).phrase("confirm", number=number)
+def _asked_words(table: Table) -> str:
+    """The move of the read-back waiting, in words ("15"); it rides in the action URL."""
+    assert table.asked is not None
+    return table.spec.talk.move_text(table.asked.move, table.lang)
+
+
+def _confirm_line(table: Table) -> str:
+    """The read-back waiting: "Did you say fifteen?"."""
+    return load(table.lang).phrase("confirm", what=_asked_words(table))
 
 
 @router.post("/silence")
 def silence(
     request: Request, form: TwilioForm, v: VoiceDep, background: BackgroundTasks,
-    t: str = "", n: int = 0, c: int | None = None, end: int = 0,
+    t: str = "", n: int = 0, c: str | None = None, end: int = 0,
 ) -> Response:
     """A ``<Gather>`` heard nothing: ask again twice, then the turn-timeout rule applies."""
 
     def build(call: Call, where: Where, table: Table) -> VoiceResponse:
         lang = table.config.lang
-        game = table.game
+        state = table.state
         token = Token.parse(t)
-        if not _current(token, where, table) or game is None:
+        if not _current(token, where, table) or state is None:
             return _carry_on(v, call, where, [], table=table)
         if not table.running:
             if n >= REPROMPTS:
                 return _goodbye(lang, [])
             return _after_game(v, call, where, table, [], tries=n + 1)
-        if where.speaker is not None and game.current_player != where.speaker:
+        current = table.current_player
+        if where.speaker is not None and current != where.speaker:
             return _carry_on(v, call, where, [], table=table)
         if n < REPROMPTS:
-            lines = [vp.say(lang, "still_there", player=game.current_player)]
-            if c is not None:
-                lines.append(vp.spoken(_confirm_line(lang, c), lang))
-            return _move(v, call, where, table, lines, tries=n + 1, confirm=c)
-        reply = v.referee.timeout(where.session_id, game.turn)
+            lines = [vp.say(lang, "still_there", player=current)]
+            asking = c is not None and table.asked is not None
+            if asking:
+                lines.append(spoken(_confirm_line(table), lang))
+            return _move(v, call, where, table, lines, tries=n + 1, confirm=c if asking else None)
+        reply = v.referee.timeout(where.session_id, state.turn)
         _fan_out(background, v, reply, call.address)
         table = v.referee.table(where.session_id)
         lines = vp.reply_lines(reply, table) if reply is not None else []
@@ -800,11 +817,11 @@ def wait(request: Request, form: TwilioForm, v: VoiceDep, t: str = "", g: int = 
         lang = table.config.lang
         token = Token.parse(t)
         lines: list[str] = []
-        if token is not None and token.turn != _turn(table) and table.game is not None:
+        if token is not None and token.turn != _turn(table) and table.state is not None:
             if not table.moves:
-                lines = [vp.spoken(load(lang).phrase("new_game", players=", ".join(table.names)), lang)]
+                lines = [spoken(load(lang).phrase("new_game", players=", ".join(table.names)), lang)]
             else:
-                lines = [vp.spoken(s, lang) for s in phrasing.describe_all(list(table.last_events), lang)]
+                lines = [spoken(s, lang) for s in describe_events(table, table.last_events)]
         return _carry_on(v, call, where, lines, table=table, stream=not g)
 
     return _in_game(v, request, form, build)
@@ -859,7 +876,7 @@ def _notify(outbound: Outbound, member: LobbyMember, reply: Reply) -> None:
         return
     table = v.referee.table(reply.session_id)
     if member.call_sid is None:
-        if table.game is not None and not table.running:
+        if table.state is not None and not table.running:
             # Hung up during a game that has now ended: off the table before the next one.
             v.lobby.leave(member.address)
         return

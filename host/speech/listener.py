@@ -1,33 +1,31 @@
-"""Audio in, refereed moves out: the speech front end of one session.
+"""Audio in, refereed moves out: the speech front end of one session, for any game.
 
 A :class:`Listener` owns an :class:`~host.speech.recognizer.Endpointer` whose phrase list
-follows the session: while a game runs, every number a player might say (the range, five
-beyond it, zero: wrong numbers too, or a mistake could not be heard as one), the commands,
-the player names and the grammar's *decoys* (``grammars/<lang>/speech.yaml``); while a
-"Did you say ...?" question waits, yes/no and the numbers; with no game running, the
-commands only. Words the model lacks are reported once, when the listener is made.
+follows the session: while a game runs, the phrases that make a move now (the game's
+``Talk.listen_for``: for Up-or-Down every number a player might say, wrong ones too; for
+a card game the cards the current player could put down), the commands, the player names
+and the grammar's *decoys* (``grammars/<lang>/speech.yaml``); while a "Did you say ...?"
+question waits, yes/no (and what the game lets a correction say); with no game running,
+the commands only. Words the model lacks are reported once, when the listener is made.
 
-Each utterance is read again from its N-best list (:func:`read`), because a Vosk phrase
-list is a loose word model, not a grammar: every alternative is parsed with
-``grammars.reader.parse``, alternatives that mean the same thing pool their share, and a
-prior that players mostly say allowed numbers is applied. The reading goes to
-``Referee.handle`` with a :class:`host.referee.Hearing` whose confidence is calibrated on
-recordings (:func:`calibrate`), so the referee's confirmation policy decides whether a
-would-be mistake is ruled or asked about. Vosk's own scores are path scores, not
-probabilities, and on the synthetic corpus even a reading with all the share is right
-well under half the time, so the calibrated confidence stays low and every would-be
-mistake is asked about (tests/bench/bench_speech.py measures what that costs and saves).
+Each utterance is read again from its N-best list (:func:`read`), because a phrase list
+is a loose word model, not a grammar: every alternative is read by the game
+(``Talk.hear``), alternatives that mean the same thing pool their share, and a prior that
+players mostly make the moves they usually make (``Talk.likely``) is applied. The reading
+goes to ``Referee.handle`` with a :class:`host.reply.Hearing` whose confidence is
+calibrated when the game has a calibration (:func:`calibrate`), so the referee's
+confirmation policy decides whether a costly move is ruled or read back.
 
 Table chatter is not a move and gets no answer (``Heard.reply is None``): an utterance
 that decodes to nothing (the empty path), to decoys, ``[unk]`` or names for half its
-words or more, or to several numbers at once, unless a clear reading (one number or one
-command) carries at least half as much weight. At a table people talk all the time;
-answering "I didn't catch that" to every remark would drown the game, and a player who
-was not understood just says the number again. Two more things are ignored rather than
-passed on: a command that changes the game (undo, finish, leave, new game) unless it is
-the decoder's best path with half the share, so chatter cannot end a game; and, while a
-question waits, an unsure number other than the one asked about, which the referee would
-otherwise rule at once as a correction.
+words or more, or to nothing clear, unless a clear reading (one move or one command)
+carries at least half as much weight. At a table people talk all the time; answering "I
+didn't catch that" to every remark would drown the game, and a player who was not
+understood just says it again. Two more things are ignored rather than passed on: a
+command that changes the game (undo, finish, leave, new game) unless it is the decoder's
+best path with half the share, so chatter cannot end a game; and, while a question
+waits, an unsure move other than the one asked about, which the referee would otherwise
+rule at once as a correction.
 """
 
 from __future__ import annotations
@@ -38,22 +36,14 @@ import math
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
-from typing import Protocol
 
-from games import up_or_down as ud
+from games.base import Command, Meaning, Moves
 from grammars import Grammar, load
-from grammars.reader import (
-    CommandSaid,
-    Intent,
-    NotUnderstood,
-    NumberSaid,
-    Utterance,
-    number_phrases,
-    parse,
-    recognizer_phrase,
-)
-from host import referee as ref
-from host.referee import Referee, Reply
+from grammars.reader import normalise
+from host.referee import Referee
+from host.reply import Hearing as RefereeHearing
+from host.reply import Reply
+from host.session import Asked, SessionConfig, Table
 from host.speech import recognizer
 from host.speech.audio import SAMPLE_RATE
 from host.speech.model import UNK, SpeechModel
@@ -61,10 +51,6 @@ from host.speech.recognizer import Endpointer, GrammarRecognizer
 
 log = logging.getLogger(__name__)
 
-#: Numbers beyond the range a player might still say (and must be ruled out for).
-BEYOND = 5
-#: Above this many numbers the phrase list holds number words, not whole numbers.
-MAX_NUMBER_PHRASES = 200
 #: Commands that mean something only as the answer to a question.
 ANSWERS = ("yes", "no")
 #: Commands heard while no game runs, and not heard while one does.
@@ -85,20 +71,13 @@ KEEP_ALTERNATIVE = 0.1
 # several numbers at once) for the utterance to count as a move.
 MIN_CLEAR = 0.5
 UNCLEAR: tuple[object, ...] = ("unclear",)
-# Weight of a reading past a stray unit word next to it (see _stray_reading()).
-STRAY = 0.5
-# Logistic calibration (intercept, log-odds of the pooled share, reading is the best path)
-# of calibrate(), fitted by tests/bench/bench_speech.py --fit on espeak-ng Korean saying
-# 1..100 in five voices, clean and noisy.
-CALIBRATION = (-1.601, 0.044, 0.845)
-
 
 @dataclass(frozen=True)
 class Reading:
     """What an utterance means, after re-parsing its alternatives."""
 
-    intent: Intent
-    text: str  # the alternative that says it
+    meaning: Meaning  # a move, a Command, or None: nothing a player could mean
+    text: str  # words for the referee that say it
     alternatives: tuple[str, ...]  # for the referee: ``text`` first, then other readings
     share: float  # pooled share of the reading after the prior (0..1)
     confidence: float  # calibrated probability that the reading is what was said
@@ -106,27 +85,11 @@ class Reading:
     top: bool = False  # the decoder's best path says this as it stands
 
 
-class Interpretation(Protocol):
-    """What a listener made of an utterance (:class:`Reading`, or a card listener's own)."""
-
-    @property
-    def ignored(self) -> str | None: ...
-
-    @property
-    def text(self) -> str: ...
-
-    @property
-    def alternatives(self) -> tuple[str, ...]: ...
-
-    @property
-    def confidence(self) -> float: ...
-
-
 @dataclass(frozen=True)
 class Heard:
     hearing: recognizer.Hearing
     reply: Reply | None  # None: ignored (silence, chatter, nothing a player could mean)
-    reading: Interpretation | None = None
+    reading: Reading | None = None
 
     @property
     def ignored(self) -> str | None:
@@ -137,159 +100,143 @@ class Heard:
 
 # --- phrase lists --------------------------------------------------------------------------
 
-
-def number_range(low: int, high: int) -> list[int]:
-    """Numbers a player might say for a ``low..high`` game, wrong ones included."""
-    numbers = {*range(low - BEYOND if low > 1 else low, high + BEYOND + 1)}
-    if low >= 0:
-        numbers.add(0)
-        numbers = {n for n in numbers if n >= 0}
-    return sorted(numbers)
+IDLE, CONFIRMING, PLAYING = "idle", "confirming", "playing"
 
 
-def _number_words(lang: str) -> list[str]:
-    n = load(lang).numbers
-    return [*n.units, *n.teens, *n.tens, *n.small_multipliers, *n.large_multipliers, *n.minus]
+def command_phrases(grammar: Grammar, names: Iterable[str]) -> list[str]:
+    """The recogniser's phrases for the commands ``names`` (speech.yaml may have fewer)."""
+    heard = grammar.speech_commands or grammar.commands
+    return [p for c in names if c in grammar.commands for p in heard.get(c, grammar.commands[c])]
 
 
-def phrase_list(
-    lang: str,
-    low: int,
-    high: int,
-    *,
-    state: str,
-    names: Sequence[str] = (),
-    decoys: bool = True,
-) -> list[str]:
-    """The phrase list for a session ``state``: "playing", "confirming" or "idle"."""
-    g = load(lang)
+def listening(table: Table, speaker: str | None) -> str:
+    """What a listener for ``speaker`` (None: everyone) listens for now."""
+    if not table.running:
+        return IDLE
+    asked = table.asked
+    if asked is not None and (speaker is None or not asked.player or speaker == asked.player):
+        return CONFIRMING
+    return PLAYING
+
+
+def phrase_list(table: Table, mode: str, *, decoys: bool = True) -> list[str]:
+    """The phrase list for a session: the game's move phrases now (``Talk.listen_for``),
+    the commands that fit ``mode``, the names, and the grammar's decoys."""
+    g = load(table.lang)
     phrases: list[str] = []
-    if state in ("playing", "confirming"):
-        numbers = number_range(low, high)
-        phrases += (
-            number_phrases(numbers, lang) if len(numbers) <= MAX_NUMBER_PHRASES else _number_words(lang)
-        )
-    if state == "playing":
-        wanted = [c for c in g.commands if c not in ANSWERS and c != "new_game"]
-    elif state == "confirming":
-        wanted = list(ANSWERS)
+    left_out: tuple[str, ...] = ()
+    if mode == IDLE:
+        phrases += command_phrases(g, IDLE_COMMANDS)
     else:
-        wanted = [c for c in IDLE_COMMANDS if c in g.commands]
-    heard = g.speech_commands or g.commands
-    phrases += [p for c in wanted for p in heard.get(c, g.commands[c])]
-    if state == "playing":
-        phrases += [n.casefold() for n in names]
+        heard = table.spec.talk.listen_for(table.state, table.names, table.lang, mode == CONFIRMING)
+        phrases += heard.moves
+        left_out = heard.left_out
+        if mode == CONFIRMING:
+            phrases += command_phrases(g, ANSWERS)
+            left_out = (*left_out, *g.answer_lookalikes)
+        else:
+            phrases += command_phrases(g, [c for c in g.commands if c not in ANSWERS and c != "new_game"])
+            phrases += [normalise(n) for n in table.names]
     if decoys:
-        phrases += [d for d in g.decoys if state != "confirming" or d not in g.answer_lookalikes]
+        phrases += [d for d in g.decoys if d not in left_out]
+    return list(dict.fromkeys(" ".join(p.split()) for p in phrases if p.strip()))
+
+
+def every_phrase(table: Table) -> list[str]:
+    """Every phrase a listener for this session may ever use (for the vocabulary check)."""
+    g = load(table.lang)
+    phrases = [
+        *table.spec.talk.vocabulary(table.names, table.options, table.lang),
+        *(normalise(n) for n in table.names),
+        *command_phrases(g, g.commands),
+        *g.decoys,
+    ]
     return list(dict.fromkeys(" ".join(p.split()) for p in phrases if p.strip()))
 
 
 # --- reading an utterance ------------------------------------------------------------------
 
 
-def _key(intent: Intent) -> tuple[object, ...]:
-    if isinstance(intent, NumberSaid):
-        return ("number", intent.value)
-    if isinstance(intent, CommandSaid):
-        return ("command", intent.name)
-    return UNCLEAR
-
-
-def _reading(utterance: Utterance) -> tuple[Intent, float]:
-    """What one alternative says, and how much to trust that relative to its share.
-
-    The decoder's loose word model puts short words next to what was said (a breath, the
-    hiss of an "s"): a lone unit beside a longer number ("사 삼십 이"), or beside a command
-    other than yes/no ("게임 끝 이"), is taken for such a word and the rest is read, less
-    surely (``STRAY``). "아니 오십 사" is a correction: the number.
-    """
-    intent = utterance.intent()
-    numbers = utterance.distinct_numbers
-    commands = tuple(dict.fromkeys(utterance.commands))
-    if len(numbers) == 1 and commands == ("no",):
-        return NumberSaid(numbers[0]), 1.0
-    if len(numbers) == 2 and not commands and min(numbers) < 10 <= max(numbers):
-        return NumberSaid(max(numbers)), STRAY
-    if len(numbers) == 1 and 0 <= numbers[0] < 10 and len(commands) == 1 and commands[0] not in ANSWERS:
-        return CommandSaid(commands[0]), STRAY
-    return intent, 1.0
-
-
-def _text(intent: Intent, said: str, lang: str) -> str:
-    """Words for the referee that parse to ``intent``: what was said, if it does."""
-    if parse(said, lang).intent() == intent:
-        return said
-    if isinstance(intent, NumberSaid):
-        return recognizer_phrase(intent.value, lang)
-    if isinstance(intent, CommandSaid):
-        return load(lang).commands[intent.name][0]
-    return said
-
-
-def calibrate(share: float, top: bool) -> float:
+def calibrate(share: float, top: bool, calibration: tuple[float, float, float] | None) -> float:
     """Probability that a reading is right, from its pooled share and whether it is what
-    the decoder's best path says as it stands (logistic regression, see CALIBRATION)."""
+    the decoder's best path says as it stands (the game's logistic calibration); with no
+    calibration the share itself."""
+    if calibration is None:
+        return share
     share = min(max(share, 1e-6), 1 - 1e-6)
-    a, b, c = CALIBRATION
+    a, b, c = calibration
     z = a + b * math.log(share / (1 - share)) + c * top
     return 1 / (1 + math.exp(-z))
 
 
+def _key(meaning: Meaning) -> Meaning:
+    return meaning if meaning is not None else UNCLEAR
+
+
 def read(
     hearing: recognizer.Hearing,
-    lang: str,
+    table: Table,
+    mode: str,
     *,
-    game: ud.State | None = None,
     decoys: Sequence[str] = (),
-    names: Sequence[str] = (),
     invalid_prior: float = INVALID_PRIOR,
     min_clear: float = MIN_CLEAR,
 ) -> Reading:
-    """Read an utterance from its N-best list.
+    """Read an utterance from its N-best list, for any game.
 
-    Each alternative is parsed. One that says a single number or a single command is a
-    *clear* reading; alternatives with the same reading pool their share. Everything else
-    is *unclear*: nothing (the empty path, the real "nothing" signal of a model whose
-    ``[unk]`` never wins), decoys or ``[unk]`` for at least half its words, or more than
-    one number ("사 삼십 이": a number with a stray syllable, or chatter). With ``game`` (a
-    game in progress, no question pending) a number the rules forbid now has its share
-    weighted by ``invalid_prior``. The best clear reading wins unless the unclear ones
+    Each alternative is read by the game (``Talk.hear``): a move, a command, or nothing
+    clear; one made of decoys, ``[unk]`` or (unless a name makes a move) names for at
+    least half its words means nothing. Alternatives with the same meaning pool their
+    share; while playing, a move players would not usually make now (``Talk.likely``)
+    weighs ``invalid_prior`` as much. The best meaning wins unless the unclear ones
     outweigh it by ``1 / min_clear``: then the utterance is ignored.
     """
-    chatter = {*decoys, *(n.casefold() for n in names), UNK}
-    mass: dict[tuple[object, ...], float] = {}
-    first: dict[tuple[object, ...], tuple[str, Intent]] = {}
+    talk, lang, state, names = table.spec.talk, table.lang, table.state, table.names
+    confirming = mode == CONFIRMING
+    spoken_names = {normalise(n) for n in names}
+    if mode == PLAYING and spoken_names & set(talk.listen_for(state, names, lang, False).moves):
+        spoken_names = set()  # names make a move now (who starts): not chatter
+    chatter = {*decoys, UNK, *spoken_names}
+    game = state if mode != IDLE else None
+    mass: dict[Meaning, float] = {}
+    first: dict[Meaning, str] = {}
     for text, share in hearing.alternatives:
         tokens = text.split()
-        intent, trust = _reading(parse(text, lang))
+        meaning: Meaning = None
+        trust = 1.0
+        if tokens and 2 * sum(t in chatter for t in tokens) < len(tokens):
+            meaning, trust = talk.hear(text, game, names, confirming, lang)
         weight = share * trust
-        if not tokens or 2 * sum(t in chatter for t in tokens) >= len(tokens):
-            intent = NotUnderstood()
-        key = _key(intent)
-        if (
-            game is not None
-            and isinstance(intent, NumberSaid)
-            and not ud.is_valid(game.last, intent.value, game.options)
-        ):
+        move = mode == PLAYING and meaning is not None and not isinstance(meaning, Command)
+        if move and not talk.likely(state, meaning):
             weight *= invalid_prior
+        key = _key(meaning)
         mass[key] = mass.get(key, 0.0) + weight
-        first.setdefault(key, (text, intent))
+        first.setdefault(key, text)
     total = sum(mass.values())
     unclear = mass.pop(UNCLEAR, 0.0)
     ranked = sorted(mass, key=lambda k: -mass[k])
     if total <= 0:
-        return Reading(NotUnderstood(), hearing.text, (), 0.0, 0.0, "nothing")
+        return Reading(None, hearing.text, (), 0.0, 0.0, "nothing")
     if not ranked or mass[ranked[0]] < min_clear * unclear:
-        return Reading(NotUnderstood(), hearing.text, (), unclear / total, 0.0, "unclear")
+        return Reading(None, hearing.text, (), unclear / total, 0.0, "unclear")
+
+    def says(text: str, meaning: Meaning) -> bool:
+        """Whether ``text`` as it stands (no stray words dropped) is read as ``meaning``."""
+        proposal = talk.read(text, game, names, None, None, lang)
+        if isinstance(meaning, Command):
+            return proposal == meaning
+        return isinstance(proposal, Moves) and proposal.candidates == (meaning,)
+
+    def text_of(meaning: Meaning) -> str:
+        return first[meaning] if says(first[meaning], meaning) else talk.words(meaning, lang)
+
     best = ranked[0]
-    intent = first[best][1]
-    text = _text(intent, first[best][0], lang)
-    others = tuple(
-        _text(first[k][1], first[k][0], lang) for k in ranked[1:] if mass[k] >= KEEP_ALTERNATIVE * mass[best]
-    )
+    text = text_of(best)
+    others = tuple(text_of(k) for k in ranked[1:] if mass[k] >= KEEP_ALTERNATIVE * mass[best])
     share = mass[best] / total
-    top = parse(hearing.text, lang).intent() == intent
-    return Reading(intent, text, (text, *others), share, calibrate(share, top), top=top)
+    top = says(hearing.text, best)
+    return Reading(best, text, (text, *others), share, calibrate(share, top, talk.calibration), top=top)
 
 
 # --- the listener --------------------------------------------------------------------------
@@ -307,10 +254,10 @@ class StreamListener(ABC):
 
     endpointer: Endpointer
     model: SpeechModel
-    referee: ref.Referee
+    referee: Referee
     session_id: str
     speaker: str | None
-    config: ref.SessionConfig
+    config: SessionConfig
     lang: str
     grammar: Grammar
     #: Words of the phrase lists the model lacks; their phrases are left out.
@@ -318,7 +265,7 @@ class StreamListener(ABC):
     _missing: frozenset[str] = frozenset()
     _checked_at = 0.0
 
-    def _attach(self, referee: ref.Referee, session_id: str, speaker: str | None) -> ref.Table:
+    def _attach(self, referee: Referee, session_id: str, speaker: str | None) -> Table:
         """Follow ``session_id`` for ``speaker`` (None: a shared microphone); its table now."""
         self.referee = referee
         self.session_id = session_id
@@ -361,7 +308,7 @@ class StreamListener(ABC):
         """Follow the session now (call after changing it other than through this listener)."""
 
     @abstractmethod
-    def read(self, hearing: recognizer.Hearing) -> Interpretation:
+    def read(self, hearing: recognizer.Hearing) -> Reading:
         """Read a hearing in the session's current state (no side effects)."""
 
     def handle(self, hearing: recognizer.Hearing) -> Heard:
@@ -375,7 +322,7 @@ class StreamListener(ABC):
             self.session_id,
             reading.text,
             self.speaker,
-            hearing=ref.Hearing(alternatives=reading.alternatives, confidence=reading.confidence),
+            hearing=RefereeHearing(alternatives=reading.alternatives, confidence=reading.confidence),
         )
         self.refresh()
         return Heard(hearing, reply, reading)
@@ -427,7 +374,7 @@ class StreamListener(ABC):
 
 
 class Listener(StreamListener):
-    """Audio in, refereed moves out, for one Up-or-Down session."""
+    """Audio in, refereed moves out, for one session of any game."""
 
     def __init__(
         self,
@@ -442,78 +389,70 @@ class Listener(StreamListener):
         """``report_missing`` false: the caller tells the user about :attr:`missing_words`
         (the table command prints them) instead of a logged warning."""
         table = self._attach(referee, session_id, speaker)
-        self._names = table.names
-        every = [
-            p
-            for state in ("playing", "confirming", "idle")
-            for p in phrase_list(self.lang, self.config.low, self.config.high, state=state, names=self._names)
-        ]
         self.invalid_prior = INVALID_PRIOR
-        self._state = self._session_state(table)
-        self._listen(model, sample_rate, every, report_missing=report_missing)
+        self._table = table
+        self._key = self._state_key()
+        self._listen(model, sample_rate, every_phrase(table), report_missing=report_missing)
+        self._phrases = self.phrases()
 
     # --- state and phrases ---
 
-    def _session_state(self, table: ref.Table) -> str:
-        if not table.running:
-            return "idle"
-        row = self.referee.store.session(self.session_id)
-        pending = row.pending if row is not None else None
-        if pending is not None and (self.speaker is None or self.speaker == pending.get("player")):
-            return "confirming"
-        return "playing"
+    def _state_key(self) -> tuple[str, int, tuple[str, ...]]:
+        table = self._table
+        turn = table.state.turn if table.state is not None else -1
+        return listening(table, self.speaker), turn, table.names
+
+    @property
+    def listening(self) -> str:
+        """What the listener listens for now: "idle", "confirming" or "playing"."""
+        return self._key[0]
+
+    @property
+    def asked(self) -> Asked | None:
+        return self._table.asked if self.listening == CONFIRMING else None
 
     def phrases(self) -> list[str]:
         """The phrase list for the current state (phrases the model can hear)."""
-        return self._hearable(
-            phrase_list(self.lang, self.config.low, self.config.high, state=self._state, names=self._names)
-        )
+        return self._hearable(phrase_list(self._table, self.listening))
 
     def refresh(self) -> None:
         """Follow the session now (call after changing it other than through this listener)."""
-        table = self.referee.table(self.session_id)
-        self._names = table.names
-        state = self._session_state(table)
-        if state != self._state:
-            self._state = state
-            log.debug("listening for %s", state)
-            self.endpointer.set_phrases(self.phrases())
+        self._table = self.referee.table(self.session_id)
+        key = self._state_key()
+        if key != self._key:
+            self._key = key
+            phrases = self.phrases()
+            if phrases != self._phrases:  # a new recogniser grammar costs: only when it changed
+                log.debug("listening for %s (turn %d)", key[0], key[1])
+                self._phrases = phrases
+                self.endpointer.set_phrases(phrases)
         self._checked_at = self.endpointer.time
 
     # --- refereeing ---
 
     def read(self, hearing: recognizer.Hearing) -> Reading:
         """Read a hearing in the session's current state (no side effects)."""
-        table = self.referee.table(self.session_id)
-        game = table.game if table.running and self._state == "playing" else None
-        reading = read(
-            hearing,
-            self.lang,
-            game=game,
-            decoys=self.grammar.decoys,
-            names=self._names,
-            invalid_prior=self.invalid_prior,
-        )
+        mode = self.listening
+        decoys = self.grammar.decoys
+        reading = read(hearing, self._table, mode, decoys=decoys, invalid_prior=self.invalid_prior)
+        said = reading.meaning
         if reading.ignored is not None:
             return reading
-        if self._state == "idle" and not isinstance(reading.intent, CommandSaid):
-            # With no game running only commands mean anything; a "number" is chatter.
+        if mode == IDLE and not isinstance(said, Command):
+            # With no game running only commands mean anything; anything else is chatter.
             return replace(reading, ignored="chatter")
-        if (
-            isinstance(reading.intent, CommandSaid)
-            and reading.intent.name in DESTRUCTIVE
-            and not (reading.top and reading.share >= DESTRUCTIVE_SHARE)
+        if isinstance(said, Command) and said.name in DESTRUCTIVE and not (
+            reading.top and reading.share >= DESTRUCTIVE_SHARE
         ):
             return replace(reading, ignored="unsure command")
-        if self._state == "confirming" and isinstance(reading.intent, NumberSaid):
-            row = self.referee.store.session(self.session_id)
-            pending = row.pending if row is not None else None
-            if (
-                pending is not None
-                and reading.intent.value != pending.get("number")
-                and reading.confidence < self.config.confirm_below
-            ):
-                # The referee takes a number said after "Did you say ...?" as a correction
-                # and rules it at once; an unsure one is more likely a misheard "응".
-                return replace(reading, ignored="unsure correction")
+        asked = self.asked
+        if (
+            asked is not None
+            and not isinstance(said, Command)
+            and said != asked.move
+            and reading.confidence < self.config.confirm_below
+        ):
+            # The referee takes a move said after "Did you say ...?" as a correction and
+            # rules it at once; an unsure one is more likely a misheard "yes".
+            return replace(reading, ignored="unsure correction")
         return reading

@@ -35,11 +35,12 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from games import up_or_down as ud
 from grammars import ROOT, load
-from host import phrasing
+from grammars.reader import spoken
 from host import voice_prompts as vp
-from host.referee import Referee, Reply
+from host.referee import Referee
+from host.reply import Reply
+from host.session import Table
 from host.speech.audio import (
     SAMPLE_RATE,
     SAMPLE_WIDTH,
@@ -283,7 +284,7 @@ class StreamSession:
         self._mark_back = asyncio.Event()
         self._digits = ""
         self._dtmf_count = 0
-        self._confirm: int | None = None  # a "Did you say ...?" waiting for yes or no
+        self._confirm: str | None = None  # a "Did you say ...?" waiting for yes or no
         self._send_lock = asyncio.Lock()
         self._tasks: list[asyncio.Task[None]] = []
         self._hearing: asyncio.Task[None] | None = None
@@ -402,22 +403,20 @@ class StreamSession:
         table = self.referee.table(self.info.session_id)
         lang = table.config.lang
         lines = vp.reply_lines(reply, table)
-        game = table.game
-        if (own and reply.confirm is not None) or game is None or not table.running:
+        if (own and reply.confirm is not None) or not table.running:
             return lines
-        if self.info.player is None or game.current_player == self.info.player:
-            lines.append(_turn_prompt(game, lang))
+        if self.info.player is None or table.current_player == self.info.player:
+            lines.append(_turn_prompt(table, lang))
         return lines
 
     def greeting(self) -> list[str]:
         table = self.referee.table(self.info.session_id)
-        game = table.game
-        if game is None or not table.running:
+        if not table.running:
             return vp.status_lines(table)
         lang = table.config.lang
-        if self.info.player is None or game.current_player == self.info.player:
-            return [_turn_prompt(game, lang)]
-        return [load(lang).phrase("not_your_turn", player=game.current_player)]
+        if self.info.player is None or table.current_player == self.info.player:
+            return [_turn_prompt(table, lang)]
+        return [load(lang).phrase("not_your_turn", player=table.current_player)]
 
     # -- internals: listening ------------------------------------------------------------
 
@@ -536,7 +535,7 @@ class StreamSession:
             if item.epoch != self._epoch:
                 continue
             if item.text:
-                text = vp.spoken(item.text, self.lang)
+                text = spoken(item.text, self.lang)
                 try:
                     pcm = await asyncio.to_thread(self._tts, text, self.lang, TELEPHONY_RATE)
                 except Exception:
@@ -589,12 +588,13 @@ class StreamSession:
             self._stop_playing()
 
 
-def _turn_prompt(game: ud.State, lang: str) -> str:
+def _turn_prompt(table: Table, lang: str) -> str:
     """The spoken turn prompt; a language without phone wording (voice.yaml) uses its
     written prompt, whose digits the synthesiser reads in that language."""
+    talk = table.spec.talk
     if lang == "en" or (ROOT / lang / "voice.yaml").is_file():
-        return vp.turn_prompt(game, lang)
-    return phrasing.prompt(game, lang)
+        return talk.spoken_prompt(table.state, lang)
+    return talk.prompt(table.state, lang)
 
 
 def _feed(listener: ListenerLike, pcm: bytes, muted: bool) -> list[Any]:

@@ -1,10 +1,8 @@
 """Table mode: one shared microphone and speaker, the host refereeing out loud.
 
 :class:`TableRunner` pushes audio chunks (from the microphone, or a WAV file through the
-same path) into a listener (:class:`~host.speech.listener.Listener` for Up-or-Down,
-:class:`~host.speech.card_listener.CardListener` for !nversion; both are a
-:class:`~host.speech.listener.StreamListener`), hands every reply to ``emit`` (the CLI
-prints it) and speaks it.
+same path) into a :class:`~host.speech.listener.Listener` (one for every game), hands
+every reply to ``emit`` (the CLI prints it) and speaks it.
 
 The host never hears itself. While it speaks the listener is muted, and afterwards as
 much input as the announcement took is dropped too: with a microphone that is the audio
@@ -21,7 +19,7 @@ import logging
 import time
 from collections.abc import Callable, Iterable
 
-from host.referee import Reply
+from host.reply import Reply
 from host.speech.audio import SAMPLE_WIDTH, AudioDeviceError
 from host.speech.listener import Heard, StreamListener
 from host.speech.tts import TTSError, duration, play, synthesize

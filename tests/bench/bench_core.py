@@ -12,9 +12,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from games import up_or_down as ud
+from games.up_or_down import rules as ud
 from grammars.reader import parse, to_words
-from host.referee import Referee, SessionConfig
+from host.referee import Referee
+from host.session import SessionConfig
 from host.store import Store
 
 SECONDS = 2.0
@@ -58,11 +59,11 @@ def main() -> None:
 
         def move() -> None:
             table = referee.table(box["sid"])
-            game = table.game
+            game = table.state
             assert game is not None
             if game.turn > 200:
                 box["sid"] = referee.create(SessionConfig(undo_grace=None), players)
-                game = referee.table(box["sid"]).game
+                game = referee.table(box["sid"]).state
                 assert game is not None
             referee.handle(box["sid"], str(rng.choice(ud.valid_numbers(game))))
 

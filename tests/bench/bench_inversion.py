@@ -15,10 +15,11 @@ import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from games import inversion as inv
-from games.cards import Card, Suit, deck
-from host.card_language import card_words, parse_cards
-from host.referee import Referee, SessionConfig
+from games.inversion import rules as inv
+from games.inversion.cards import Card, Suit, deck
+from games.inversion.words import card_words, parse_cards
+from host.referee import Referee
+from host.session import SessionConfig
 from host.store import Store
 from tests.inversion_deals import dealt_game
 

@@ -29,8 +29,8 @@ from fastapi import FastAPI, Request, Response
 from live_server import Server, host_app, run_workers  # beside this script (run as a script, not a package)
 from twilio.request_validator import RequestValidator
 
-from games import up_or_down as ud
-from games.core import Mode
+from games.up_or_down import rules as ud
+from games.up_or_down.rules import Mode
 
 TOKEN = "bench-auth-token"
 HOST_NUMBER = "+15005550006"

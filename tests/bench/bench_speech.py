@@ -48,9 +48,10 @@ from pathlib import Path
 
 import numpy as np
 
-from games import up_or_down as ud
+from games.up_or_down import rules as ud
 from grammars.reader import NumberSaid, number_phrases, parse, to_words
-from host.referee import Referee, SessionConfig
+from host.referee import Referee
+from host.session import SessionConfig
 from host.speech import listener as ls
 from host.speech.audio import SAMPLE_RATE, pcm_chunks, resample
 from host.speech.model import load_model
@@ -258,7 +259,7 @@ def run_condition(task: Task) -> list[Item]:
                     asked = reply is not None and reply.confirm is not None
                     if reply is not None and asked:
                         # The simulated player answers truthfully, in the same voice and noise.
-                        answer = answers["네" if reply.confirm == n else "아니요"]
+                        answer = answers["네" if reply.confirm == str(n) else "아니요"]
                         reply = listener.handle(answer).reply if answer is not None else None
                     number, out = ruled(reply.events if reply else [], PLAYERS[1])
                     item.outcomes[prior, valid] = outcome(n, number, out, valid)

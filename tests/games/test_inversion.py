@@ -18,10 +18,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from games import inversion as inv
-from games.cards import Card, Suit, deck
-from games.core import Event, GameOver, Outcome, RuleError, event_to_json
-from games.inversion import (
+from games.core import End, Event, GameOver, IllegalMove, Leave, Outcome, Refusal, event_to_json
+from games.inversion import rules as inv
+from games.inversion.cards import Card, Suit, deck
+from games.inversion.rules import (
     AuctionWon,
     BidMade,
     CardPlayed,
@@ -30,20 +30,17 @@ from games.inversion import (
     ChooseSuits,
     Claim,
     Declare,
-    EndGame,
     FirstChosen,
     Inversion,
     InversionOutcome,
     LaneLaid,
     LayLane,
-    LeaveGame,
     Move,
     Options,
     Penalty,
     Phase,
     PlayCard,
     Played,
-    Refusal,
     Revoke,
     State,
     SuitsChosen,
@@ -64,7 +61,7 @@ def cards(text: str) -> tuple[Card, ...]:
     return tuple(Card.parse(t) for t in text.split())
 
 
-def run(state: State, *moves: Move) -> tuple[State, list[Event]]:
+def run(state: State, *moves: inv.AnyMove) -> tuple[State, list[Event]]:
     """Apply moves that must all be accepted; the events of all of them."""
     events: list[Event] = []
     for move in moves:
@@ -73,12 +70,12 @@ def run(state: State, *moves: Move) -> tuple[State, list[Event]]:
     return state, events
 
 
-def refused(state: State, move: Move, reason: str) -> Refusal:
+def refused(state: State, move: inv.AnyMove, reason: str) -> Refusal:
     """``move`` is refused for ``reason``: ``refusal`` says so and ``play`` raises."""
     problem = inv.refusal(state, move)
     assert problem is not None, f"{move} was allowed"
     assert problem.reason == reason, problem
-    with pytest.raises(RuleError, match=f"^{reason}$"):
+    with pytest.raises(IllegalMove, match=f"^{reason}$"):
         inv.play(state, move)
     return problem
 
@@ -174,12 +171,12 @@ def test_example_from_the_module_docstring_two_players() -> None:
 
 @pytest.mark.parametrize("players", [("Ann",), (*SEATS, "Eve"), ()])
 def test_two_to_four_players(players: tuple[str, ...]) -> None:
-    with pytest.raises(RuleError):
+    with pytest.raises(ValueError):
         inv.new_game(players)
 
 
 def test_player_names_must_differ() -> None:
-    with pytest.raises(RuleError):
+    with pytest.raises(ValueError):
         inv.new_game(("Ann", "Ann", "Bob"))
 
 
@@ -541,7 +538,7 @@ def revoke_then(options: Options, *, parent: bool) -> State:
         g, _ = run(g, ChooseFirst("Ann"), PlayCard("Ann", card("1S")), PlayCard("Bob", card("7H")))
         g, _ = run(g, PlayCard("Bob", card("2S")), PlayCard("Ann", card("3H")))
     assert len(g.revokes) == 1 and g.revokes[0].player == "Ann"
-    g, _ = run(g, EndGame())
+    g, _ = run(g, End())
     return g
 
 
@@ -586,7 +583,7 @@ def test_the_audit_names_missing_and_doubled_cards() -> None:
 def test_the_module_docstring_example_runs() -> None:
     import doctest
 
-    from games import cards as cards_module
+    from games.inversion import cards as cards_module
 
     for module in (inv, cards_module):
         failures, tried = doctest.testmod(module)
@@ -595,14 +592,14 @@ def test_the_module_docstring_example_runs() -> None:
 
 def test_ending_or_leaving_early_ends_without_winners() -> None:
     g = three(LANE_9H)
-    refused(g, LeaveGame("Zed"), "not_playing")
-    over, events = run(g, LeaveGame("Bob"))
+    refused(g, Leave("Zed"), "not_playing")
+    over, events = run(g, Leave("Bob"))
     assert over.outcome is not None and over.outcome.reason == "player_left" and over.outcome.left == "Bob"
     assert over.outcome.winners == () and isinstance(events[-1], GameOver)
-    refused(over, EndGame(), "game_over")
-    refused(over, LeaveGame("Ann"), "game_over")
+    refused(over, End(), "game_over")
+    refused(over, Leave("Ann"), "game_over")
     refused(over, PlayCard("Ann", card("1H")), "game_over")
-    over, _ = run(g, EndGame())
+    over, _ = run(g, End())
     assert over.outcome is not None and over.outcome.reason == "requested" and over.outcome.bid == 1
 
 

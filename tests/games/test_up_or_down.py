@@ -6,8 +6,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from games import up_or_down as ud
-from games.core import GameOver, MistakeCounted, Mode, MoveMade, PlayerOut, RuleError, TurnPassed
+from games.core import GameOver, IllegalMove
+from games.up_or_down import rules as ud
+from games.up_or_down.rules import MistakeCounted, Mode, MoveMade, PlayerOut, TurnPassed
 
 PLAYERS = ("P1", "P2", "P3", "P4")
 
@@ -63,7 +64,7 @@ def test_last_player_in_wins_and_opens_the_next_game() -> None:
     assert isinstance(events[-1], GameOver)
     assert g.outcome is not None and g.outcome.winner == "Ann"
     assert ud.next_starter(g) == 0
-    with pytest.raises(RuleError):
+    with pytest.raises(IllegalMove):
         ud.play(g, 12)
 
 
@@ -108,14 +109,14 @@ def test_leaving_skips_the_seat_and_can_end_the_game() -> None:
 
 @pytest.mark.parametrize("low,high", [(1, 2), (5, 5), (10, 1)])
 def test_ranges_too_small_are_refused(low: int, high: int) -> None:
-    with pytest.raises(RuleError):
+    with pytest.raises(ValueError):
         ud.Options(low=low, high=high)
 
 
 def test_new_game_needs_two_distinct_players() -> None:
-    with pytest.raises(RuleError):
+    with pytest.raises(ValueError):
         ud.new_game(("Ann",))
-    with pytest.raises(RuleError):
+    with pytest.raises(ValueError):
         ud.new_game(("Ann", "Ann"))
 
 

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from games import inversion as inv
-from host.referee import Referee, SessionConfig
+from games.inversion import rules as inv
+from host.referee import Referee
+from host.session import SessionConfig
 
 LANE = "9H 1C 2C 3C 4C 5C 6C 7C 8C 10C"
 
@@ -19,6 +20,6 @@ def set_up(referee: Referee, sid: str, suits: str, lane: str, first: str) -> Non
 
 
 def state(referee: Referee, sid: str) -> inv.State:
-    cards = referee.table(sid).cards
+    cards = referee.table(sid).state
     assert cards is not None
     return cards

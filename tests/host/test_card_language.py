@@ -10,10 +10,8 @@ import yaml
 from hypothesis import given
 from hypothesis import strategies as st
 
-from games.cards import Card, Suit, deck
-from grammars import ROOT, GrammarError, languages, load
-from grammars.reader import to_words
-from host.card_language import (
+from games.inversion.cards import Card, Suit, deck
+from games.inversion.words import (
     CardTalk,
     bid_phrases,
     card_phrases,
@@ -22,6 +20,8 @@ from host.card_language import (
     suit_phrases,
     suit_words,
 )
+from grammars import ROOT, GrammarError, languages, load
+from grammars.reader import to_words
 
 LANGS = [lang for lang in languages() if load(lang).cards is not None]
 EVERY_CARD = sorted(deck(tuple(Suit)))

@@ -116,15 +116,19 @@ def test_setup_left_out_is_asked_for(tmp_path: Path) -> None:
     [
         (["--players", "A,B,C,D,E"], "2 to 4 players"),
         (["--players", "A,B", "--suits", "heart,spade"], "--suits: Choose 3 suits, not 2"),
-        (["--players", "A,B", "--suits", "heart,spade,moon"], "not a suit"),
+        (["--players", "A,B", "--suits", "heart,spade,moon"], "--suits: Choose 3 suits, not 2"),
         (
             ["--players", "A,B", "--suits", "H,S,C", "--lane", "9H,9H"],
             "--lane: The 9 of hearts is in the lane already",
         ),
         (["--players", "A,B", "--suits", "H,S,C", "--lane", "9D"], "not in this game"),
-        (["--players", "A,B", "--suits", "H,S,C", "--lane", "12H"], "not a card"),
-        (["--players", "A,B", "--lane", "9H"], "need --suits"),
-        (["--players", "A,B", "--suits", "H,S,C", "--first", "A"], "whole --lane"),
+        (["--players", "A,B", "--suits", "H,S,C", "--lane", "12H"], "--lane: Cards go from 1 to 10"),
+        # Setup given as options is said in the game's order; out of order it is not taken.
+        (["--players", "A,B", "--lane", "9H"], "--lane: I didn't catch that. Which 3 suits?"),
+        (
+            ["--players", "A,B", "--suits", "H,S,C", "--first", "A"],
+            "--first: I didn't catch that. Lane card 1",
+        ),
         (
             [
                 "--players",
@@ -136,7 +140,7 @@ def test_setup_left_out_is_asked_for(tmp_path: Path) -> None:
                 "--first",
                 "Zed",
             ],
-            "not one of the players",
+            "--first: I didn't catch that. Who plays first?",
         ),
     ],
 )

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from games import inversion as inv
-from host.referee import Hearing, Referee
+from games.inversion import rules as inv
+from host.referee import Referee
+from host.reply import Hearing
 from tests.host.card_tables import LANE, start, state
 
 

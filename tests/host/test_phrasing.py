@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from games import up_or_down as ud
-from games.core import Mode
+from games.up_or_down import rules as ud
+from games.up_or_down import talk as phrasing
+from games.up_or_down.rules import Mode
 from grammars import languages, load
-from host import phrasing
 
 
 @pytest.mark.parametrize("lang", languages())

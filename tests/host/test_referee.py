@@ -5,9 +5,11 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
-from games import up_or_down as ud
-from games.core import Mode
-from host.referee import Hearing, Referee, SessionConfig, replay
+from games.up_or_down import rules as ud
+from games.up_or_down.rules import Mode
+from host.referee import Referee
+from host.reply import Hearing
+from host.session import SessionConfig, replay
 from host.store import Store
 from tests.clock import Clock
 
@@ -30,7 +32,7 @@ def test_only_the_current_player_may_move(referee: Referee) -> None:
     sid = start(referee)
     reply = referee.handle(sid, "10", "Cy")
     assert reply.private == ["Waiting for Ann."] and not reply.accepted
-    assert referee.table(sid).game == ud.new_game(("Ann", "Bob", "Cy"))
+    assert referee.table(sid).state == ud.new_game(("Ann", "Bob", "Cy"))
 
 
 def test_not_understood_and_ambiguous_change_nothing(referee: Referee) -> None:
@@ -82,16 +84,16 @@ def test_undo_within_grace_and_not_after(referee: Referee, clock: Clock) -> None
     referee.handle(sid, "54", "Ann")
     clock.now += 11
     late = referee.handle(sid, "undo", "Ann")
-    assert late.private == ["Too late to take that back."] and referee.table(sid).game.last == 54  # type: ignore[union-attr]
+    assert late.private == ["Too late to take that back."] and referee.table(sid).state.last == 54  # type: ignore[union-attr]
 
 
 def test_undo_of_a_mistake_brings_the_player_back(referee: Referee) -> None:
     sid = start(referee, "Ann,Bob,Cy")
     referee.handle(sid, "10", "Ann")
     referee.handle(sid, "11", "Bob")
-    assert "Bob" not in referee.table(sid).game.in_play  # type: ignore[union-attr]
+    assert "Bob" not in referee.table(sid).state.in_play  # type: ignore[union-attr]
     referee.handle(sid, "undo", "Bob")
-    game = referee.table(sid).game
+    game = referee.table(sid).state
     assert game is not None and "Bob" in game.in_play and game.current_player == "Bob" and game.last == 10
 
 
@@ -109,14 +111,14 @@ def test_a_repeated_key_gets_the_same_reply_and_moves_once(referee: Referee) -> 
     first = referee.handle(sid, "10", "Ann", key="SM1")
     second = referee.handle(sid, "10", "Ann", key="SM1")
     assert first == second
-    assert referee.table(sid).game.turn == 2  # type: ignore[union-attr]
+    assert referee.table(sid).state.turn == 2  # type: ignore[union-attr]
 
 
 def test_a_low_confidence_mistake_is_confirmed_before_ruling(referee: Referee) -> None:
     sid = start(referee)
     referee.handle(sid, "10", "Ann")  # Bob needs even above 10 or odd below 10
     asked = referee.handle(sid, "fifteen", "Bob", hearing=Hearing(("fifteen",), 0.4))
-    assert asked.confirm == 15 and asked.private == ["Did you say 15?"] and not asked.accepted
+    assert asked.confirm == "15" and asked.private == ["Did you say 15?"] and not asked.accepted
     corrected = referee.handle(sid, "no fifty", "Bob", hearing=Hearing(("no fifty",), 0.9))
     assert corrected.public[0] == "Bob said 50." and corrected.accepted
 
@@ -127,7 +129,7 @@ def test_undo_while_asked_cancels_the_question_not_the_move_before(referee: Refe
     referee.handle(sid, "fifteen", hearing=Hearing(("fifteen",), 0.4))
     cancelled = referee.handle(sid, "undo", hearing=Hearing(("undo",), 0.9))
     assert not cancelled.accepted and cancelled.events[0]["type"] == "not_confirmed"
-    game = referee.table(sid).game
+    game = referee.table(sid).state
     assert game is not None and game.last == 10 and game.current_player == "Bob"
 
 
@@ -161,7 +163,7 @@ def test_sessions_resume_from_the_file(tmp_path: Path, clock: Clock) -> None:
     referee.handle(sid, "12", "Bob")
     referee.store.close()
     again = Referee(Store(path), clock)
-    game = again.table(sid).game
+    game = again.table(sid).state
     assert game is not None and game.last == 12 and game.current_player == "Cy"
     assert again.handle(sid, "14", "Cy").public[0] == "Cy said 14."
 
@@ -176,7 +178,7 @@ def test_contract_random_games_replay_to_the_same_table(referee: Referee, clock:
         sid = start(referee, ",".join(names), mode=mode, rounds=3 if mode == "training" else None)
         for _ in range(400):
             table = referee.table(sid)
-            game = table.game
+            game = table.state
             assert game is not None
             if game.is_over:
                 break
@@ -191,15 +193,15 @@ def test_contract_random_games_replay_to_the_same_table(referee: Referee, clock:
                 text = rng.choice(["help", "whose turn", "blah", "undo", "1 2", "score"])
             before = game
             reply = referee.handle(sid, text, speaker)
-            after = referee.table(sid).game
+            after = referee.table(sid).state
             if speaker not in (None, before.current_player) and text not in ("undo",):
                 assert after == before
             assert reply.lines
         table = referee.table(sid)
-        assert table.game is not None and table.game.is_over, f"game {game_no} did not end"
+        assert table.state is not None and table.state.is_over, f"game {game_no} did not end"
         rebuilt = replay(
             SessionConfig.model_validate(referee.store.session(sid).config),  # type: ignore[union-attr]
             referee.store.inputs(sid),
         )
-        assert rebuilt.game == table.game and rebuilt.players == table.players
+        assert rebuilt.state == table.state and rebuilt.players == table.players
     assert Mode.TRAINING

@@ -17,7 +17,8 @@ from fastapi.testclient import TestClient
 
 from host.app import create_app
 from host.config import Settings
-from host.referee import Referee, SessionConfig, Table
+from host.referee import Referee
+from host.session import SessionConfig, Table
 from host.speech.audio import SAMPLE_RATE
 from host.speech.tts import espeak_synthesize
 from host.store import Store

@@ -17,7 +17,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from host.referee import Referee, SessionConfig
+from host.referee import Referee
+from host.session import SessionConfig
 from host.speech.audio import TELEPHONY_RATE, mulaw_encode
 from host.speech.model import ModelUnavailable, SpeechModel
 from host.speech.stream_session import (

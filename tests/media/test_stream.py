@@ -14,7 +14,7 @@ from starlette.websockets import WebSocketDisconnect
 from host.channels.media import stream_twiml
 from host.lobby import Lobby
 from host.notify import fan_out
-from host.referee import SessionConfig
+from host.session import SessionConfig
 from host.speech.audio import mulaw_decode, mulaw_encode, rms
 from host.speech.stream_session import StreamSession, mulaw_frames
 from host.speech.tts import synthesize
@@ -56,11 +56,11 @@ def test_a_move_spoken_into_the_stream_is_ruled_and_answered(host: Host, say_on_
         session = live(host, call)
         assert session.said[0].startswith("Ann,")
         assert_speech(greeting, session, 0)
-        assert host.table(session_id).game.last is None  # type: ignore[union-attr]
+        assert host.table(session_id).state.last is None  # type: ignore[union-attr]
 
         call.audio(silence(0.5) + say_on_phone["오"] + silence(1.2))
         answer = call.utterance()
-        game = host.table(session_id).game
+        game = host.table(session_id).state
         assert game is not None and game.last == 5 and game.current_player == "Bob"
         assert "Ann" in session.said[1] and "Bob" in session.said[1]  # the move, then Bob's turn
         assert_speech(answer, session, 1)
@@ -85,7 +85,7 @@ def test_talking_over_the_host_clears_its_speech_and_is_heard(host: Host, say_on
         assert session.barge_ins == 1
         # What Bob said while the host spoke was heard (not muted away) and ruled.
         call.utterance()
-        game = host.table(session_id).game
+        game = host.table(session_id).state
         assert game is not None and game.last == 2 and game.current_player == "Ann"
         assert len(session.said) == said + 1
         call.stop()
@@ -110,7 +110,7 @@ def test_the_others_moves_are_spoken_into_a_live_stream(host: Host, say_on_phone
 
         call.audio(silence(0.5) + say_on_phone["오"] + silence(1.2))
         call.utterance()
-        game = host.table(session_id).game
+        game = host.table(session_id).state
         assert game is not None and game.last == 5
 
         reply = host.referee.handle(session_id, "3", "Bob")  # by text: odd below 5, a mistake
@@ -132,7 +132,7 @@ def test_keypad_digits_are_moves(host: Host) -> None:
         for digit in "42#":
             call.dtmf(digit)
         call.utterance()
-        game = host.table(session_id).game
+        game = host.table(session_id).state
         assert game is not None and game.last == 42
         call.stop()
 

@@ -15,7 +15,7 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
 from host.app import create_app
-from host.referee import Table
+from host.session import Table
 from host.store import Store
 from tests.clock import Clock
 from tests.twilio_helpers import TEST_ACCOUNT_SID, TEST_AUTH_TOKEN, FakeTwilio, make_settings, post_signed

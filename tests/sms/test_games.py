@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from games import up_or_down as ud
+from games.up_or_down import rules as ud
 from host.sms_text import fits_one_segment
 from tests.sms.conftest import HOST_NUMBER, PHONES, Clock, Sms, build
 from tests.twilio_helpers import TEST_ACCOUNT_SID, FakeTwilio
@@ -27,19 +27,19 @@ def move(sms: Sms, phones: list[str], phone: str, body: str) -> list[str]:
 
 
 def valid(sms: Sms, phone: str, rng: random.Random) -> int:
-    game = sms.table(phone).game
+    game = sms.table(phone).state
     assert game is not None
     return rng.choice(ud.valid_numbers(game))
 
 
 def wrong(sms: Sms, phone: str) -> int:
-    game = sms.table(phone).game
+    game = sms.table(phone).state
     assert game is not None and game.last is not None
     return next(n for n in range(1, 101) if not ud.is_valid(game.last, n, game.options))
 
 
 def current_phone(sms: Sms, phones: list[str]) -> str:
-    game = sms.table(phones[0]).game
+    game = sms.table(phones[0]).state
     assert game is not None
     return next(p for p in phones if sms.app.state.lobby.member(p).name == game.current_player)
 
@@ -72,7 +72,7 @@ def test_three_players_tournament_with_numbers_out_of_turn(sms: Sms) -> None:
     before = {p: len(sms.inbox(p)) for p in phones}
     assert sms.text(cy, "49") == ["#2 Waiting for Bob."]
     assert {p: len(sms.inbox(p)) for p in phones} == before
-    assert sms.table(ann).game.turn == 2  # type: ignore[union-attr]
+    assert sms.table(ann).state.turn == 2  # type: ignore[union-attr]
     assert move(sms, phones, bob, "51")[0].startswith("#3 Bob said 51. Wrong! Bob is out. Cy:")
     assert sms.text(bob, "47") == ["#3 Waiting for Cy."]
     # The chain goes on from Bob's wrong 51.
@@ -93,7 +93,7 @@ def test_six_players_with_the_longest_names(sms: Sms, mode: str) -> None:
         if not sms.table(phones[0]).running:
             break
         phone = current_phone(sms, phones)
-        game = sms.table(phone).game
+        game = sms.table(phone).state
         assert game is not None
         number = wrong(sms, phone) if game.last is not None and i % 3 == 2 else valid(sms, phone, rng)
         answer = move(sms, phones, phone, str(number))
@@ -229,12 +229,12 @@ def test_the_creators_start_begins_and_an_opted_out_start_opts_in(sms: Sms) -> N
 
 def test_help_rules_status_at_any_point(sms: Sms) -> None:
     assert "NEW" in sms.text(PHONES[0], "help")[0]
-    assert sms.text(PHONES[0], "rules")[0].startswith("Text a number.")
+    assert sms.text(PHONES[0], "rules")[0].startswith("Say a number.")
     code = sms.text(PHONES[0], "NEW Ann")[0].split()[1]
     assert sms.text(PHONES[0], "STATUS please") == [f"Game {code}. Players: Ann. Ann texts START to begin."]
     sms.text(PHONES[1], f"JOIN {code} Bob")
     sms.text(PHONES[0], "START")
-    assert sms.text(PHONES[1], "rules")[0].startswith("#1 Text a number.")
+    assert sms.text(PHONES[1], "rules")[0].startswith("#1 Say a number.")
     assert sms.text(PHONES[1], "status") == ["#1 Turn 1. No number yet. Players: Ann, Bob."]
     assert sms.text(PHONES[1], "help")[0].startswith("#1 NEW, NEW TRAINING or NEW INVERSION")
     assert sms.text(PHONES[1], "whose turn?") == ["#1 Ann: any number from 1 to 100."]

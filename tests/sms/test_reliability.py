@@ -8,7 +8,7 @@ from pathlib import Path
 
 import httpx
 
-from host.referee import Say
+from host.session import Play
 from tests.sms.conftest import HOST_NUMBER, PHONES, Clock, Sms, build, messages_of, new_sid
 from tests.sms.live import serve
 from tests.twilio_helpers import TEST_AUTH_TOKEN, FakeTwilio, post_signed
@@ -18,10 +18,11 @@ def _sessions(sms: Sms) -> int:
     return int(sms.app.state.store.execute("SELECT COUNT(*) AS n FROM sessions")[0]["n"])
 
 
-def _says(sms: Sms, session_id: str) -> list[Say]:
-    return [
-        Say.model_validate(i.body) for i in sms.app.state.store.inputs(session_id) if i.body["kind"] == "say"
-    ]
+def _says(sms: Sms, session_id: str) -> list[Play]:
+    """The numbers the log holds for a session (each with the text it was ruled from)."""
+    inputs = sms.app.state.store.inputs(session_id)
+    plays = [Play.model_validate(i.body) for i in inputs if i.body["kind"] == "play"]
+    return [p for p in plays if p.move.get("move") == "say"]
 
 
 def test_a_retried_new_makes_one_game_and_the_same_answer(sms: Sms) -> None:
@@ -42,7 +43,7 @@ def test_a_retried_move_is_ruled_once_and_told_once(sms: Sms, fake: FakeTwilio) 
     assert sms.text(ann, "50", sid=sid) == first
     assert len(fake.messages) == told  # the retry sends nothing to Bob
     session = sms.app.state.lobby.member(ann).session_id
-    assert [(s.player, s.number) for s in _says(sms, session)] == [("Ann", 50)]
+    assert [(s.move["player"], s.move["number"]) for s in _says(sms, session)] == [("Ann", 50)]
     # The same move in a new text is a new move: Ann is not next any more.
     assert sms.text(ann, "50") == ["#2 Waiting for Bob."]
 

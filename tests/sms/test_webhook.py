@@ -101,7 +101,7 @@ def test_garbage_gets_a_polite_single_segment_answer(sms: Sms, body: str) -> Non
         assert all(fits_one_segment(m) for m in answer), answer
     # Still Ann's turn, nothing ruled: garbage is never a move.
     table = sms.table(ann)
-    assert table.running and table.game is not None and table.game.turn == 1
+    assert table.running and table.state is not None and table.state.turn == 1
 
 
 def test_a_post_without_from_is_answered_with_nothing(sms: Sms) -> None:

@@ -10,12 +10,16 @@ from __future__ import annotations
 import shutil
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
 
-from host.referee import Referee, SessionConfig
+from games.base import Command, find_game
+from host.referee import Referee
+from host.session import Player, SessionConfig, Table
 from host.speech.audio import SAMPLE_RATE, write_wav
+from host.speech.listener import Reading
 from host.speech.model import SpeechModel, load_model
 from host.speech.recognizer import Hearing
 from host.speech.tts import espeak_synthesize
@@ -97,3 +101,22 @@ def referee(tmp_path: Path, clock: Clock) -> Iterator[Referee]:
 @pytest.fixture
 def korean_session(referee: Referee) -> str:
     return referee.create(SessionConfig(lang="ko", undo_grace=30.0), PLAYERS)
+
+
+def table_for(game: str, state: Any, lang: str = "ko", players: Sequence[str] = PLAYERS) -> Table:
+    """A session's table around a game state, for the listener's pure functions."""
+    spec = find_game(game)
+    options = state.options if state is not None else spec.make_options()
+    config = SessionConfig(game=spec.name, lang=lang)
+    return Table(config, spec, options, tuple(Player(p) for p in players), state=state)
+
+
+def said(reading: Reading) -> object:
+    """What a reading means, plainly: a number, a card, a command's name, or None."""
+    meaning = reading.meaning
+    if isinstance(meaning, Command):
+        return meaning.name
+    for field in ("number", "card"):
+        if hasattr(meaning, field):
+            return getattr(meaning, field)
+    return meaning

@@ -20,20 +20,21 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from games import inversion as inv
-from games.cards import Card, Suit
+from games.base import Command
+from games.inversion import rules as inv
+from games.inversion import talk as cl
+from games.inversion.cards import Card, Suit
+from games.inversion.words import card_phrases, parse_cards
 from grammars import load
-from host.card_language import card_phrases, parse_cards
 from host.cli import app
 from host.config import get_settings
-from host.referee import Referee, SessionConfig
-from host.speech import card_listener as cl
+from host.referee import Referee
+from host.session import SessionConfig
 from host.speech.audio import pcm_chunks, write_wav
-from host.speech.card_listener import CardListener, Meaning, phrase_list, read
-from host.speech.listener import Heard
+from host.speech.listener import Heard, Listener, phrase_list, read
 from host.speech.model import SpeechModel
 from tests.speech.conftest import silence
-from tests.table.conftest import Say, hearing, white_noise
+from tests.table.conftest import Say, hearing, said, table_for, white_noise
 
 runner = CliRunner()
 
@@ -105,7 +106,7 @@ def test_a_korean_game_from_a_wav(tmp_path: Path, say: Say, ko_model: SpeechMode
     assert code == 0, err
     # the options set the table up, and only the last step says what comes next
     assert [e["type"] for e in events[:5]] == ["suits", "lane", "first", "trick_started", "turn"]
-    assert events[4] == {"type": "turn", "player": "민수", "turn": 4, "phase": "playing"}
+    assert events[4] == {"type": "turn", "player": "민수", "turn": 4}
     assert [(e["player"], e["card"], e["followed"]) for e in of_type(events, "card_played")] == [
         ("민수", "5C", True),
         ("지영", "2C", True),
@@ -144,7 +145,7 @@ def test_who_starts_is_said_at_the_table(tmp_path: Path, say: Say, ko_model: Spe
     audio = wav(tmp_path / "first.wav", say, ["지영", "클로버 오"])
     code, events, err = table(tmp_path, "--suits", SUITS, "--lane", LANE, *spoken(ko_model, audio))
     assert code == 0, err
-    assert events[2] == {"type": "turn", "player": None, "turn": 3, "phase": "first"}
+    assert events[2] == {"type": "turn", "player": None, "turn": 3}
     assert of_type(events, "first") == [{"type": "first", "player": "지영", "bidding": False}]
     assert [(e["player"], e["card"]) for e in of_type(events, "card_played")] == [("지영", "5C")]
 
@@ -162,7 +163,7 @@ def test_an_unsure_card_is_read_back_and_yes_confirms_it(
     )
     assert code == 0, err
     assert of_type(events, "confirm", "card_played")[:2] == [
-        {"type": "confirm", "player": "Ann", "what": "클로버 5"},
+        {"type": "confirm", "player": "Ann", "what": "클로버 5", "cards": ["5C"]},
         {"type": "card_played", "player": "Ann", "card": "5C", "trick": 1, "follow": "9C", "followed": True},
     ]
     # the English names are not in the Korean model's vocabulary: said once, at start-up
@@ -174,13 +175,13 @@ def test_an_unsure_card_is_read_back_and_yes_confirms_it(
     [
         (("--players", "Ann"), "at least 2 players"),
         (("--players", "A,B,C,D,E"), "for 2 to 4 players, not 5"),
-        (("--players", "Ann,Bob", "--lane", LANE), "--lane and --first need --suits first"),
+        (("--players", "Ann,Bob", "--lane", LANE), "--lane: I didn't catch that. Which 3 suits?"),
         (("--players", "Ann,Bob", "--suits", "heart,spade"), "--suits: Choose 3 suits, not 2."),
-        (("--players", "Ann,Bob", "--suits", "heart,spade,cups"), "not a suit: 'cups'"),
+        (("--players", "Ann,Bob", "--suits", "heart,spade,cups"), "--suits: Choose 3 suits, not 2"),
         (("--players", "Ann,Bob", "--suits", SUITS, "--lane", "9H"), "--lane:"),
         (
             ("--players", "Ann,Bob", "--suits", SUITS, "--lane", LANE, "--first", "Cy"),
-            "not one of the players",
+            "--first: I didn't catch that. Who plays first?",
         ),
         (("--players", "Ann,Bob", "--mic", "--audio", "x.wav"), "either --mic or --audio"),
         (("--players", "Ann,Bob", "--lang", "xx"), "unknown language"),
@@ -194,8 +195,10 @@ def test_bad_options_exit_2_with_a_message(tmp_path: Path, args: tuple[str, ...]
 
 
 def test_card_options_are_not_for_up_or_down(tmp_path: Path) -> None:
-    result = runner.invoke(app, ["table", "up-or-down", "--players", "Ann,Bob", "--suits", SUITS])
-    assert result.exit_code == 2 and "are for inversion" in result.stderr
+    said = runner.invoke(app, ["table", "up-or-down", "--players", "Ann,Bob", "--suits", SUITS])
+    assert said.exit_code == 2 and "--suits: I didn't catch that." in said.stderr
+    option = runner.invoke(app, ["table", "up-or-down", "--players", "Ann,Bob", "--revoke-penalty", "trick"])
+    assert option.exit_code == 2 and "up-or-down has no option 'revoke_penalty'" in option.stderr
 
 
 # --- the card listener ------------------------------------------------------------------------
@@ -213,13 +216,13 @@ def card_session(referee: Referee) -> str:
 def test_an_unsure_hearing_is_asked_about_and_a_spoken_yes_rules_it(
     referee: Referee, card_session: str, ko_model: SpeechModel, say: Say
 ) -> None:
-    listener = CardListener(referee, card_session, ko_model)
+    listener = Listener(referee, card_session, ko_model)
     assert listener.listening == "playing"
     # An N-best list as Vosk gave it for espeak's "클로버 오" in a noisier spot: the card has
     # under half the share, the rest is a decoy and a card with a stray command.
     asked = listener.handle(hearing(("클로버 오", 0.46), ("클로버 돈", 0.44), ("클로버 도와줘", 0.10)))
     assert asked.reading is not None and asked.reply is not None
-    assert asked.reply.lines == ["클로버 5라고 하셨어요?"]
+    assert asked.reply.lines == ["클로버 5, 맞아요?"]
     assert listener.listening == "confirming"
     phrases = listener.phrases()
     assert {"네", "아니요"} <= set(phrases) and not any(parse_cards(p, "ko").cards for p in phrases)
@@ -240,7 +243,7 @@ def test_an_unsure_hearing_is_asked_about_and_a_spoken_yes_rules_it(
 def test_chatter_and_noise_get_no_ruling(
     referee: Referee, card_session: str, ko_model: SpeechModel, say: Say
 ) -> None:
-    listener = CardListener(referee, card_session, ko_model)
+    listener = Listener(referee, card_session, ko_model)
     before = referee.store.last_seq(card_session)
     pcm = silence(0.5)
     for part in (
@@ -271,13 +274,13 @@ def test_the_phrase_list_while_playing_holds_only_playable_cards(
     referee.act(session, inv.ChooseFirst("민수"))
     for player, card in (("민수", "3S"), ("지영", "4S"), ("지영", "5S"), ("민수", "6S")):
         referee.act(session, inv.PlayCard(player, Card.parse(card)))
-    state = referee.table(session).cards
+    state = referee.table(session).state
     assert state is not None and state.current_player == "민수" and state.follow == Card.parse("1C")
     playable = set(inv.playable(state))
     assert playable == {*cards("2C,3C,4C,5C,6C,7C,8C,9C,10C"), *cards("10S,10D")}
     assert playable < state.unseen
 
-    phrases = phrase_list("ko", state, names=NAMES)
+    phrases = phrase_list(table_for("inversion", state, players=NAMES), "playing")
     heard_cards = {c for p in phrases for c in parse_cards(p, "ko").cards}
     assert heard_cards == playable
     assert [p for p in phrases if parse_cards(p, "ko").cards] == card_phrases(sorted(playable), "ko")
@@ -285,7 +288,7 @@ def test_the_phrase_list_while_playing_holds_only_playable_cards(
     assert "점수" in phrases and "네" not in phrases and "새 게임" not in phrases
     assert not set(load("ko").card_lookalikes) & set(phrases)
     # the listener listens for exactly that (every word of it is in the model)
-    listener = CardListener(referee, session, ko_model)
+    listener = Listener(referee, session, ko_model)
     assert listener.phrases() == phrases and listener.missing_words == ()
 
 
@@ -315,23 +318,27 @@ def en_states() -> dict[str, inv.State]:
 def test_english_phrase_lists_follow_the_phase() -> None:
     g = load("en")
     states = en_states()
-    suits = phrase_list("en", states["suits"], names=EN)
+    def phrases(phase: str | None, mode: str = "playing") -> list[str]:
+        state = states[phase] if phase is not None else None
+        return phrase_list(table_for("inversion", state, "en", EN), mode)
+
+    suits = phrases("suits")
     assert {"hearts", "clubs", "clowns", "joker", "whose turn", "ann"} <= set(suits)
     assert not any(parse_cards(p).cards for p in suits)
-    lane = phrase_list("en", states["lane"], names=EN)
+    lane = phrases("lane")
     assert "nine of spades" in lane and "spade nine" in lane and "heart ten" in lane
     assert "nine of hearts" not in lane and "two of clubs" not in lane  # laid already
     assert not any(c.suit is Suit.CLOWN for p in lane for c in parse_cards(p).cards)  # not chosen
-    assert {"ann", "bob", "cy"} <= set(phrase_list("en", states["first"], names=EN))
-    bidding = phrase_list("en", states["bidding"], names=EN)
+    assert {"ann", "bob", "cy"} <= set(phrases("first"))
+    bidding = phrases("bidding")
     assert {"i bid four", "ten", "pass", "no bid"} <= set(bidding)
     assert "i bid three" not in bidding and "two" not in bidding  # not above Ann's 3
-    playing = phrase_list("en", states["playing"], names=EN)
+    playing = phrases("playing")
     assert {c for p in playing for c in parse_cards(p).cards} == set(inv.playable(states["playing"]))
     assert set(g.decoys) <= set(playing) and not {"yes", "no", "new game"} & set(playing)
-    confirming = phrase_list("en", states["playing"], confirming=True, names=EN)
+    confirming = phrases("playing", "confirming")
     assert set(confirming) == {*g.commands["yes"], *g.commands["no"], *g.decoys}
-    idle = phrase_list("en", None)
+    idle = phrases(None, "idle")
     assert {"new game", "rules", "help"} <= set(idle)
     assert not any(parse_cards(p).cards or parse_cards(p).suits for p in idle)
     assert "undo" not in idle and "yes" not in idle
@@ -344,28 +351,30 @@ def test_every_move_phrase_means_a_move_of_its_phase(lang: str, phase: str) -> N
     names = EN if lang == "en" else ("민수", "지영", "현우")
     if lang == "ko":
         state = replace(state, players=names)
-    kinds = {"suits": "suits", "lane": "lane", "first": "first", "bidding": "bid", "playing": "card"}
+    kinds = {
+        "suits": inv.ChooseSuits, "lane": inv.LayLane, "first": inv.ChooseFirst, "bidding": inv.Declare,
+        "playing": inv.PlayCard,
+    }
     phrases = cl.move_phrases(lang, state, names)
     assert phrases
     for phrase in phrases:
-        said = cl.meaning(parse_cards(phrase, lang, players=names), phase)
-        assert said is not None and said.kind == kinds[phase], phrase
-        made = cl.move(said, state)
-        assert made is not None, phrase
+        heard, _ = cl.TALK.hear(phrase, state, names, False, lang)
+        assert isinstance(heard, kinds[phase]), phrase
         if phase != "suits":  # one suit alone is too few, but said as a suit
-            assert inv.refusal(state, made) is None, phrase
+            assert inv.refusal(state, heard) is None, phrase
 
 
 def test_readings_pool_and_prefer_a_card_that_can_be_played() -> None:
     state = set_up()
+    table = table_for("inversion", state, players=NAMES)
     decoys = load("ko").decoys
     # the same card twice (once with a filler word) pools its share
-    reading = read(hearing(("클로버 오", 0.4), ("저 클로버 오", 0.3), ("클로버 이", 0.3)), "ko", game=state)
-    assert reading.meaning == Meaning("card", Card.parse("5C")) and reading.share == pytest.approx(0.7)
+    reading = read(hearing(("클로버 오", 0.4), ("저 클로버 오", 0.3), ("클로버 이", 0.3)), table, "playing")
+    assert said(reading) == Card.parse("5C") and reading.share == pytest.approx(0.7)
     assert reading.alternatives == ("클로버 오", "클로버 이") and reading.top
     # the 9 of clubs is the follow card: a close call goes to the card that can be played
-    close = read(hearing(("클로버 구", 0.55), ("클로버 이", 0.45)), "ko", game=state)
-    assert close.meaning == Meaning("card", Card.parse("2C")) and not close.top
+    close = read(hearing(("클로버 구", 0.55), ("클로버 이", 0.45)), table, "playing")
+    assert said(close) == Card.parse("2C") and not close.top
     # chatter, a card with a stray number, two cards at once: no reading
     for alternatives in (
         (("어디 저 이 어디 뭐라고 누가", 1.0),),
@@ -375,26 +384,12 @@ def test_readings_pool_and_prefer_a_card_that_can_be_played() -> None:
         (("민수 이", 1.0),),
         (("네", 1.0),),  # nothing was asked
     ):
-        got = read(hearing(*alternatives), "ko", game=state, decoys=decoys, names=NAMES)
+        got = read(hearing(*alternatives), table, "playing", decoys=decoys)
         assert got.ignored is not None and got.meaning is None, alternatives
     # with no game running only commands mean anything
-    assert (
-        read(
-            hearing(
-                ("클로버 오", 1.0),
-            ),
-            "ko",
-            game=None,
-        ).ignored
-        == "unclear"
-    )
-    assert read(
-        hearing(
-            ("점수", 1.0),
-        ),
-        "ko",
-        game=None,
-    ).meaning == Meaning("command", "status")
+    idle = table_for("inversion", None, players=NAMES)
+    assert read(hearing(("클로버 오", 1.0)), idle, "idle").ignored == "unclear"
+    assert read(hearing(("점수", 1.0)), idle, "idle").meaning == Command("status")
 
 
 @pytest.mark.parametrize("lang", ["en", "ko"])

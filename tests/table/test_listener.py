@@ -4,22 +4,32 @@ from __future__ import annotations
 
 import pytest
 
-from games import up_or_down as ud
+from games.up_or_down import rules as ud
 from grammars import languages, load
-from grammars.reader import CommandSaid, NotUnderstood, NumberSaid, parse
-from host.referee import Referee, Reply, SessionConfig
+from grammars.reader import CommandSaid, parse
+from host.referee import Referee
+from host.reply import Reply
+from host.session import SessionConfig
 from host.speech import listener as ls
 from host.speech.audio import pcm_chunks
 from host.speech.listener import Heard, Listener, phrase_list, read
 from host.speech.model import SpeechModel
+from host.speech.recognizer import Hearing
 from host.speech.table import TableRunner, Voice
 from tests.speech.conftest import silence
-from tests.table.conftest import PLAYERS, Clock, Say, hearing, white_noise
+from tests.table.conftest import PLAYERS, Clock, Say, hearing, said, table_for, white_noise
 
 
 def game_after(last: int) -> ud.State:
     game, _ = ud.play(ud.new_game(PLAYERS), last)
     return game
+
+
+def reading(heard: Hearing, game: ud.State | None = None, **kw: object) -> ls.Reading:
+    """Read with no prior (as for a question) unless ``game`` is a game in progress."""
+    if game is None:
+        return read(heard, table_for("up-or-down", ud.new_game(PLAYERS)), "confirming", **kw)  # type: ignore[arg-type]
+    return read(heard, table_for("up-or-down", game), "playing", **kw)  # type: ignore[arg-type]
 
 
 def hear(listener: Listener, pcm: bytes) -> list[Heard]:
@@ -31,9 +41,10 @@ def hear(listener: Listener, pcm: bytes) -> list[Heard]:
 
 def test_phrase_list_follows_the_state() -> None:
     g = load("ko")
-    playing = phrase_list("ko", 1, 100, state="playing", names=("민수",))
-    confirming = phrase_list("ko", 1, 100, state="confirming")
-    idle = phrase_list("ko", 1, 100, state="idle")
+    table = table_for("up-or-down", ud.new_game(("민수", "지영")), players=("민수", "지영"))
+    playing = phrase_list(table, "playing")
+    confirming = phrase_list(table, "confirming")
+    idle = phrase_list(table, "idle")
     numbers = [parse(p, "ko").numbers for p in playing if parse(p, "ko").numbers]
     # the whole range, wrong numbers a little beyond it, and zero
     assert {n for (n,) in numbers} == {0, *range(1, 106)}
@@ -75,51 +86,47 @@ def test_missing_words_are_reported_once(
 
 
 def test_alternatives_with_the_same_meaning_pool_their_share() -> None:
-    reading = read(hearing(("오십 삼", 0.4), ("오십 사", 0.35), ("오십삼", 0.25)), "ko")
-    assert reading.intent == NumberSaid(53)
-    assert reading.share == pytest.approx(0.65)
-    assert reading.alternatives == ("오십 삼", "오십 사")
-    assert reading.top
+    got = reading(hearing(("오십 삼", 0.4), ("오십 사", 0.35), ("오십삼", 0.25)))
+    assert said(got) == 53
+    assert got.share == pytest.approx(0.65)
+    assert got.alternatives == ("오십 삼", "오십 사")
+    assert got.top
 
 
 def test_a_close_call_goes_to_the_allowed_number() -> None:
     # After 53 (odd): 54 is a mistake, 55 is allowed.
     close = hearing(("오십 사", 0.55), ("오십 오", 0.45))
-    assert read(close, "ko").intent == NumberSaid(54)
-    reading = read(close, "ko", game=game_after(53))
-    assert reading.intent == NumberSaid(55) and not reading.top
+    assert said(reading(close)) == 54
+    got = reading(close, game_after(53))
+    assert said(got) == 55 and not got.top
     # ...but a clear mistake stays a mistake
     clear = hearing(("오십 사", 0.9), ("오십 오", 0.1))
-    assert read(clear, "ko", game=game_after(53)).intent == NumberSaid(54)
+    assert said(reading(clear, game_after(53))) == 54
 
 
 def test_stray_syllables_and_corrections() -> None:
-    reading = read(
+    got = reading(
         hearing(
             ("사 삼십 이", 1.0),
         ),
-        "ko",
     )
-    assert reading.intent == NumberSaid(32) and reading.text == "삼십 이"
-    assert reading.share == 1.0 and not reading.top
-    assert read(
+    assert said(got) == 32 and got.text == "삼십 이"
+    assert got.share == 1.0 and not got.top
+    assert said(reading(
         hearing(
             ("게임 끝 이", 1.0),
         ),
-        "ko",
-    ).intent == CommandSaid("finish")
-    assert read(
+    )) == "finish"
+    assert said(reading(
         hearing(
             ("아니 오십 사", 1.0),
         ),
-        "ko",
-    ).intent == NumberSaid(54)
-    assert read(
+    )) == 54
+    assert said(reading(
         hearing(
             ("네", 1.0),
         ),
-        "ko",
-    ).intent == CommandSaid("yes")
+    )) == "yes"
 
 
 @pytest.mark.parametrize(
@@ -134,12 +141,14 @@ def test_stray_syllables_and_corrections() -> None:
 )
 def test_chatter_is_ignored(alternatives: tuple[tuple[str, float], ...]) -> None:
     g = load("ko")
-    reading = read(hearing(*alternatives), "ko", decoys=g.decoys, names=("민수",))
-    assert reading.ignored is not None and reading.intent == NotUnderstood()
+    table = table_for("up-or-down", ud.new_game(("민수", "지영")), players=("민수", "지영"))
+    got = read(hearing(*alternatives), table, "confirming", decoys=g.decoys)
+    assert got.ignored is not None and got.meaning is None
 
 
 def test_confidence_grows_with_the_share() -> None:
-    values = [ls.calibrate(s, top) for top in (False, True) for s in (0.2, 0.5, 0.8, 0.99)]
+    calibration = table_for("up-or-down", None).spec.talk.calibration
+    values = [ls.calibrate(s, top, calibration) for top in (False, True) for s in (0.2, 0.5, 0.8, 0.99)]
     assert all(0 < v < 1 for v in values)
     assert values[:4] == sorted(values[:4]) and values[4:] == sorted(values[4:])
 
@@ -153,14 +162,14 @@ def test_a_would_be_mistake_is_confirmed_and_no_takes_it_back(
     referee.handle(korean_session, "오십삼")  # Ann 53; Bob speaks next
     listener = Listener(referee, korean_session, ko_model)
     (asked,) = hear(listener, silence(0.5) + say("이십오") + silence(1.2))  # 25: a mistake
-    assert asked.reply is not None and asked.reply.confirm == 25
+    assert asked.reply is not None and asked.reply.confirm == "25"
     assert asked.reply.lines == ["25, 맞아요?"]
     assert "아니요" in listener.phrases() and "새 게임" not in listener.phrases()
     (answer,) = hear(listener, say("아니요") + silence(1.2))
     assert answer.reply is not None and not answer.reply.accepted
     assert answer.reply.events[0] == {"type": "not_confirmed", "player": "Bob", "number": 25}
     table = referee.table(korean_session)
-    assert table.game is not None and table.game.current_player == "Bob" and table.game.last == 53
+    assert table.state is not None and table.state.current_player == "Bob" and table.state.last == 53
     assert "아니요" not in listener.phrases()  # back to listening for moves
 
 
@@ -241,7 +250,7 @@ def test_input_is_ignored_while_the_host_speaks(
     listener.muted = True
     assert hear(listener, say("오십삼") + silence(1.2)) == []
     listener.muted = False
-    game = referee.table(korean_session).game
+    game = referee.table(korean_session).state
     assert game is not None and game.last is None
 
 

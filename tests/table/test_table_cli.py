@@ -49,8 +49,8 @@ def test_a_korean_game_from_a_wav(tmp_path: Path, script: Script, ko_model: Spee
         ("Cy", 53, False),
     ]
     assert [e for e in events if e["type"] == "confirm"] == [
-        {"type": "confirm", "player": "Bob", "number": 25},
-        {"type": "confirm", "player": "Cy", "number": 53},
+        {"type": "confirm", "player": "Bob", "what": "25", "number": 25},
+        {"type": "confirm", "player": "Cy", "what": "53", "number": 53},
     ]
     assert [e["player"] for e in events if e["type"] == "out"] == ["Bob", "Cy"]
     assert {"type": "game_over", "reason": "last_player_in", "winner": "Ann"} in events

@@ -17,7 +17,7 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
 from host.app import create_app
-from host.referee import Table
+from host.session import Table
 from host.store import Store
 from tests.clock import Clock
 from tests.twilio_helpers import TEST_ACCOUNT_SID, TEST_AUTH_TOKEN, FakeTwilio, make_settings, post_signed
@@ -70,7 +70,9 @@ class Host:
         return table
 
     def inputs(self, session_id: str) -> int:
-        return len(self.app.state.store.inputs(session_id))
+        """How many moves were ruled (a read-back asked is logged too, but rules nothing)."""
+        inputs = self.app.state.store.inputs(session_id)
+        return sum(1 for i in inputs if i.body["kind"] not in ("ask", "drop"))
 
     def text(self, number: str, body: str) -> list[str]:
         """An SMS from ``number`` through the SMS webhook; the bodies of its answer."""

@@ -33,8 +33,8 @@ def test_a_low_confidence_mishearing_confirmed_by_keypad(host: Host) -> None:
     said = phone.heard
     assert "Bob said fifteen. Wrong! Bob is out." in said and "Ann wins!" in said
     table = host.table_of(session)
-    assert table.game is not None and table.game.outcome is not None
-    assert table.game.outcome.winner == "Ann"
+    assert table.state is not None and table.state.outcome is not None
+    assert table.state.outcome.winner == "Ann"
 
 
 def test_a_mishearing_with_no_confidence_corrected_by_voice(host: Host) -> None:
@@ -45,7 +45,7 @@ def test_a_mishearing_with_no_confidence_corrected_by_voice(host: Host) -> None:
     assert phone.heard.startswith("Bob said fifty.")
     assert phone.heard.endswith("Ann, your turn: even above fifty, or odd below it.")
     table = host.table_of(session)
-    assert table.game is not None and table.game.last == 50 and table.game.in_play == ("Ann", "Bob")
+    assert table.state is not None and table.state.last == 50 and table.state.in_play == ("Ann", "Bob")
 
 
 def test_no_on_the_keypad_asks_again_and_the_next_answer_counts(host: Host) -> None:
@@ -99,4 +99,4 @@ def test_a_question_still_open_is_asked_again_after_calling_back(host: Host) -> 
     phone.press("2")
     assert phone.heard.startswith("Sorry about that. Say your number again.")
     table = host.table_of(session)
-    assert table.game is not None and table.game.in_play == ("Ann", "Bob")
+    assert table.state is not None and table.state.in_play == ("Ann", "Bob")

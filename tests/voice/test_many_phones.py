@@ -109,8 +109,8 @@ def test_two_callers_and_a_texter_share_one_game(host: Host, fake: FakeTwilio) -
     # Bob hangs up on his own turn: out (tournament), and the others are told.
     bob.hang_up()
     table = host.table_of(session)
-    assert table.game is not None and table.game.in_play == ("Ann", "Cy")
-    assert table.game.current_player == "Cy"
+    assert table.state is not None and table.state.in_play == ("Ann", "Cy")
+    assert table.state.current_player == "Cy"
     ann.update()
     assert ann.heard == "Bob left and is out. Waiting for Cy."
     assert "Bob left and is out." in fake.messages_to(CY)[-1]
@@ -147,8 +147,8 @@ def test_a_caller_who_hangs_up_in_training_leaves_and_the_others_play_on(host: H
     bob.update()
     bob.hang_up()
     table = host.table_of(session)
-    assert table.game is not None and table.running and table.game.in_play == ("Ann", "Cy")
-    assert table.game.current_player == "Cy"
+    assert table.state is not None and table.running and table.state.in_play == ("Ann", "Cy")
+    assert table.state.current_player == "Cy"
     cy.update()
     assert cy.heard == "Bob left the game. Cy, your turn: odd above fifty three, or even below it."
     cy.say("fifty five")
@@ -186,7 +186,7 @@ def test_a_sms_player_who_calls_in_plays_by_voice_and_goes_back_to_texts(
     member = host.lobby.member(DEE)
     assert member is not None and member.channel == "sms" and member.call_sid is None
     table = host.table_of(member.session_id)
-    assert table.game is not None and table.game.in_play == ("Dee", "Ann")  # not put out
+    assert table.state is not None and table.state.in_play == ("Dee", "Ann")  # not put out
     ann.say("fifty five")
     assert "Ann said 55." in fake.messages_to(DEE)[-1]
     assert len(fake.messages_to(DEE)) == texts + 1

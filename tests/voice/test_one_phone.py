@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from games.core import Mode
+from games.up_or_down.rules import Mode
 from tests.voice.conftest import BASE, Host, Phone, query
 
 ROOM = "+15550100001"
@@ -88,9 +88,9 @@ def test_pass_and_play_with_three_players(host: Host) -> None:
     assert "Player three said seventy seven. Wrong! Player three is out." in said
     assert "Ann wins!" in said and "Say new game, or press one, to play again" in said
     table = host.table_of(session)
-    assert table.game is not None and table.game.outcome is not None
-    assert table.game.outcome.winner == "Ann"
-    assert [m[2].number for m in table.moves] == [53, 67, 12, 11, 22, 77]
+    assert table.state is not None and table.state.outcome is not None
+    assert table.state.outcome.winner == "Ann"
+    assert [m.move.number for m in table.moves] == [53, 67, 12, 11, 22, 77]
 
     # After the game: 1 on the keypad is "new game"; the winner opens.
     assert query(phone.gather.get("action", "")).get("end") == "1"
@@ -118,7 +118,7 @@ def test_a_retried_request_gets_the_first_ruling(host: Host) -> None:
     assert host.inputs(session) == logged
     assert "too late" in " ".join(e.text or "" for e in stale.iter("Say"))
     table = host.table_of(session)
-    assert table.game is not None and table.game.last == 53 and table.game.current_player == "Bob"
+    assert table.state is not None and table.state.last == 53 and table.state.current_player == "Bob"
 
 
 def test_keypad_numbers_are_exact_and_never_confirmed(host: Host) -> None:
@@ -163,13 +163,13 @@ def test_silence_is_asked_twice_then_the_turn_times_out(host: Host) -> None:
     assert phone.gather.get("input") == "speech dtmf"
     phone.nothing()
     assert phone.heard.startswith("Bob, are you there?")
-    assert host.table_of(session).game.current_player == "Bob"  # type: ignore[union-attr]
+    assert host.table_of(session).state.current_player == "Bob"  # type: ignore[union-attr]
     phone.nothing()
     said = phone.heard
     assert "Bob ran out of time and is out." in said
     assert said.endswith("Cy, your turn: odd above fifty three, or even below it.")
     table = host.table_of(session)
-    assert table.game is not None and table.game.in_play == ("Ann", "Cy")
+    assert table.state is not None and table.state.in_play == ("Ann", "Cy")
     # The first silence redirect arriving late (a retry) rules nothing more.
     logged = host.inputs(session)
     phone.post(first_silence)
@@ -185,13 +185,13 @@ def test_silence_in_training_passes_the_turn(host: Host) -> None:
     phone.say("Ann")
     phone.say("Bob")
     session = session_of(phone)
-    assert host.table_of(session).config.mode is Mode.TRAINING
+    assert host.table_of(session).options.mode is Mode.TRAINING
     for _ in range(3):
         phone.nothing()
     assert "Ann ran out of time. Turn passes." in phone.heard
     assert phone.heard.endswith("Bob, your turn: any number from one to one hundred.")
     table = host.table_of(session)
-    assert table.game is not None and table.game.in_play == ("Ann", "Bob")
+    assert table.state is not None and table.state.in_play == ("Ann", "Bob")
 
 
 def test_hanging_up_keeps_the_room_game_for_a_call_back(host: Host) -> None:
@@ -201,7 +201,7 @@ def test_hanging_up_keeps_the_room_game_for_a_call_back(host: Host) -> None:
     phone.hang_up()
     phone.hang_up()  # Twilio may send the callback twice: nothing more happens
     table = host.table_of(session)
-    assert table.running and table.game is not None and table.game.in_play == ("Ann", "Bob")
+    assert table.running and table.state is not None and table.state.in_play == ("Ann", "Bob")
     phone.call_again()
     said = phone.heard
     assert said.startswith("Welcome back.")

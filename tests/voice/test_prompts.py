@@ -7,10 +7,15 @@ from pathlib import Path
 
 import pytest
 
-from games import up_or_down as ud
-from games.core import Mode
+from games.up_or_down import rules as ud
+from games.up_or_down.rules import Mode
+from games.up_or_down.talk import TALK, spoken_turn
+from grammars import voice_phrases
+from grammars.reader import spoken
 from host import voice_prompts as vp
-from host.referee import Hearing, Referee, SessionConfig
+from host.referee import Referee
+from host.reply import Hearing
+from host.session import SessionConfig
 from host.store import Store
 
 
@@ -33,16 +38,16 @@ def chain(*numbers: int, players: tuple[str, ...] = ("Ann", "Bob")) -> ud.State:
     ],
 )
 def test_the_constraint_is_said_plainly_in_words(numbers: tuple[int, ...], expected: str) -> None:
-    assert vp.turn_prompt(chain(*numbers)) == expected
+    assert spoken_turn(chain(*numbers)) == expected
 
 
 def test_numbers_in_names_and_lines_are_read_as_words() -> None:
     state = ud.new_game(("Player 1", "Player 2"))
-    assert vp.turn_prompt(state).startswith("Player one, your turn")
-    assert vp.spoken("Turn 12. Last number 100. In: Player 2.") == (
+    assert spoken_turn(state).startswith("Player one, your turn")
+    assert spoken("Turn 12. Last number 100. In: Player 2.") == (
         "Turn twelve. Last number one hundred. In: Player two."
     )
-    assert vp.spoken("1,000,000 and -5") == "one million and minus five"
+    assert spoken("1,000,000 and -5") == "one million and minus five"
 
 
 def test_reply_lines_drop_the_written_prompt(tmp_path: Path) -> None:
@@ -111,25 +116,28 @@ def test_menu_words_pick_the_longest_phrase() -> None:
 
 def test_hints_fit_twilio_limits_even_for_a_huge_range() -> None:
     for low, high in ((1, 100), (1, 5000)):
-        hints = [h.strip() for h in vp.move_hints("en", low, high).split(",")]
+        game = ud.new_game(("Ann", "Bob"), ud.Options(low=low, high=high))
+        phrases = TALK.listen_for(game, (), "en", False)
+        hints = [h.strip() for h in vp.move_hints("en", phrases.moves).split(",")]
         assert len(hints) <= vp.MAX_HINTS
         assert all(0 < len(h) <= 100 for h in hints)
         assert "whose turn" in hints and "take it back" in hints
         assert "fifty three" in hints
-    assert "one hundred" in vp.move_hints("en", 1, 100).split(", ")
+    numbers = TALK.listen_for(ud.new_game(("Ann", "Bob")), (), "en", False).moves
+    assert "one hundred" in vp.move_hints("en", numbers).split(", ")
 
 
 def test_every_phrase_used_by_the_channel_exists_and_formats() -> None:
     source = (Path(vp.__file__).parent / "channels" / "voice.py").read_text()
     used = set(re.findall(r'vp\.say\([^,]+, "(\w+)"', source)) | set(re.findall(r'"(words_\w+)"', source))
-    phrases = vp.phrases("en")
+    phrases = voice_phrases("en")
     assert used and used <= set(phrases), used - set(phrases)
     fields = dict(player="Ann", players="Ann, Bob", code="one", digits="six", low="two", high="eight",
                   number="one", up="odd", down="even", last="three")
     for key, text in phrases.items():
-        assert vp.spoken(text.format(**fields)), key
+        assert spoken(text.format(**fields)), key
 
 
 def test_a_language_without_voice_wording_falls_back_to_english() -> None:
-    assert vp.phrases("ko")["goodbye"] == vp.phrases("en")["goodbye"]
+    assert voice_phrases("ko")["goodbye"] == voice_phrases("en")["goodbye"]
     assert vp.language_tag("ko") == "ko-KR"

@@ -20,7 +20,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cache
 
-from games.cards import RANKS, Card, Suit
+from games.inversion.cards import RANKS, Card, Suit
 from grammars import Cards, load
 from grammars.reader import _lexicon, normalise, read_numbers, recognizer_phrase, to_words
 
@@ -102,7 +102,10 @@ class _Vocabulary:
         return bool(pieces) and all(p.isdecimal() or p in lex.words or p in lex.minus for p in pieces)
 
     def split(self, word: str) -> list[str]:
-        """One word as tokens: "9h" -> 9, heart; "하트구요" -> 하트, 구; "오십삼" -> 오, 십, 삼."""
+        """One word as tokens: "9h" -> 9, heart; "h" or "spades" -> the language's suit
+        word (typed setup, "H,S,C", in any language); "하트구요" -> 하트, 구; "오십삼" -> 오, 십, 삼."""
+        if word.isascii() and word.isalpha() and word not in self.single and (typed := self.suit(word)):
+            return [self.suit_words[typed][0]]
         glued = _GLUED.match(word)
         if glued:
             digits, letters = (glued[1], glued[2]) if glued[1] else (glued[4], glued[3])

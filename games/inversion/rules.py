@@ -9,9 +9,9 @@ too few other cards are left unseen, is caught revoking.
 A game is its players, options and moves: ``new_game`` then ``play(state, move)`` for each
 move, which returns the new state and the events that happened. ``refusal(state, move)``
 says why a move cannot be taken now (a wrong card name, out of turn, a provable failure
-to follow); ``play`` raises ``RuleError`` for such a move.
+to follow); ``play`` raises ``IllegalMove`` for such a move.
 
->>> from games.cards import Card as C, Suit
+>>> from games.inversion.cards import Card as C, Suit
 >>> g = new_game(("Ann", "Bob"))
 >>> g, _ = play(g, ChooseSuits((Suit.HEART, Suit.SPADE, Suit.CLUB)))
 >>> g, _ = play(g, LayLane(tuple(C.parse(c) for c in "9H 1C 2C 3C 4C 5C 6C 7C 8C 10C".split())))
@@ -29,8 +29,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 
-from games.cards import Card, Suit, deck
-from games.core import Event, GameOver, Outcome, RuleError
+from games.core import End, Event, GameOver, IllegalMove, Leave, Outcome, Refusal
+from games.inversion.cards import Card, Suit, deck
 
 MIN_PLAYERS = 2
 MAX_PLAYERS = 4
@@ -81,7 +81,10 @@ class Penalty(StrEnum):
 
 @dataclass(frozen=True)
 class Options:
-    revoke_penalty: Penalty = Penalty.ANNOUNCE
+    revoke_penalty: Penalty = field(
+        default=Penalty.ANNOUNCE,
+        metadata={"help": "A proven revoke is only announced, or costs a trick.", "flag": "--revoke-penalty"},
+    )
 
 
 # -- moves -----------------------------------------------------------------------------------
@@ -116,25 +119,8 @@ class PlayCard:
     card: Card
 
 
-@dataclass(frozen=True)
-class EndGame:
-    pass
-
-
-@dataclass(frozen=True)
-class LeaveGame:
-    player: str
-
-
-Move = ChooseSuits | LayLane | ChooseFirst | Declare | PlayCard | EndGame | LeaveGame
-
-
-@dataclass(frozen=True)
-class Refusal:
-    """A move the rules forbid now. ``reason`` names the phrase; ``fields`` fill it."""
-
-    reason: str
-    fields: dict[str, object] = field(default_factory=dict)
+Move = ChooseSuits | LayLane | ChooseFirst | Declare | PlayCard
+AnyMove = Move | End | Leave
 
 
 # -- events ----------------------------------------------------------------------------------
@@ -347,20 +333,20 @@ class State:
 def new_game(players: tuple[str, ...] | list[str], options: Options = Options()) -> State:
     players = tuple(players)
     if not MIN_PLAYERS <= len(players) <= MAX_PLAYERS:
-        raise RuleError(f"!nversion is for {MIN_PLAYERS} to {MAX_PLAYERS} players, not {len(players)}")
+        raise ValueError(f"!nversion is for {MIN_PLAYERS} to {MAX_PLAYERS} players, not {len(players)}")
     if len(set(players)) != len(players):
-        raise RuleError("player names must differ")
+        raise ValueError("player names must differ")
     return State(players=players, options=options, cards_played=(0,) * len(players))
 
 
 # -- judging ---------------------------------------------------------------------------------
 
 
-def refusal(state: State, move: Move) -> Refusal | None:
+def refusal(state: State, move: AnyMove) -> Refusal | None:
     """Why ``move`` cannot be taken now, or None when it can."""
-    if isinstance(move, EndGame):
+    if isinstance(move, End):
         return Refusal("game_over") if state.is_over else None
-    if isinstance(move, LeaveGame):
+    if isinstance(move, Leave):
         if move.player not in state.players:
             return Refusal("not_playing", {"player": move.player})
         return Refusal("game_over") if state.is_over else None
@@ -477,11 +463,11 @@ def _card_refusal(state: State, move: PlayCard) -> Refusal | None:
 # -- playing ---------------------------------------------------------------------------------
 
 
-def play(state: State, move: Move) -> tuple[State, list[Event]]:
-    """Apply a move; raises RuleError with the refusal's reason if it cannot be taken."""
+def play(state: State, move: AnyMove) -> tuple[State, list[Event]]:
+    """Apply a move; raises IllegalMove with the refusal if it cannot be taken."""
     problem = refusal(state, move)
     if problem is not None:
-        raise RuleError(problem.reason)
+        raise IllegalMove(problem)
     state = replace(state, turn=state.turn + 1)
     if isinstance(move, ChooseSuits):
         return replace(state, suits=move.suits, phase=Phase.LANE), [SuitsChosen(move.suits)]
@@ -497,7 +483,7 @@ def play(state: State, move: Move) -> tuple[State, list[Event]]:
         return _declare(state, move)
     if isinstance(move, PlayCard):
         return _play_card(state, move)
-    if isinstance(move, EndGame):
+    if isinstance(move, End):
         return _finish(state, "requested")
     return _finish(state, "player_left", left=move.player)
 
@@ -695,3 +681,58 @@ def playable(state: State) -> tuple[Card, ...]:
     player = state.players[state.current]
     return tuple(sorted(c for c in state.unseen if refusal(state, PlayCard(player, c)) is None))
 
+
+
+class Rules:
+    """!nversion through the game protocol (``games/base.py``)."""
+
+    def new_game(
+        self, players: tuple[str, ...], options: Options, seed: int, previous: State | None
+    ) -> State:
+        return new_game(players, options)
+
+    def to_act(self, state: State) -> frozenset[str]:
+        current = state.current_player
+        return frozenset() if current is None else frozenset({current})
+
+    def refusal(self, state: State, move: AnyMove) -> Refusal | None:
+        return refusal(state, move)
+
+    def play(self, state: State, move: AnyMove) -> tuple[State, list[Event]]:
+        return play(state, move)
+
+    def on_timeout(self, state: State) -> tuple[State, list[Event]]:
+        return state, []  # a card table plays at its own pace: no turn clock
+
+    def owner(self, move: Move) -> str | None:
+        # Setup belongs to the whole table; who starts names a player but is anyone's step.
+        return getattr(move, "player", None) if isinstance(move, Declare | PlayCard) else None
+
+
+def encode(move: Move) -> dict[str, object]:
+    """A move as the session log keeps it (readable: cards as "9H")."""
+    if isinstance(move, ChooseSuits):
+        return {"action": "suits", "suits": [s.value for s in move.suits]}
+    if isinstance(move, LayLane):
+        return {"action": "lane", "cards": [str(c) for c in move.cards]}
+    if isinstance(move, ChooseFirst):
+        return {"action": "first", "player": move.player}
+    if isinstance(move, Declare):
+        return {"action": "bid", "player": move.player, "amount": move.amount}
+    return {"action": "card", "player": move.player, "cards": [str(move.card)]}
+
+
+def decode(data: dict[str, object]) -> Move:
+    action, player = data["action"], str(data.get("player") or "")
+    suits, cards = data.get("suits") or [], data.get("cards") or []
+    assert isinstance(suits, list) and isinstance(cards, list)
+    if action == "suits":
+        return ChooseSuits(tuple(Suit(str(s)) for s in suits))
+    if action == "lane":
+        return LayLane(tuple(Card.parse(str(c)) for c in cards))
+    if action == "first":
+        return ChooseFirst(player)
+    if action == "bid":
+        amount = data.get("amount")
+        return Declare(player, amount if isinstance(amount, int) else None)
+    return PlayCard(player, Card.parse(str(cards[0])))

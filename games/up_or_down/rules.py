@@ -15,41 +15,92 @@ outside the range (1,000,000 is even, so the next player needs an odd number bel
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
+from enum import StrEnum
 
-from games.core import (
-    Event,
-    GameOver,
-    MistakeCounted,
-    Mode,
-    MoveMade,
-    Outcome,
-    PlayerLeft,
-    PlayerOut,
-    RuleError,
-    TurnPassed,
-)
+from games.core import End, Event, GameOver, IllegalMove, Leave, Outcome, Refusal
 
-NAME = "up-or-down"
 MIN_PLAYERS = 2
+
+
+class Mode(StrEnum):
+    TOURNAMENT = "tournament"
+    TRAINING = "training"
 
 
 @dataclass(frozen=True)
 class Options:
-    low: int = 1
-    high: int = 100
-    mode: Mode = Mode.TOURNAMENT
+    low: int = field(default=1, metadata={"help": "The lowest number allowed."})
+    high: int = field(default=100, metadata={"help": "The highest number allowed."})
+    mode: Mode = field(
+        default=Mode.TOURNAMENT,
+        metadata={"help": "tournament: a mistake puts you out; training: nobody goes out.", "flag": "--mode"},
+    )
     # Training only: the game ends after this many rounds, a round being one accepted
     # number per player still at the table. None: it ends on request.
-    rounds: int | None = None
+    rounds: int | None = field(
+        default=None, metadata={"help": "Training: end after this many rounds.", "flag": "--rounds"}
+    )
 
     def __post_init__(self) -> None:
         # Three numbers are the least for which every chain number has a valid answer
         # (after the lowest odd you need a higher odd; after the top you need a lower one).
         if self.high - self.low < 2:
-            raise RuleError(f"the range {self.low}-{self.high} needs at least three numbers")
+            raise ValueError(f"the range {self.low}-{self.high} needs at least three numbers")
         if self.rounds is not None and self.rounds < 1:
-            raise RuleError("rounds must be at least 1")
+            raise ValueError("rounds must be at least 1")
+        if self.rounds is not None and self.mode is not Mode.TRAINING:
+            raise ValueError("rounds are for training games")
+
+
+# -- moves and events ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Say:
+    """``player`` says ``number``: the only move of the game."""
+
+    player: str
+    number: int
+
+
+@dataclass(frozen=True)
+class MoveMade(Event):
+    player: str
+    number: int
+    valid: bool
+    previous: int | None
+    type: str = field(init=False, default="move")
+
+
+@dataclass(frozen=True)
+class PlayerOut(Event):
+    player: str
+    reason: str  # "mistake", "timeout", "left"
+    type: str = field(init=False, default="out")
+
+
+@dataclass(frozen=True)
+class MistakeCounted(Event):
+    """Training mode: the mistake is counted and the same player tries again."""
+
+    player: str
+    mistakes: int
+    type: str = field(init=False, default="mistake")
+
+
+@dataclass(frozen=True)
+class TurnPassed(Event):
+    """A turn ran out in training mode: nobody is penalised, the next player goes."""
+
+    player: str
+    type: str = field(init=False, default="pass")
+
+
+@dataclass(frozen=True)
+class PlayerLeft(Event):
+    player: str
+    type: str = field(init=False, default="left")
 
 
 @dataclass(frozen=True)
@@ -115,17 +166,17 @@ class State:
         try:
             return self.players.index(player)
         except ValueError:
-            raise RuleError(f"{player} is not at this table") from None
+            raise ValueError(f"{player} is not at this table") from None
 
 
 def new_game(players: tuple[str, ...] | list[str], options: Options | None = None, starter: int = 0) -> State:
     players = tuple(players)
     if len(players) < MIN_PLAYERS:
-        raise RuleError(f"Up-or-Down needs at least {MIN_PLAYERS} players")
+        raise ValueError(f"a game needs at least {MIN_PLAYERS} players")
     if len(set(players)) != len(players):
-        raise RuleError("player names must differ")
+        raise ValueError("player names must differ")
     if not 0 <= starter < len(players):
-        raise RuleError("the starting player is not at the table")
+        raise ValueError("the starting player is not at the table")
     return State(
         options=options or Options(),
         players=players,
@@ -193,7 +244,7 @@ def _finish(state: State, reason: str, winner: str | None = None) -> tuple[State
 
 def _check_playing(state: State) -> None:
     if state.is_over:
-        raise RuleError("the game is over")
+        raise IllegalMove(Refusal("game_over"))
 
 
 def _remove(state: State, seat: int, status: str, events: list[Event]) -> State:
@@ -285,3 +336,54 @@ def next_starter(state: State) -> int:
     if state.outcome is not None and state.outcome.winner is not None:
         return state.seat_of(state.outcome.winner)
     return (state.starter + 1) % len(state.players)
+
+
+class Rules:
+    """Up-or-Down through the game protocol (``games/base.py``)."""
+
+    def new_game(
+        self, players: tuple[str, ...], options: Options, seed: int, previous: State | None
+    ) -> State:
+        starter = next_starter(previous) if previous is not None and previous.players == players else 0
+        return new_game(players, options, starter=starter)
+
+    def to_act(self, state: State) -> frozenset[str]:
+        return frozenset() if state.is_over else frozenset({state.current_player})
+
+    def refusal(self, state: State, move: Say | Leave | End) -> Refusal | None:
+        if state.is_over:
+            return Refusal("game_over")
+        if isinstance(move, Say) and move.player != state.current_player:
+            return Refusal("not_your_turn", {"player": state.current_player})
+        if isinstance(move, Leave):
+            if move.player not in state.players:
+                return Refusal("not_playing", {"player": move.player})
+            if move.player not in state.in_play:
+                return Refusal("not_in_play", {"player": move.player})
+        return None
+
+    def play(self, state: State, move: Say | Leave | End) -> tuple[State, list[Event]]:
+        problem = self.refusal(state, move)
+        if problem is not None:
+            raise IllegalMove(problem)
+        if isinstance(move, Say):
+            return play(state, move.number)
+        if isinstance(move, Leave):
+            return leave(state, move.player)
+        return end(state)
+
+    def on_timeout(self, state: State) -> tuple[State, list[Event]]:
+        return time_out(state)
+
+    def owner(self, move: Say) -> str | None:
+        return move.player
+
+
+def encode(move: Say) -> dict[str, object]:
+    return {"move": "say", "player": move.player, "number": move.number}
+
+
+def decode(data: dict[str, object]) -> Say:
+    number = data["number"]
+    assert isinstance(number, int)
+    return Say(str(data["player"]), number)

@@ -1,0 +1,30 @@
+"""!nversion: the trick-taking game with the lane and its inversions, refereed from what
+the table says (``../shared/rules/inversion.txt``)."""
+
+from games.base import GameSpec, register
+from games.inversion import rules
+from games.inversion.talk import TALK
+
+SPEC = register(
+    GameSpec(
+        name="inversion",
+        title="!nversion",
+        aliases=("nversion", "inversion cards", "lane"),
+        min_players=rules.MIN_PLAYERS,
+        max_players=rules.MAX_PLAYERS,
+        options=rules.Options,
+        moves=(rules.ChooseSuits, rules.LayLane, rules.ChooseFirst, rules.Declare, rules.PlayCard),
+        events=(
+            rules.SuitsChosen, rules.LaneLaid, rules.FirstChosen, rules.BidMade, rules.AuctionWon,
+            rules.TrickStarted, rules.CardPlayed, rules.Inversion, rules.Revoke, rules.TrickWon,
+            rules.CardsAccounted,
+        ),
+        rules=rules.Rules(),
+        talk=TALK,
+        encode=rules.encode,
+        decode=rules.decode,
+        channels=frozenset({"text", "sms", "table"}),
+        languages=("en", "ko"),
+        summary="Real cards, a lane of 10 and inversions: follow suit or make 11 with the follow card.",
+    )
+)

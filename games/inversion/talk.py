@@ -1,0 +1,523 @@
+"""!nversion's words: table talk in (``words.py``), events, prompts and refusals out,
+from ``grammars/<lang>/phrases.yaml``; :data:`TALK` for the game protocol.
+
+Pure functions like ``host/phrasing.py``: the same words go to a console, an SMS and TTS.
+Cards read as "9 of hearts" in English ("하트 9" in Korean); ``spoken`` reads the number
+as words too, for a recogniser-friendly echo.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import games.inversion.rules as inv
+from games.base import Answer, Command, Listening, Meaning, Moves, Proposal, Unclear
+from games.core import Event, GameOver, MoveUndone, Outcome, Refusal
+from games.inversion.cards import RANKS, Card, Suit, deck
+from games.inversion.words import (
+    CardTalk,
+    bid_phrases,
+    card_phrases,
+    parse_cards,
+    suit_phrases,
+    suit_words,
+)
+from grammars import Grammar, load
+from grammars.reader import normalise
+
+
+def card_text(card: Card, lang: str = "en") -> str:
+    g = load(lang)
+    return g.phrase(
+        "inv_card",
+        rank=card.rank,
+        suit=suit_words(card.suit, lang),
+        suits=suit_words(card.suit, lang, plural=True),
+    )
+
+
+def cards_text(cards: Sequence[Card], lang: str = "en") -> str:
+    return ", ".join(card_text(c, lang) for c in cards)
+
+
+def _suits(suits: Sequence[Suit], lang: str) -> str:
+    return ", ".join(suit_words(s, lang, plural=True) for s in suits)
+
+
+def _tally(g: Grammar, tally: Sequence[tuple[str, int]]) -> str:
+    return ", ".join(g.phrase("inv_tally_item", player=p, count=c) for p, c in tally)
+
+
+def _reason(g: Grammar, event: inv.TrickWon, lang: str) -> str:
+    reason = g.phrase(
+        f"inv_reason_{event.reason}",
+        suit=suit_words(event.follow_suit, lang),
+        suits=suit_words(event.follow_suit, lang, plural=True),
+    )
+    if event.tie:
+        reason += ", " + g.phrase("inv_reason_tie", player=event.winner)
+    return reason
+
+
+def outcome_text(outcome: Outcome, lang: str = "en") -> str:
+    g = load(lang)
+    assert isinstance(outcome, inv.InversionOutcome)
+    tricks = dict(outcome.scores)
+    if outcome.reason == "player_left":
+        return g.phrase("inv_result_left", player=outcome.left)
+    if outcome.reason == "requested":
+        return f"{g.phrase('game_over_requested')} {g.phrase('inv_tally', tally=_tally(g, outcome.scores))}"
+    if outcome.parent is not None and outcome.bid is not None:
+        fields = {"parent": outcome.parent, "bid": outcome.bid, "tricks": tricks[outcome.parent]}
+        if outcome.winners == (outcome.parent,):
+            return g.phrase("inv_result_made", **fields)
+        children = f" {g.phrases['and']} ".join(outcome.winners)
+        return g.phrase("inv_result_missed", children=children, **fields)
+    counts = sorted(tricks.values(), reverse=True)
+    score = g.phrase("inv_score_two", high=counts[0], low=counts[-1])
+    if outcome.winner is not None:
+        return g.phrase("inv_result_winner", winner=outcome.winner, score=score)
+    return g.phrase("inv_result_draw", score=score)
+
+
+def describe(event: Event, lang: str = "en", *, penalty: bool = False) -> str:
+    """One line per event; ``penalty`` adds what a revoke costs when the table chose one."""
+    g = load(lang)
+    if isinstance(event, inv.SuitsChosen):
+        return g.phrase("inv_suits", suits=_suits(event.suits, lang))
+    if isinstance(event, inv.LaneLaid):
+        return g.phrase("inv_lane", total=event.total, cards=cards_text(event.cards, lang))
+    if isinstance(event, inv.FirstChosen):
+        return g.phrase("inv_opener" if event.bidding else "inv_first", player=event.player)
+    if isinstance(event, inv.BidMade):
+        if event.amount is None:
+            return g.phrase("inv_pass", player=event.player)
+        return g.phrase("inv_bid", player=event.player, amount=event.amount)
+    if isinstance(event, inv.AuctionWon):
+        return g.phrase("inv_parent", parent=event.parent, bid=event.bid, children=", ".join(event.children))
+    if isinstance(event, inv.TrickStarted):
+        return g.phrase(
+            "inv_trick_started", trick=event.trick, card=card_text(event.follow, lang), player=event.leader
+        )
+    if isinstance(event, inv.CardPlayed):
+        return g.phrase("inv_played", player=event.player, card=card_text(event.card, lang))
+    if isinstance(event, inv.Inversion):
+        return g.phrase(
+            "inv_inversion",
+            player=event.player,
+            took=card_text(event.took, lang),
+            card=card_text(event.card, lang),
+        )
+    if isinstance(event, inv.Revoke):
+        key = "inv_revoke_played" if event.evidence == "played" else "inv_revoke_count"
+        line = g.phrase(
+            key,
+            player=event.player,
+            suits=suit_words(event.suit, lang, plural=True),
+            claimed_trick=event.claimed_trick,
+            claimed_card=card_text(event.claimed_card, lang),
+            card=card_text(event.card, lang) if event.card is not None else "",
+            hand=event.hand,
+            others=event.others,
+        )
+        return f"{line} {g.phrase('inv_revoke_penalty')}" if penalty else line
+    if isinstance(event, inv.TrickWon):
+        won = g.phrase(
+            "inv_won",
+            player=event.winner,
+            trick=event.trick,
+            card=card_text(event.card, lang),
+            reason=_reason(g, event, lang),
+        )
+        # The tally is its own line: a channel may send it apart (one SMS segment each).
+        return f"{won}\n{g.phrase('inv_tally', tally=_tally(g, event.tally))}"
+    if isinstance(event, inv.CardsAccounted):
+        if not event.missing and not event.doubled:
+            return g.phrase("inv_accounted", total=event.total)
+        none = g.phrases["none"]
+        return g.phrase(
+            "inv_unaccounted",
+            missing=cards_text(event.missing, lang) or none,
+            doubled=cards_text(event.doubled, lang) or none,
+        )
+    if isinstance(event, GameOver):
+        return f"{outcome_text(event.outcome, lang)} {g.phrase('inv_play_again')}"
+    if isinstance(event, MoveUndone) and isinstance(event.move, inv.Move):
+        move = event.move
+        # Setup steps belong to the whole table: name what was taken back, not a player.
+        if isinstance(move, inv.ChooseFirst):
+            return g.phrase("inv_undo_first", player=move.player)
+        if isinstance(move, inv.ChooseSuits | inv.LayLane):
+            return g.phrase("inv_undo_setup", what=move_text(move, lang))
+        return g.phrase("undo", player=event.player or g.phrases["nobody"], number=move_text(move, lang))
+    return ""
+
+
+def describe_all(events: Sequence[Event], lang: str = "en", *, penalty: bool = False) -> list[str]:
+    return [line for e in events for line in describe(e, lang, penalty=penalty).splitlines() if line]
+
+
+def _pass_word(lang: str) -> str:
+    cards = load(lang).cards
+    return cards.passes[0] if cards is not None else "pass"
+
+
+def move_text(move: inv.AnyMove, lang: str = "en") -> str:
+    """What a move says, for "Did you say ...?" and "only Ann can take back the 9 of hearts"."""
+    if isinstance(move, inv.PlayCard):
+        return card_text(move.card, lang)
+    if isinstance(move, inv.LayLane):
+        return cards_text(move.cards, lang)
+    if isinstance(move, inv.Declare):
+        return _pass_word(lang) if move.amount is None else str(move.amount)
+    if isinstance(move, inv.ChooseFirst):
+        return move.player
+    if isinstance(move, inv.ChooseSuits):
+        return _suits(move.suits, lang)
+    return ""
+
+
+def prompt(state: inv.State, lang: str = "en") -> str:
+    """What the table must say next."""
+    g = load(lang)
+    if state.outcome is not None:
+        return outcome_text(state.outcome, lang)
+    if state.phase is inv.Phase.SUITS:
+        return g.phrase("inv_ask_suits", count=len(state.players) + 1)
+    if state.phase is inv.Phase.LANE:
+        return g.phrase("inv_ask_lane", position=len(state.lane) + 1)
+    if state.phase is inv.Phase.FIRST:
+        return g.phrase("inv_ask_opener" if state.bidding else "inv_ask_first")
+    player = state.current_player
+    if state.phase is inv.Phase.BIDDING:
+        high = state.high_bid
+        if high is None and len(state.passed) == len(state.players) - 1:
+            return g.phrase("inv_ask_bid_last", player=player)
+        if high is None:
+            return g.phrase("inv_ask_bid_first", player=player)
+        return g.phrase("inv_ask_bid", player=player, bid=high)
+    allowed = state.allowed()
+    assert allowed is not None
+    suit, rank = allowed
+    return g.phrase("inv_turn", player=player, suit=suit_words(suit, lang), rank=rank)
+
+
+def status(state: inv.State, lang: str = "en") -> str:
+    g = load(lang)
+    if state.outcome is not None:
+        return outcome_text(state.outcome, lang)
+    if state.phase is inv.Phase.BIDDING:
+        none = g.phrases["none"]
+        top = next(((p, a) for p, a in reversed(state.bids) if a is not None), None)
+        high = g.phrase("inv_bid_item", player=top[0], amount=top[1]) if top else none
+        passed = ", ".join(p for p in state.players if p in state.passed) or none
+        return f"{g.phrase('inv_status_bidding', high=high, passed=passed)} {prompt(state, lang)}"
+    if state.phase is not inv.Phase.PLAYING or state.follow is None:
+        return g.phrase("inv_status_setup")
+    line = g.phrase(
+        "inv_status", trick=state.trick, card=card_text(state.follow, lang), tally=_tally(g, state.tally())
+    )
+    if state.parent is not None:
+        line += " " + g.phrase("inv_status_bid", parent=state.parent, bid=state.bid)
+    return line
+
+
+def refusal_text(refusal: Refusal, state: inv.State, lang: str = "en") -> str:
+    """Why a move was not taken, then what is allowed now."""
+    g = load(lang)
+    f: dict[str, object] = {}
+    for key, value in refusal.fields.items():
+        if isinstance(value, Card):
+            value = card_text(value, lang)
+        elif isinstance(value, Suit):
+            value = suit_words(value, lang)
+        elif key == "suits" and isinstance(value, tuple):
+            value = _suits(value, lang)
+        f[key] = value
+    reason = refusal.reason
+    if reason == "card_seen":
+        reason = f"card_seen_{f['where']}"
+    if reason == "not_your_turn":
+        return g.phrase("not_your_turn", player=f["player"])
+    if reason == "not_playing":
+        return g.phrase("not_playing", player=f["player"])
+    if reason == "game_over":
+        return g.phrase("game_finished")
+    if reason == "must_follow":
+        return g.phrase("inv_must_follow", **f)
+    if reason == "wrong_phase":
+        return f"{g.phrase('inv_not_now')} {prompt(state, lang)}"
+    if reason == "lane_count":
+        return prompt(state, lang)
+    line = g.phrase(f"inv_{reason}", **f)
+    if reason in ("bid_too_low", "must_declare"):
+        return line
+    return f"{line} {prompt(state, lang)}"
+
+
+# -- the game protocol ---------------------------------------------------------------------------
+
+ANSWERS = ("yes", "no")
+#: What a card session listens for besides moves while a phase runs (inv.Phase values).
+_SUIT_PHASES = (inv.Phase.SUITS, inv.Phase.LANE, inv.Phase.PLAYING)
+
+
+def has_content(talk: CardTalk) -> bool:
+    return bool(talk.cards or talk.suits or talk.numbers or talk.bids or talk.passed or talk.players)
+
+
+def _not_understood(talk: CardTalk, state: inv.State, lang: str, about_move: bool = True) -> Unclear:
+    text = load(lang).phrase("not_understood", turn=prompt(state, lang))
+    return Unclear(text, {"type": "not_understood", "text": talk.text}, about_move)
+
+
+def _ambiguous(options: list[str], lang: str) -> Unclear:
+    g = load(lang)
+    return Unclear(g.phrase("inv_ambiguous", cards=f" {g.phrases['or']} ".join(options)),
+                   {"type": "ambiguous", "options": options})
+
+
+def _propose(talk: CardTalk, state: inv.State, player: str | None, lang: str) -> Proposal:
+    """The move the words make in the game's phase, or what to answer."""
+    phase = state.phase
+    if phase is inv.Phase.SUITS and talk.suits and not talk.cards:
+        return Moves((inv.ChooseSuits(talk.suits),))
+    if phase is inv.Phase.LANE and talk.cards and not (talk.numbers or talk.suits or talk.bids):
+        return Moves((inv.LayLane(talk.cards),))
+    if phase is inv.Phase.FIRST and len(set(talk.players)) == 1 and not talk.cards:
+        return Moves((inv.ChooseFirst(talk.players[0]),))
+    if phase is inv.Phase.BIDDING and player is not None and not talk.cards:
+        amounts = tuple(dict.fromkeys(talk.bids or talk.numbers))
+        if talk.passed and not amounts:
+            return Moves((inv.Declare(player, None),))
+        if len(amounts) == 1 and not talk.passed:
+            return Moves((inv.Declare(player, amounts[0]),))
+        if amounts or talk.passed:
+            passed = [move_text(inv.Declare(player, None), lang)] if talk.passed else []
+            return _ambiguous([*map(str, amounts), *passed], lang)
+    if phase is inv.Phase.PLAYING and player is not None:
+        cards = tuple(dict.fromkeys(talk.cards))
+        if len(cards) == 1:
+            return Moves((inv.PlayCard(player, cards[0]),))
+        if len(cards) > 1:
+            return Moves(tuple(inv.PlayCard(player, c) for c in cards))
+        return _half_card(talk, state, lang)
+    if phase is inv.Phase.LANE:
+        return _half_card(talk, state, lang)
+    return _not_understood(talk, state, lang)
+
+
+def _half_card(talk: CardTalk, state: inv.State, lang: str) -> Unclear:
+    """A number or a suit without the rest of the card: ask for the rest."""
+    g = load(lang)
+    suit = state.follow.suit if state.follow is not None else (state.suits or (None,))[0]
+    numbers = tuple(dict.fromkeys(talk.numbers))
+    if len(numbers) == 1 and numbers[0] in RANKS and suit is not None and not talk.suits:
+        example = card_text(Card(numbers[0], suit), lang)
+        return Unclear(g.phrase("inv_which_card", rank=numbers[0], example=example),
+                       {"type": "which_card", "rank": numbers[0]})
+    if numbers and not any(n in RANKS for n in numbers):
+        return Unclear(g.phrase("inv_not_a_card", turn=prompt(state, lang)),
+                       {"type": "not_a_card", "text": talk.text})
+    if len(talk.suits) == 1 and not numbers:
+        example = card_text(Card(9, talk.suits[0]), lang)
+        return Unclear(g.phrase("inv_which_of_suit", suit=suit_words(talk.suits[0], lang), example=example),
+                       {"type": "which_card", "suit": talk.suits[0].value})
+    return _not_understood(talk, state, lang)
+
+
+def meaning(talk: CardTalk, phase: inv.Phase | None, confirming: bool = False) -> Meaning:
+    """The one thing ``talk`` says in ``phase`` (None: no game) for a recogniser: a Command,
+    or a stand-in move ("" for the player); None: several things, or stray words."""
+    commands = tuple(dict.fromkeys(talk.commands))
+    if commands:
+        if len(commands) > 1 or has_content(talk):
+            return None
+        if commands[0] in ANSWERS and not confirming:
+            return None  # "네" with nothing asked is table talk
+        return Command(commands[0])
+    cards = tuple(dict.fromkeys(talk.cards))
+    stray = bool(talk.suits or talk.numbers or talk.bids or talk.passed)
+    if phase is inv.Phase.PLAYING and len(cards) == 1 and not stray:
+        return inv.PlayCard("", cards[0])
+    if phase is inv.Phase.LANE and talk.cards and not stray:
+        return inv.LayLane(talk.cards)
+    if phase is inv.Phase.SUITS and talk.suits and not (talk.cards or talk.numbers or talk.bids):
+        return inv.ChooseSuits(talk.suits)
+    if phase is inv.Phase.FIRST and len(set(talk.players)) == 1 and not (cards or stray):
+        return inv.ChooseFirst(talk.players[0])
+    if phase is inv.Phase.BIDDING and not (cards or talk.suits):
+        amounts = tuple(dict.fromkeys(talk.bids or talk.numbers))
+        if talk.passed and not amounts:
+            return inv.Declare("", None)
+        if len(amounts) == 1 and not talk.passed:
+            return inv.Declare("", amounts[0])
+    return None
+
+
+def said_whole(text: str, said: Meaning, lang: str) -> bool:
+    """Whether every card of ``said`` is in ``text`` as one of its phrases, word for word.
+
+    The decoder's word model lets phrases mix: with "다이아 이" and "클로버 오" listened
+    for it can write "이 다이아" or "다이아 오" out of chatter. The parser reads "이 다이아"
+    as a card too (rank first, the English order); a card the recogniser heard must have
+    been heard as a phrase it listened for.
+    """
+    if isinstance(said, inv.PlayCard):
+        heard: tuple[Card, ...] = (said.card,)
+    elif isinstance(said, inv.LayLane):
+        heard = said.cards
+    else:
+        return True
+    padded = f" {text} "
+    return all(any(f" {p} " in padded for p in card_phrases([c], lang)) for c in heard)
+
+
+def allowed_bids(game: inv.State) -> list[int]:
+    """Declarations the current player may make now."""
+    player = game.current_player
+    if player is None:
+        return []
+    return [n for n in range(inv.TRICKS + 1) if inv.refusal(game, inv.Declare(player, n)) is None]
+
+
+def move_phrases(lang: str, game: inv.State, names: Sequence[str] = ()) -> list[str]:
+    """The phrases that make a move in the game's phase."""
+    phase = game.phase
+    if phase is inv.Phase.SUITS:
+        return suit_phrases(lang)
+    if phase is inv.Phase.LANE:
+        return card_phrases(sorted(game.unseen), lang)
+    if phase is inv.Phase.FIRST:
+        return [normalise(n) for n in names]
+    if phase is inv.Phase.BIDDING:
+        return bid_phrases(allowed_bids(game), lang)
+    if phase is inv.Phase.PLAYING:
+        return card_phrases(inv.playable(game), lang)
+    return []
+
+
+def _with_player(move: inv.Move, state: inv.State | None) -> inv.Move:
+    """A stand-in move from speech made the current player's."""
+    player = state.current_player if state is not None else None
+    if isinstance(move, inv.PlayCard) and player is not None:
+        return inv.PlayCard(player, move.card)
+    if isinstance(move, inv.Declare) and player is not None:
+        return inv.Declare(player, move.amount)
+    return move
+
+
+class InversionTalk:
+    calibration: tuple[float, float, float] | None = None  # the pooled share is the confidence
+
+    def read(
+        self, text: str, state: inv.State | None, players: tuple[str, ...], speaker: str | None,
+        asked: inv.Move | None, lang: str,
+    ) -> Proposal:
+        g = load(lang)
+        talk = parse_cards(text, lang, players=players)
+        if asked is not None and state is not None:
+            said = set(talk.commands)
+            if "yes" in said and "no" not in said and not has_content(talk):
+                return Answer(True)
+            if ("no" in said or "undo" in said) and not has_content(talk):
+                # "Undo" while asked means "not that", not "take back the move before".
+                return Answer(False)
+            if has_content(talk):
+                # "No, the ten of hearts": read afresh as the asked player's words.
+                owner = asked.player if isinstance(asked, inv.Declare | inv.PlayCard) else None
+                return _propose(talk, state, owner or speaker or state.current_player, lang)
+        commands = [c for c in talk.commands if c not in ANSWERS]
+        if commands and not has_content(talk):
+            return Command(commands[0])
+        if state is None or state.is_over:
+            if talk.commands and not has_content(talk):
+                return Command(talk.commands[0])
+            return Unclear(g.phrase("game_finished" if state else "no_game"), {})
+        if commands:
+            return _not_understood(talk, state, lang, about_move=False)
+        return _propose(talk, state, speaker or state.current_player, lang)
+
+    def describe(self, events: Sequence[Event], options: inv.Options, lang: str) -> list[str]:
+        return describe_all(events, lang, penalty=options.revoke_penalty is inv.Penalty.TRICK)
+
+    def prompt(self, state: inv.State, lang: str) -> str:
+        return prompt(state, lang)
+
+    def spoken_prompt(self, state: inv.State, lang: str) -> str:
+        return prompt(state, lang)
+
+    def status(self, state: inv.State, lang: str) -> str:
+        return status(state, lang)
+
+    def rules(self, options: inv.Options, lang: str) -> str:
+        return load(lang).phrase("inv_rules")
+
+    def help(self, lang: str) -> str:
+        return load(lang).phrase("inv_help")
+
+    def refusal_text(self, refusal: Refusal, state: inv.State, lang: str) -> str:
+        return refusal_text(refusal, state, lang)
+
+    def move_text(self, move: inv.AnyMove, lang: str) -> str:
+        return move_text(move, lang)
+
+    def ambiguous(self, candidates: tuple[inv.Move, ...], lang: str) -> Unclear:
+        return _ambiguous([move_text(m, lang) for m in candidates], lang)
+
+    def costly(self, state: inv.State, move: inv.Move) -> bool:
+        return True  # every card or bid counts at once: a misheard one is read back
+
+    def likely(self, state: inv.State, move: inv.Move) -> bool:
+        return inv.refusal(state, move) is None
+
+    def confusable(self, move: inv.Move, lang: str) -> tuple[inv.Move, ...]:
+        return ()
+
+    # -- speech --
+
+    def listen_for(
+        self, state: inv.State, players: tuple[str, ...], lang: str, confirming: bool
+    ) -> Listening:
+        if confirming:
+            return Listening()
+        g = load(lang)
+        left_out = g.card_lookalikes if state.phase in _SUIT_PHASES else ()
+        return Listening(tuple(move_phrases(lang, state, players)), tuple(left_out))
+
+    def vocabulary(self, players: tuple[str, ...], options: inv.Options, lang: str) -> list[str]:
+        return [
+            *suit_phrases(lang),
+            *card_phrases(sorted(deck(tuple(Suit))), lang),
+            *bid_phrases(range(inv.TRICKS + 1), lang),
+            *(normalise(n) for n in players),
+        ]
+
+    def hear(
+        self, text: str, state: inv.State | None, players: tuple[str, ...], confirming: bool, lang: str
+    ) -> tuple[Meaning, float]:
+        phase = state.phase if state is not None and not state.is_over else None
+        said = meaning(parse_cards(text, lang, players=players), phase, confirming)
+        if said is None or not said_whole(text, said, lang):
+            return None, 1.0
+        if isinstance(said, inv.PlayCard | inv.Declare):
+            said = _with_player(said, state)
+        return said, 1.0
+
+    def words(self, meaning: Meaning, lang: str) -> str:
+        if isinstance(meaning, inv.PlayCard):
+            return card_phrases([meaning.card], lang)[0]
+        if isinstance(meaning, inv.LayLane):
+            return " ".join(card_phrases([c], lang)[0] for c in meaning.cards)
+        if isinstance(meaning, inv.ChooseSuits):
+            return " ".join(suit_words(s, lang) for s in meaning.suits)
+        if isinstance(meaning, inv.Declare):
+            return bid_phrases([meaning.amount] if meaning.amount is not None else [], lang)[0]
+        if isinstance(meaning, inv.ChooseFirst):
+            return meaning.player
+        if isinstance(meaning, Command):
+            return load(lang).commands[meaning.name][0]
+        return ""
+
+
+TALK = InversionTalk()
