@@ -140,6 +140,8 @@ class FirstPlayer(Event):
 
 @dataclass(frozen=True)
 class Played(Event):
+    """``card`` is the deck file's name, empty for a card described on the fly."""
+
     player: str
     card: str
     you: tuple[str, ...]
@@ -170,11 +172,12 @@ class Drew(Event):
 
 @dataclass(frozen=True)
 class Discarded(Event):
-    """Cards from a hand, or (``card`` set) a resolved card going to the discard pile."""
+    """Cards from a hand, or (``resolved``) the card ``player`` played or revealed, done."""
 
     player: str
     count: int
     card: str = ""
+    resolved: bool = False
     type: str = field(init=False, default="discarded")
 
 
@@ -319,7 +322,7 @@ class Pending:
     """A card waiting to resolve (or resolving, at the head of the queue). ``physical``:
     a real card that goes to the discard pile afterwards (an effect Mirror sent back is not)."""
 
-    card: str
+    card: str  # the name; empty for a card described on the fly
     caster: str
     stages: tuple[Stage, ...]
     physical: bool = True
@@ -355,6 +358,7 @@ class State:
     owed: tuple[Owed, ...] = ()
     turn: int = 1
     outcome: UpsideOutcome | None = None
+    deck_file: str = "sample"  # the deck option: Talk.read gets no options, only the state
 
     @property
     def is_over(self) -> bool:
@@ -449,6 +453,7 @@ class UpsideOutRules:
             discard=0,
             phase=Phase.OPENING_SECRET,
             skips=(0,) * n,
+            deck_file=options.deck,
         )
         if options.first is not None:
             state = replace(state, phase=Phase.TURN, current=players.index(options.first))
@@ -579,7 +584,7 @@ class UpsideOutRules:
 
 def _play(state: State, move: Play, events: list[Event]) -> State:
     card = move.card
-    events.append(Played(move.player, card.label, _steps(card.you), _steps(card.others)))
+    events.append(Played(move.player, card.name, _steps(card.you), _steps(card.others)))
     state = _add(state, "hands", move.player, -1)
     state = replace(state, phase=Phase.RESOLVING, in_play=state.in_play + 1)
     pending = _pending(state, move.player, card)
@@ -592,7 +597,7 @@ def _pending(state: State, caster: str, card: CardText, physical: bool = True) -
     others = state.order_from(caster)[1:]
     stages = [Stage((caster,), s) for s in card.you if s.kind != "nothing"]
     stages += [Stage(others, s) for s in card.others if s.kind != "nothing"]
-    return Pending(card.label, caster, tuple(stages), physical)
+    return Pending(card.name, caster, tuple(stages), physical)
 
 
 def _run(state: State, events: list[Event]) -> State:
@@ -603,7 +608,7 @@ def _run(state: State, events: list[Event]) -> State:
             state = replace(state, resolving=state.resolving[1:])
             if head.physical:
                 state = replace(state, in_play=state.in_play - 1, discard=state.discard + 1)
-                events.append(Discarded(head.caster, 1, head.card))
+                events.append(Discarded(head.caster, 1, head.card, resolved=True))
             continue
         state = replace(state, resolving=(replace(head, stages=head.stages[1:]), *state.resolving[1:]))
         state = _stage(state, head, head.stages[0], events)
@@ -729,7 +734,7 @@ def _answer(state: State, move: Discard | Donate | Reveal | React, events: list[
         state = _add(state, "secrets", player, -1)
         state = replace(state, in_play=state.in_play + 1)
         events.append(
-            Revealed(player, move.card.label, _steps(move.card.you), _steps(move.card.others), waits)
+            Revealed(player, move.card.name, _steps(move.card.you), _steps(move.card.others), waits)
         )
         state = replace(state, resolving=(*state.resolving, _pending(state, player, move.card)))
         # One secret stands for all the cards still to discard ("in lieu of any number").
@@ -742,7 +747,7 @@ def _answer(state: State, move: Discard | Donate | Reveal | React, events: list[
         state = _settle(state, owed, 0)
         if move.kind == "mirror":
             # The caster now faces the whole step, after what is already waiting.
-            back = Pending(f"{owed.card} (mirrored)", player, (Stage((owed.caster,), owed.step),), False)
+            back = Pending(owed.card, player, (Stage((owed.caster,), owed.step),), False)
             state = replace(state, resolving=(*state.resolving, back))
     return _run(state, events)
 
