@@ -327,6 +327,11 @@ class UpsideOutTalk:
         lang: str,
     ) -> list[r.Move]:
         lex = _lex(lang)
+        plain = tuple(t for t in tokens if t != "|")
+        opening = state is not None and state.phase in (r.Phase.OPENING_SECRET, r.Phase.OPENING_ALONE)
+        # "me" answers the opening question; elsewhere it starts a side of a card.
+        if opening and speaker is not None and _find(plain, lex.sides) == (0, len(plain), "you"):
+            return [r.Start(speaker)]
         sides = _sides_at(tokens, lang)
         head = tokens[: sides[0][0]] if sides else tokens
         words = [t for t in head if t != "|"]
