@@ -497,7 +497,7 @@ class UpsideOutTalk:
         if "kind" in fields:
             fields["kind"] = _react_name(str(fields["kind"]), lang)
         reason = _say(lang, f"refused_{refusal.reason}", **fields)
-        return _cap(f"{reason} {self.prompt(state, lang)}")
+        return reason if state.is_over else _cap(f"{reason} {self.prompt(state, lang)}")
 
     def move_text(self, move: r.Move, lang: str) -> str:
         if isinstance(move, r.Start | r.Draw):
