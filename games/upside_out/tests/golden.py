@@ -53,9 +53,10 @@ def golden_script() -> tuple[list[str], dict[str, Any], list[str]]:
 
 
 def transcript(
-    players: list[str], options: dict[str, Any], lines: list[str], lang: str = "en"
+    players: list[str], options: dict[str, Any], lines: list[str], lang: str = "en", say: str | None = None
 ) -> tuple[list[str], State]:
-    """What a host would say to each line, and the final state."""
+    """What a host would say to each line (read in ``lang``, said in ``say``), and the final state."""
+    heard, lang = lang, say or lang
     rules, talk = SPEC.rules, SPEC.talk
     opts: Options = SPEC.make_options(options)
     names = tuple(players)
@@ -65,7 +66,7 @@ def transcript(
     for line in lines:
         out.append(f"> {line}")
         speaker, _, text = line.partition(": ")
-        said = talk.read(text, state, names, speaker, None, lang)
+        said = talk.read(text, state, names, speaker, None, heard)
         if isinstance(said, Command):
             out.append(talk.status(state, lang) if said.name == "status" else talk.prompt(state, lang))
         elif isinstance(said, Unclear):
