@@ -786,7 +786,7 @@ def _advance(state: State, events: list[Event]) -> State:
         if state.hand(player) == 0 and state.deck + state.discard == 0:
             events.append(Stuck(player))
             stuck += 1
-            if stuck >= len(state.active):
+            if stuck >= len(state.active):  # a guard: 84 cards never all fit in secrets
                 best = max(state.secrets_of(p) for p in state.active)
                 winners = tuple(p for p in state.active if state.secrets_of(p) == best)
                 return _finish(state, "stalled", winners, events)

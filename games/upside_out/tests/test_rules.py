@@ -305,3 +305,25 @@ def test_golden_script_runs_to_its_end() -> None:
     assert state.is_over and state.outcome is not None and state.outcome.winner == "Bob"
     assert all(len(line) <= 160 for line in lines)
     assert sum("must reveal" in line or "Not yet" in line or "First:" in line for line in lines) >= 3
+
+
+def test_a_player_with_no_card_and_nothing_to_draw_passes() -> None:
+    from dataclasses import replace
+
+    # Every card but one in Bob's hand and the secrets; his draw empties deck and pile.
+    s = replace(game(("Ann", "Bob")), hands=(0, CARDS - 7), deck=0, discard=1, current=1)
+    assert s.total() == CARDS
+    s, types = run(s, Draw("Bob"))
+    assert types[:2] == ["reshuffled", "drew"] and "stuck" in types
+    assert s.current_player == "Bob" and s.deck == s.discard == 0
+    refused = R.refusal(s, Draw("Bob"))
+    assert refused is not None and refused.reason == "nothing_to_draw"
+
+
+def test_the_current_player_leaving_passes_the_turn() -> None:
+    s = game()
+    s, types = run(s, Leave("Ann"))
+    assert types == ["left"] and s.current_player == "Bob" and s.hand("Ann") == 0 and s.total() == CARDS
+    opening = R.new_game(P3, Options(), 0, None)
+    opening, _ = run(opening, Leave("Cy"))
+    assert opening.phase is Phase.OPENING_SECRET and opening.active == ("Ann", "Bob")
