@@ -1,0 +1,204 @@
+"""Upside-Out talk: the grammar test files, words out, speech and the three kinds of "no"."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pydantic import BaseModel, ConfigDict, Field
+
+from games.base import Answer, Command, Listening, Moves, Unclear
+from games.core import Refusal
+from games.upside_out import SPEC
+from games.upside_out.rules import Discard, Draw, Options, Play, React, State, UpsideOutRules, decode, encode
+from games.upside_out.talk import UpsideOutTalk, words_for
+from games.upside_out.tests.golden import golden_script, transcript
+from grammars import load_file
+
+R = UpsideOutRules()
+T = UpsideOutTalk()
+P3 = ("Ann", "Bob", "Cy")
+GRAMMAR = Path(__file__).parent.parent / "grammar"
+LANGS = ("en", "ko")
+
+
+class Case(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    said: str
+    speaker: str | None = "Ann"
+    options: dict[str, Any] = Field(default_factory=lambda: {"first": "Ann"})
+    before: list[str] = Field(default_factory=list)
+    move: dict[str, Any] | None = None
+    moves: list[dict[str, Any]] | None = None
+    command: str | None = None
+    unclear: str | None = None
+
+
+class Cases(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    cases: list[Case]
+
+
+def state_after(case: Case) -> State:
+    state = R.new_game(P3, SPEC.make_options(case.options), 0, None)
+    for line in case.before:
+        speaker, _, text = line.partition(": ")
+        said = T.read(text, state, P3, speaker, None, "en")
+        assert isinstance(said, Moves), line
+        state, _ = R.play(state, said.candidates[0])
+    return state
+
+
+def cases(lang: str) -> list[Case]:
+    return load_file(GRAMMAR / "tests" / f"{lang}.yaml", Cases).cases
+
+
+@pytest.mark.parametrize(
+    ("lang", "case"), [(lang, c) for lang in LANGS for c in cases(lang)], ids=lambda v: getattr(v, "said", v)
+)
+def test_grammar_cases(lang: str, case: Case) -> None:
+    said = T.read(case.said, state_after(case), P3, case.speaker, None, lang)
+    if case.command is not None:
+        assert said == Command(case.command)
+    elif case.unclear is not None:
+        assert isinstance(said, Unclear) and said.event["reason"] == case.unclear
+        assert said.text and len(said.text) <= 160
+    else:
+        want = [case.move] if case.move is not None else case.moves
+        assert want is not None
+        assert isinstance(said, Moves), said
+        assert [encode(m) for m in said.candidates] == [encode(decode(m)) for m in want]
+
+
+def test_every_language_has_every_phrase() -> None:
+    en = words_for("en").phrases
+    for lang in LANGS:
+        phrases = words_for(lang).phrases
+        assert set(phrases) == set(en), lang
+        for key, text in phrases.items():
+            assert set(re.findall(r"{(\w+)}", text)) <= set(re.findall(r"{(\w+)}", en[key])), (lang, key)
+
+
+def test_every_refusal_has_words() -> None:
+    source = (Path(__file__).parent.parent / "rules.py").read_text()
+    reasons = set(re.findall(r'Refusal\(\s*"(\w+)"', source))
+    assert len(reasons) > 10
+    state = R.new_game(P3, Options(first="Ann"), 0, None)
+    fields = {"player": "Bob", "waiting": ("Bob",), "kind": "mirror", "owed": "discard", "count": 2}
+    fields |= {"hand": 1, "to": "Cy", "question": "secret"}
+    for lang in LANGS:
+        for reason in reasons:
+            text = T.refusal_text(Refusal(reason, fields), state, lang)
+            assert text and len(text) <= 160 and "{" not in text
+
+
+def test_the_golden_game_is_said_in_short_lines_in_both_languages() -> None:
+    players, options, lines = golden_script()
+    for lang in LANGS:
+        said, state = transcript(players, options, lines, say=lang)
+        assert state.is_over
+        assert all(len(line) <= 160 for line in said)
+    english, _ = transcript(players, options, lines)
+    assert "Turn order reversed: Ann, Cy, Bob." in english
+    assert "Ann reveals Shortcut; it waits for 1 card(s) before it." in english
+    assert "Bob mirrors discard 1: Cy faces it next." in english
+    assert "Ann has no secrets left and is out. Order: Bob, Cy." in english
+    assert english[-3:] == ["Bob wins Upside-Out!", "> Ann: draw", "The game is over."]
+
+
+def test_status_counts_everything() -> None:
+    state = R.new_game(P3, Options(first="Ann"), 0, None)
+    text = T.status(state, "en")
+    assert text.startswith(
+        "Ann 4 cards/3 secrets, Bob 4 cards/3 secrets, Cy 4 cards/3 secrets; deck 63, discard 0"
+    )
+    state4 = R.new_game(
+        ("Annabelle", "Bartholomew", "Cyrillus", "Dominique"), Options(first="Cyrillus"), 0, None
+    )
+    assert len(T.status(state4, "en")) <= 160
+
+
+def test_prompts_follow_the_game() -> None:
+    state = R.new_game(P3, Options(), 0, None)
+    assert "secret" in T.prompt(state, "en")
+    state, _ = R.on_timeout(state)
+    assert "alone" in T.prompt(state, "en")
+    state = R.new_game(P3, Options(first="Bob"), 0, None)
+    assert T.prompt(state, "en") == "Bob: draw or play a card."
+    said = T.read("plays purge", state, P3, "Bob", None, "en")
+    assert isinstance(said, Moves)
+    state, _ = R.play(state, said.candidates[0])
+    assert T.prompt(state, "en") == "Waiting for Cy to discard 2 or reveal, Ann to discard 2 or reveal."
+
+
+def test_ambiguous_asks_which() -> None:
+    question = T.ambiguous((Discard("Bob", 2), Discard("Bob", 3)), "en")
+    assert question.text == "Which one: Bob discards 2 or Bob discards 3?"
+    assert question.event["type"] == "ambiguous"
+
+
+def test_listening_offers_the_moves_possible_now() -> None:
+    state = R.new_game(P3, Options(first="Ann"), 0, None)
+    heard = T.listen_for(state, P3, "en", False)
+    assert isinstance(heard, Listening) and "draw" in heard.moves and "plays Windfall" in heard.moves
+    assert "mirror" not in heard.moves
+    state, _ = R.play(state, Play("Ann", T_card("purge")))
+    heard = T.listen_for(state, P3, "en", False)
+    assert "mirror" in heard.moves and "discards two" in heard.moves and "draw" not in heard.moves
+    vocabulary = T.vocabulary(P3, Options(), "en")
+    assert "Windfall" in vocabulary and "everyone else" in vocabulary and "mirror" in vocabulary
+
+
+def T_card(name: str) -> Any:
+    said = T.read(f"plays {name}", None, P3, "Ann", None, "en")
+    assert isinstance(said, Moves)
+    return said.candidates[0].card
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_words_are_read_back_as_the_same_meaning(lang: str) -> None:
+    state = R.new_game(P3, Options(first="Ann"), 0, None)
+    meanings = [
+        Draw("Ann"),
+        Play("Ann", T_card("windfall")),
+        Play("Ann", T_card("windfall turned")),
+        Play("Ann", T_card("tribute")),
+        Play("Ann", T_card("rummage")),
+        Discard("Bob", 2),
+        React("Cy", "counter"),
+        Command("whose_turn"),
+        Command("status"),
+        Answer(True),
+    ]
+    for meaning in meanings:
+        words = T.words(meaning, lang)
+        heard, trust = T.hear(words, state, P3, isinstance(meaning, Answer), lang)
+        assert heard == meaning, (words, heard)
+        assert trust == 1.0
+    assert T.hear("lovely weather", state, P3, False, lang) == (None, 0.0)
+
+
+def test_costly_likely_and_confusable() -> None:
+    state = R.new_game(P3, Options(first="Ann"), 0, None)
+    assert not T.costly(state, Draw("Ann")) and T.costly(state, Play("Ann", T_card("hush")))
+    assert T.likely(state, Draw("Ann")) and not T.likely(state, Draw("Bob"))
+    assert T.confusable(Draw("Ann"), "en") == ()
+    assert all(isinstance(m, Discard) for m in T.confusable(Discard("Ann", 15), "en"))
+    assert T.calibration is None
+
+
+def test_describe_skips_quiet_events_and_says_the_rest() -> None:
+    state = R.new_game(P3, Options(first="Ann"), 0, None)
+    state, events = R.play(state, Play("Ann", T_card("nap")))
+    lines = T.describe(events, Options(), "en")
+    assert lines[0] == "Ann plays Nap."
+    assert "Bob misses their next turn." in lines and "Bob is skipped." in lines
+    assert not any("counts" in line for line in lines)
+
+
+def test_rules_and_help_fit_one_text() -> None:
+    for lang in LANGS:
+        assert len(T.rules(Options(), lang)) <= 160
+        assert len(T.help(lang)) <= 160
