@@ -25,7 +25,7 @@ from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any, Literal
 
-from games.core import End, Event, GameOver, IllegalMove, Leave, Outcome, PlayerLeft, Refusal
+from games.core import End, Event, GameOver, IllegalMove, Leave, Outcome, Refusal
 from games.upside_out.effects import SPECIALS, CardText, Effect, Step, effect_text, parse_effect
 
 MIN_PLAYERS = 2
@@ -121,6 +121,14 @@ MOVES: tuple[type, ...] = (Start, Draw, Play, Discard, Donate, Reveal, React)
 
 
 # -- events ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PlayerLeft(Event):
+    """A player left the table (the common Leave move); their cards go to the discard pile."""
+
+    player: str
+    type: str = field(init=False, default="left")
 
 
 @dataclass(frozen=True)

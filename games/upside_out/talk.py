@@ -28,9 +28,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+import games.upside_out.rules as r
 from games.base import Answer, Command, Listening, Meaning, Moves, Proposal, Unclear
-from games.core import Event, GameOver, PlayerLeft, Refusal
-from games.upside_out import rules as r
+from games.core import Event, GameOver, Refusal
 from games.upside_out.deck import Deck, load_deck
 from games.upside_out.effects import COUNTED, KINDS, RECIPIENTS, SPECIALS, CardText, Step, parse_step
 from grammars import load, load_file
@@ -443,7 +443,7 @@ class UpsideOutTalk:
             return _say(lang, "knocked_out", player=e.player, order=_list(e.order, lang))
         if isinstance(e, r.Counts):
             return _say(lang, "dealt", deck=e.deck) if e.why == "deal" else None
-        if isinstance(e, PlayerLeft):
+        if isinstance(e, r.PlayerLeft):
             return _say(lang, "left", player=e.player)
         if isinstance(e, GameOver) and isinstance(e.outcome, r.UpsideOutcome):
             return _result(e.outcome, lang)
