@@ -734,14 +734,15 @@ def _trick_won(state: State, winner: int, reason: str, events: list[Event]) -> t
 
 def _keep(state: State, move: Keep) -> tuple[State, list[Event]]:
     winner = state.seat
-    events: list[Event] = [Kept(move.player, str(move.colour))]
     hands = state.hands
     captures = state.captures
+    events: list[Event] = []
     if move.rule:
         captures = (*captures, winner)
         events.append(Captured(move.player, len(captures)))
     else:
         hands = _set_hand(hands, winner, hands[winner].add(move.colour, 1))
+        events.append(Kept(move.player, str(move.colour)))
     # Every other card of the trick goes back to its colour's pile.
     back = Counter(c for p in state.plays for c in p.colours)
     back[move.colour] -= 1
