@@ -293,15 +293,19 @@ class BlofaOutcome(Outcome):
     vp: tuple[tuple[str, int], ...] = ()  # final points, bonuses included
     eliminated: tuple[str, ...] = ()
     lines: tuple[ScoreLine, ...] = ()
+    left: str | None = None  # who left, if that ended the game
 
     def to_json(self) -> dict[str, object]:
-        return {
+        data: dict[str, object] = {
             "reason": self.reason,
             "winner": self.winner,
             "vp": dict(self.vp),
             "eliminated": list(self.eliminated),
             "scoring": [line.to_json() for line in self.lines],
         }
+        if self.left is not None:
+            data["left"] = self.left
+        return data
 
 
 EVENTS: tuple[type[Event], ...] = (
@@ -611,7 +615,7 @@ def play(state: State, move: Move | Leave | End) -> tuple[State, list[Event]]:
         raise IllegalMove(wrong)
     state = replace(state, turn=state.turn + 1)
     if isinstance(move, Leave):
-        return _finish(state, "left", [], scoring=False)
+        return _finish(state, "left", [], scoring=False, left=move.player)
     if isinstance(move, End):
         return _finish(state, "ended", [], scoring=False)
     if isinstance(move, PlayCards):
@@ -823,11 +827,14 @@ def score(state: State) -> BlofaOutcome:
     )
 
 
-def _finish(state: State, reason: str, events: list[Event], scoring: bool) -> tuple[State, list[Event]]:
+def _finish(
+    state: State, reason: str, events: list[Event], scoring: bool, left: str | None = None
+) -> tuple[State, list[Event]]:
     if scoring:
         outcome = score(replace(state, end_reason=reason))
     else:
-        outcome = BlofaOutcome(reason=reason, scores=state.total_vp(), vp=state.total_vp())
+        # Cut short: no bonuses, no winner (nobody has said whether they hold a rule card).
+        outcome = BlofaOutcome(reason=reason, scores=state.total_vp(), vp=state.total_vp(), left=left)
     state = replace(state, phase=Phase.OVER, end_reason=reason, outcome=outcome)
     events.append(GameOver(outcome))
     return state, events

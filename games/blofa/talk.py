@@ -562,7 +562,7 @@ def _game_over(outcome: Any, lang: str) -> list[str]:
     if outcome.reason == "ended":
         return [_say(lang, "ended", vp=vp)]
     if outcome.reason == "left":
-        return [_say(lang, "left", player="-", vp=vp)]
+        return [_say(lang, "left", player=outcome.left, vp=vp)]
     lines = [
         _say(lang, "score_line", capturer=s.capturer, across=s.across, right=s.right) for s in outcome.lines
     ]

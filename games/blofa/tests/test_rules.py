@@ -307,6 +307,7 @@ def test_a_rule_card_nobody_admits_to_is_flagged() -> None:
 def test_leave_and_end_stop_the_game(g: State) -> None:
     over = run(g, Leave("Bob"))
     assert over.is_over and over.outcome is not None and over.outcome.reason == "left"
+    assert over.outcome.to_json()["left"] == "Bob" and over.outcome.winner is None
     assert refusal(over, PlayCards("Ann", (B,), 1)).reason == "game_over"  # type: ignore[union-attr]
     ended, events = play(g, End("Ann"))
     assert isinstance(events[-1], GameOver) and ended.outcome is not None and ended.outcome.reason == "ended"
@@ -369,3 +370,19 @@ def test_the_spec_is_registered() -> None:
         "captured",
         "game_over",
     } <= names
+
+
+def test_layering() -> None:
+    """Rules import only games.core and their own modules; nothing here imports host."""
+    import ast
+    from pathlib import Path
+
+    folder = Path(__file__).parents[1]
+    for path in folder.rglob("*.py"):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        names = [a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names]
+        names += [n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)]
+        assert not [n for n in names if n.split(".")[0] == "host"], path
+        if path.name == "rules.py":
+            games = [n for n in names if n.startswith(("games", "grammars"))]
+            assert set(games) <= {"games.core", "games.base"}, games
