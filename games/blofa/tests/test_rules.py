@@ -386,3 +386,12 @@ def test_layering() -> None:
         if path.name == "rules.py":
             games = [n for n in names if n.startswith(("games", "grammars"))]
             assert set(games) <= {"games.core", "games.base"}, games
+
+
+def test_options_from_text_and_back() -> None:
+    spec = find_game("blofa")
+    opts = spec.make_options({"challenge_opening": "false", "dry_tricks": "3", "dealer": "Cy"})
+    assert opts == Options(dealer="Cy", challenge_opening=False, dry_tricks=3)
+    assert spec.make_options(spec.options_json(opts)) == opts
+    flags = {o.name: o.flags for o in spec.option_info()}
+    assert flags["dealer"] == ("--dealer",) and flags["dry_tricks"] == ("--dry-tricks",)
