@@ -135,7 +135,7 @@ def test_words_out_for_a_whole_game_are_short_and_keep_secrets() -> None:
         "No pass: the yellow pile is empty",
         "must take it as the rule card",
         "Rule card: Dana +6, Bob +4, Cy +2.",
-        "Dana wins Blófa Cards!",
+        "Dana wins Blofa Cards!",
         "Taken back.",
     ):
         assert expected in text
@@ -224,3 +224,43 @@ def test_unclear_words_say_so() -> None:
     got = TALK.read("banana", moment("open"), P, "Ann", None, "en")
     assert isinstance(got, Unclear) and "banana" in got.text and not got.about_move
     assert got.event["type"] == "unclear"
+
+
+# The GSM 03.38 basic set: an English line outside it would go out as UCS-2 (70 a segment).
+GSM7 = set(
+    "@£$¥èéùìòÇ\nØø\rÅåΔ_ΦΓΛΩΠΨΣΘΞÆæßÉ !\"#¤%&'()*+,-./0123456789:;<=>?¡ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+    "ÄÖÑÜ§¿abcdefghijklmnopqrstuvwxyzäöñüà"
+)
+
+
+def test_english_lines_are_gsm7() -> None:
+    players, options, lines = golden_script()
+    table = Table(players, SPEC.make_options(options))
+    for line in lines:
+        table.say(line)
+    for text in table.transcript:
+        assert set(text) <= GSM7, (text, set(text) - GSM7)
+    for key, text in grammar("en").say.items():
+        assert set(text) - set("{}") <= GSM7, key
+
+
+def test_a_game_that_ends_dry_asks_who_holds_a_rule_card() -> None:
+    table = Table(P, Options(dry_tricks=1))
+    for line in ("Ann: one blue card, two", "Bob: challenge", "two", "Ann: keep blue"):
+        table.say(line)
+    assert table.state.phase is Phase.CHECK
+    assert table.transcript[-1].startswith("Game over: Ann, Bob, Cy and Dana, say")
+    assert table.say("Ann: no rule card") == ["Ann has no rule card.", TALK.prompt(table.state, "en")]
+    assert table.say("Bob: I hold a rule card")[0] == "Bob holds a rule card."
+    refused = table.say("Bob: no rule card")[0]
+    assert refused.startswith("Bob has already said.")
+    table.say("Cy: I have a rule card")
+    out = table.say("Dana: I don't have a rule card")
+    # The third rule card is in the blue pile (one card there): nothing to flag.
+    assert out == [
+        "Dana has no rule card.",
+        "Eliminated (holding a rule card): Bob and Cy.",
+        "Final VP: Ann 1, Bob -1, Cy 0, Dana 0.",
+        "Ann wins Blofa Cards!",
+    ]
+    assert table.state.outcome is not None and table.state.outcome.to_json()["eliminated"] == ["Bob", "Cy"]
