@@ -108,6 +108,7 @@ class Reading:
         return any(k in kinds for _, k in self.kinds)
 
 
+@cache
 def _phrases(lang: str, players: tuple[str, ...]) -> list[tuple[tuple[str, ...], str]]:
     g = grammar(lang)
     out = [
@@ -541,9 +542,9 @@ def _describe(event: Event, options: Options, lang: str) -> list[str]:
             return [_say(lang, "flagged", detail=detail)]
         case Clash(winner, loser, lied, _):
             return [_say(lang, "clash_lied" if lied else "clash_true", winner=winner, loser=loser)]
-        case TrickWon(player, reason, choices):
-            won = _say(lang, f"trick_won_{reason}", player=player)
-            return [won, _keep_prompt(player, choices, lang)]
+        case TrickWon(player, reason, _):
+            # What the winner does next is the prompt's to say, not the announcement's.
+            return [_say(lang, f"trick_won_{reason}", player=player)]
         case Kept(player, colour):
             return [_say(lang, "kept", player=player, colour=_colour(colour, lang))]
         case Captured(player, captured):

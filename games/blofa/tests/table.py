@@ -79,8 +79,7 @@ class Table:
         self.moves.append(move)
         self.state, events = play(self.state, move)
         lines = TALK.describe(events, self.options, self.lang)
-        said = any(e.type in ("trick_started", "trick_won") for e in events)
-        if not self.state.is_over and not said:
+        if not self.state.is_over:
             lines.append(TALK.prompt(self.state, self.lang))
         return lines
 
