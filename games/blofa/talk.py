@@ -280,7 +280,7 @@ class BlofaTalk:
         return [Pass(player, c) for c in piles or [Colour.BLUE]]
 
     def _keep(self, state: State | None, player: str, colours: list[Colour], reading: Reading) -> list[Move]:
-        if reading.has("capture", "rule"):
+        if reading.has("capture", "rule") or 0 in reading.all_numbers:  # "keeps the zero"
             return [Keep(player, Colour.BLUE, rule=True)]
         if colours:
             return [Keep(player, colours[0])]

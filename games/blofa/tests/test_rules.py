@@ -395,3 +395,11 @@ def test_options_from_text_and_back() -> None:
     assert spec.make_options(spec.options_json(opts)) == opts
     flags = {o.name: o.flags for o in spec.option_info()}
     assert flags["dealer"] == ("--dealer",) and flags["dry_tricks"] == ("--dry-tricks",)
+
+
+def test_the_module_example_runs() -> None:
+    import doctest
+
+    import games.blofa.rules as rules
+
+    assert doctest.testmod(rules).failed == 0
