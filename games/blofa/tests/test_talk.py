@@ -8,6 +8,8 @@ from typing import Any
 
 import pytest
 import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from games.base import Answer, Command, Moves, Unclear
 from games.blofa import SPEC
@@ -22,6 +24,7 @@ from games.blofa.rules import (
     Reveal,
     State,
     decode,
+    encode,
     new_game,
     play,
     refusal,
@@ -264,3 +267,53 @@ def test_a_game_that_ends_dry_asks_who_holds_a_rule_card() -> None:
         "Ann wins Blofa Cards!",
     ]
     assert table.state.outcome is not None and table.state.outcome.to_json()["eliminated"] == ["Bob", "Cy"]
+
+
+WORDS = [
+    "one",
+    "two",
+    "a",
+    "blue",
+    "yellow",
+    "card",
+    "cards",
+    "pass",
+    "challenge",
+    "keep",
+    "rule",
+    "no",
+    "I",
+    "hold",
+    "and",
+    "zero",
+    "five",
+    "Dana",
+    "take",
+    "back",
+    "파랑",
+    "장",
+    "이",
+    "패스",
+    "'s",
+    ",",
+]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.one_of(st.sampled_from(WORDS), st.text(max_size=6)), max_size=8),
+    st.sampled_from(["open", "first_pass", "second_pass", "reveal", "keep", "check"]),
+    st.sampled_from(LANGS),
+    st.sampled_from([None, *P]),
+)
+def test_any_words_read_as_a_proposal(words: list[str], at: str, lang: str, speaker: str | None) -> None:
+    state = moment(at)
+    got = TALK.read(" ".join(words), state, P, speaker, None, lang)
+    assert isinstance(got, Moves | Command | Answer | Unclear)
+    if isinstance(got, Moves):
+        assert got.candidates
+        for move in got.candidates:
+            assert decode(encode(move)) == move
+            refusal(state, move)  # the rules can judge every candidate
+    _meaning, trust = TALK.hear(" ".join(words), state, P, False, lang)
+    assert 0.0 <= trust <= 1.0
