@@ -423,7 +423,17 @@ class BlofaTalk:
         return refusal(state, move) is None
 
     def confusable(self, move: Move, lang: str) -> tuple[Move, ...]:
-        # The two allowed declarations are next to each other: "three" and "four" differ.
+        """The language's number pairs a recogniser mixes up ("two" and "ten")."""
+        pairs = load(lang).confusions
+        swaps = {a: b for a, b in pairs} | {b: a for a, b in pairs}
+        if isinstance(move, PlayCards) and move.declared in swaps:
+            return (PlayCards(move.player, move.colours, swaps[move.declared]),)
+        if isinstance(move, Reveal):
+            return tuple(
+                Reveal(tuple(swaps[v] if i == at else v for i, v in enumerate(move.values)))
+                for at, value in enumerate(move.values)
+                if value in swaps
+            )
         return ()
 
     # -- speech --

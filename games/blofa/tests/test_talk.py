@@ -317,3 +317,9 @@ def test_any_words_read_as_a_proposal(words: list[str], at: str, lang: str, spea
             refusal(state, move)  # the rules can judge every candidate
     _meaning, trust = TALK.hear(" ".join(words), state, P, False, lang)
     assert 0.0 <= trust <= 1.0
+
+
+def test_confusable_numbers() -> None:
+    assert TALK.confusable(PlayCards("Ann", (B,), 2), "en") == (PlayCards("Ann", (B,), 10),)
+    assert TALK.confusable(Reveal((2, 3)), "en") == (Reveal((10, 3)),)
+    assert TALK.confusable(Pass("Ann", B), "en") == ()
