@@ -2,7 +2,8 @@
 
 Mistakes on purpose: an ambiguous "pass", a pass from the wrong pile and from an empty
 one, a card kept that is not there, a flipped 0 not taken as the rule card; commands:
-undo, whose turn, score, help. It ends with the third rule card captured.
+undo, whose turn, score, help. It ends with the third rule card captured. Every line is
+"Name: words", as the host's transcripts have them.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ Cy: pass yellow
 Cy: pass
 Dana: pass
 Ann: whose turn
-Dana challenges
+Dana: Dana challenges
 Ann: zero
 Dana: hmm
 Dana: keeps a card
@@ -43,7 +44,7 @@ Ann: pass
 Ann: one yellow card, five
 Bob: pass
 Bob: challenge
-five
+Ann: five
 Ann: keep blue
 Ann: one blue card, two
 Bob: pass yellow
@@ -51,7 +52,7 @@ Cy: pass
 Cy: two blue cards, four
 Dana: pass
 Dana: challenge
-two and two
+Cy: two and two
 Cy: takes the rule card
 Cy: one yellow card, one
 Dana: pass blue
@@ -61,7 +62,7 @@ Cy: keep yellow
 Cy: help
 Cy: one blue card, two
 Dana: I challenge
-zero
+Cy: zero
 Dana: takes the rule card
 """
 

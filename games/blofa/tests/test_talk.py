@@ -323,3 +323,8 @@ def test_confusable_numbers() -> None:
     assert TALK.confusable(PlayCards("Ann", (B,), 2), "en") == (PlayCards("Ann", (B,), 10),)
     assert TALK.confusable(Reveal((2, 3)), "en") == (Reveal((10, 3)),)
     assert TALK.confusable(Pass("Ann", B), "en") == ()
+
+
+def test_golden_lines_all_name_their_speaker() -> None:
+    players, _, lines = golden_script()
+    assert all(line.split(":")[0] in players for line in lines)
