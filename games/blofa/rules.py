@@ -225,8 +225,13 @@ class Revealed(Event):
 class Flagged(Event):
     """A claim about hidden cards that cannot be true; the game goes on as the table said."""
 
-    reason: str  # "colour", "count", "claims"
-    detail: str
+    reason: str  # "colour": values that do not fit the colours; "count": more of a value
+    # than exist; "claims": rule cards nobody holds, more than the piles can hide
+    colours: tuple[str, ...] = ()
+    values: tuple[int, ...] = ()
+    value: int | None = None
+    limit: int = 0  # how many of ``value`` exist; blue cards in the piles for "claims"
+    missing: int = 0  # rule cards unaccounted for
     type: str = field(init=False, default="flagged")
 
 
@@ -719,13 +724,12 @@ def _check_values(state: State, colours: tuple[Colour, ...], values: tuple[int, 
     events: list[Event] = []
     blue_said = sum(1 for v in values if colour_of(v) is Colour.BLUE)
     if blue_said != colours.count(Colour.BLUE):
-        shown = " and ".join(str(c) for c in colours)
-        events.append(Flagged("colour", f"{shown} cards cannot be {' and '.join(map(str, values))}"))
+        events.append(Flagged("colour", colours=tuple(str(c) for c in colours), values=values))
     seen = Counter(values)
     seen[0] += len(state.captures)
     for value, n in sorted(seen.items()):
         if n > DISTRIBUTION.get(value, 0):
-            events.append(Flagged("count", f"only {DISTRIBUTION.get(value, 0)} cards are {value}"))
+            events.append(Flagged("count", value=value, limit=DISTRIBUTION.get(value, 0)))
     return events
 
 
@@ -796,9 +800,7 @@ def _claim(state: State, move: Claim) -> tuple[State, list[Event]]:
     # The rule cards neither captured nor claimed must be in the piles.
     missing = RULE_CARDS - len(state.captures) - sum(1 for c in claims if c)
     if missing > state.piles.blue:
-        events.append(
-            Flagged("claims", f"{missing} rule cards unaccounted for, {state.piles.blue} blue in the piles")
-        )
+        events.append(Flagged("claims", limit=state.piles.blue, missing=missing))
     return _finish(state, state.end_reason, events, scoring=True)
 
 

@@ -548,8 +548,11 @@ def _describe(event: Event, options: Options, lang: str) -> list[str]:
         case Revealed(declarer, values, total, declared):
             shown = _join([str(v) for v in values], lang)
             return [_say(lang, "revealed", declarer=declarer, values=shown, total=total, declared=declared)]
-        case Flagged(_, detail):
-            return [_say(lang, "flagged", detail=detail)]
+        case Flagged(reason, colours, values, value, limit, missing):
+            shown = _join([_colour(c, lang) for c in colours], lang)
+            said = _join([str(v) for v in values], lang)
+            fields = {"colours": shown, "values": said, "value": value, "limit": limit, "missing": missing}
+            return [_say(lang, f"flagged_{reason}", **fields)]
         case Clash(winner, loser, lied, _):
             return [_say(lang, "clash_lied" if lied else "clash_true", winner=winner, loser=loser)]
         case TrickWon(player, reason, _):

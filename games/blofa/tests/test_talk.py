@@ -328,3 +328,26 @@ def test_confusable_numbers() -> None:
 def test_golden_lines_all_name_their_speaker() -> None:
     players, _, lines = golden_script()
     assert all(line.split(":")[0] in players for line in lines)
+
+
+def test_flags_in_words() -> None:
+    from games.blofa.rules import Flagged
+
+    lines = TALK.describe(
+        [
+            Flagged("colour", colours=("blue", "yellow"), values=(1, 3)),
+            Flagged("count", value=5, limit=1),
+            Flagged("claims", limit=0, missing=1),
+        ],
+        Options(),
+        "en",
+    )
+    assert lines == [
+        "Check that: blue and yellow cannot be 1 and 3.",
+        "Check that: 5 is on only 1 of the 18 cards.",
+        "Check that: rule cards nobody holds: 1; blue cards in the piles: 0.",
+    ]
+    assert all(
+        TALK.describe([f], Options(), "ko")
+        for f in (Flagged("colour", colours=("blue",), values=(1,)), Flagged("claims", limit=0, missing=1))
+    )
