@@ -1,0 +1,353 @@
+"""Blófa table talk: the grammar test files, words out, speech phrases, a whole scripted game."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from games.base import Answer, Command, Moves, Unclear
+from games.blofa import SPEC
+from games.blofa.rules import (
+    Challenge,
+    Colour,
+    Keep,
+    Options,
+    Pass,
+    Phase,
+    PlayCards,
+    Reveal,
+    State,
+    decode,
+    encode,
+    new_game,
+    play,
+    refusal,
+)
+from games.blofa.talk import GRAMMAR, BlofaGrammar, BlofaTalk, grammar
+from games.blofa.tests.golden import golden_script
+from games.blofa.tests.table import Table, legal_moves
+from grammars import GrammarError, load_file
+
+P = ("Ann", "Bob", "Cy", "Dana")
+B, Y = Colour.BLUE, Colour.YELLOW
+TALK = BlofaTalk()
+LANGS = ("en", "ko")
+SMS = 160
+
+
+def moment(name: str) -> State:
+    g = new_game(P, Options())
+    steps: dict[str, list[Any]] = {
+        "open": [],
+        "first_pass": [PlayCards("Ann", (B,), 2)],
+        "second_pass": [PlayCards("Ann", (B,), 2), Pass("Bob", Y)],
+        "reveal": [PlayCards("Ann", (B,), 2), Challenge("Bob")],
+        "keep": [PlayCards("Ann", (B, Y), 2), Challenge("Bob"), Reveal((2, 1))],
+    }
+    if name == "check":
+        g = new_game(P, Options(dry_tricks=1))
+        steps[name] = [PlayCards("Ann", (B,), 2), Challenge("Bob"), Reveal((2,)), Keep("Ann", B)]
+    for move in steps[name]:
+        g, _ = play(g, move)
+    return g
+
+
+CASES = [
+    (lang, case)
+    for lang in LANGS
+    for case in yaml.safe_load((GRAMMAR / "tests" / f"{lang}.yaml").read_text(encoding="utf-8"))
+]
+
+
+@pytest.mark.parametrize(("lang", "case"), CASES, ids=[f"{lang}:{c['at']}:{c['text']}" for lang, c in CASES])
+def test_sentence(lang: str, case: dict[str, Any]) -> None:
+    state = moment(case["at"])
+    got = TALK.read(case["text"], state, P, case.get("speaker"), None, lang)
+    if "move" in case:
+        assert got == Moves((decode(case["move"]),))
+    elif "moves" in case:
+        assert got == Moves(tuple(decode(m) for m in case["moves"]))
+    elif "command" in case:
+        assert got == Command(case["command"])
+    elif "answer" in case:
+        assert got == Answer(case["answer"])
+    else:
+        assert case.get("unclear") and isinstance(got, Unclear)
+
+
+def test_the_test_files_cover_every_kind_of_move() -> None:
+    kinds = {c["move"]["move"] for _, c in CASES if "move" in c}
+    assert kinds == {"play", "pass", "challenge", "reveal", "keep", "claim"}
+    assert moment("check").phase is Phase.CHECK
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_languages_say_the_same_things(lang: str) -> None:
+    assert set(grammar(lang).say) == set(grammar("en").say)
+
+
+def test_every_refusal_has_words() -> None:
+    source = (Path(__file__).parents[1] / "rules.py").read_text(encoding="utf-8")
+    reasons = set(re.findall(r'Refusal\("(\w+)"', source))
+    assert len(reasons) > 15
+    for lang in LANGS:
+        assert {f"refuse_{r}" for r in reasons} <= set(grammar(lang).say), lang
+
+
+def test_a_broken_grammar_file_names_its_line(tmp_path: Path) -> None:
+    text = (
+        (GRAMMAR / "en.yaml").read_text(encoding="utf-8").replace("  blue: [blue,", "  blue: 7\n  x: [blue,")
+    )
+    (tmp_path / "en.yaml").write_text(text, encoding="utf-8")
+    with pytest.raises(GrammarError, match=r"en\.yaml:\d+: words"):
+        load_file(tmp_path / "en.yaml", BlofaGrammar)
+
+
+def test_no_rule_card_is_a_claim_but_no_alone_is_an_answer() -> None:
+    state = moment("check")
+    asked = Pass("Bob", Y)
+    assert TALK.read("no", state, P, "Bob", asked, "en") == Answer(False)
+    assert TALK.read("no rule card", state, P, "Bob", asked, "en") == Moves(
+        (decode({"move": "claim", "player": "Bob", "holds": False}),)
+    )
+
+
+def test_words_out_for_a_whole_game_are_short_and_keep_secrets() -> None:
+    players, options, lines = golden_script()
+    table = Table(players, SPEC.make_options(options))
+    for line in lines:
+        table.say(line)
+    assert table.state.is_over and table.state.outcome is not None
+    assert table.state.outcome.winner == "Dana"
+    said = [t for t in table.transcript if not t.startswith("> ")]
+    assert all(len(t) <= SMS for t in said), max(said, key=len)
+    # Values are asked for only after a challenge flips the cards.
+    for t in said:
+        if "values" in t and "say" in t.lower():
+            assert "Flip" in t or "flip" in t or "flipped" in t, t
+    text = "\n".join(table.transcript)
+    for expected in (
+        "Did you mean Bob: pass blue or Bob: pass yellow?",
+        "you must draw blue",
+        "No pass: the yellow pile is empty",
+        "must take it as the rule card",
+        "Rule card: Dana +6, Bob +4, Cy +2.",
+        "Dana wins Blofa Cards!",
+        "Taken back.",
+    ):
+        assert expected in text
+
+
+def test_the_scripted_game_replays_from_its_moves() -> None:
+    players, options, lines = golden_script()
+    table = Table(players, SPEC.make_options(options))
+    for line in lines:
+        table.say(line)
+    again = new_game(players, SPEC.make_options(options))
+    for move in table.moves:
+        again, _ = play(again, SPEC.decode_move(SPEC.encode_move(move)))
+    assert again == table.state
+
+
+def _states() -> list[State]:
+    players, options, lines = golden_script()
+    table = Table(players, SPEC.make_options(options))
+    out = [table.state]
+    for line in lines:
+        table.say(line)
+        out.append(table.state)
+    return [s for i, s in enumerate(out) if i == 0 or s != out[i - 1]]
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_words_for_a_move_read_back_as_that_move(lang: str) -> None:
+    for state in _states():
+        for move in legal_moves(state):
+            words = TALK.words(move, lang)
+            meaning, trust = TALK.hear(words, state, P, False, lang)
+            assert meaning == move, (words, state.phase)
+            assert trust == 1.0
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_listened_phrases_are_moves_now_and_in_the_vocabulary(lang: str) -> None:
+    vocabulary = set(TALK.vocabulary(P, Options(), lang))
+    for state in _states():
+        phrases = TALK.listen_for(state, P, lang, confirming=False).moves
+        assert set(phrases) <= vocabulary
+        for phrase in phrases:
+            assert isinstance(TALK.read(phrase, state, P, None, None, lang), Moves), phrase
+
+
+def test_prompts_for_every_moment() -> None:
+    for name in ("open", "first_pass", "second_pass", "reveal", "keep", "check"):
+        state = moment(name)
+        for lang in LANGS:
+            text = TALK.prompt(state, lang)
+            assert text and len(text) <= SMS
+            assert not re.search(r"\d", TALK.spoken_prompt(state, lang))
+    assert "declaring 3 or 4" in TALK.prompt(moment("first_pass"), "en")
+    assert "pass (draw blue)" in TALK.prompt(moment("second_pass"), "en")
+    assert "Ann: flip your one blue card" in TALK.prompt(moment("reveal"), "en")
+
+
+def test_refusals_say_what_was_wrong_and_what_is_allowed() -> None:
+    state = moment("first_pass")
+    wrong = refusal(state, PlayCards("Bob", (Y,), 6))
+    assert wrong is not None
+    text = TALK.refusal_text(wrong, state, "en")
+    assert text.startswith("Declare 3 or 4, not 6.") and "Bob:" in text
+
+
+def test_status_rules_help() -> None:
+    state = moment("second_pass")
+    assert "Piles: blue 1, yellow 0" in TALK.status(state, "en")
+    assert "Bob 2b 3y" in TALK.status(state, "en")
+    assert "4 tricks" in TALK.rules(Options(), "en")
+    assert "pass yellow" in TALK.help("en")
+
+
+def test_ambiguous_and_costly() -> None:
+    question = TALK.ambiguous((Pass("Bob", B), Pass("Bob", Y)), "en")
+    assert question.text == "Did you mean Bob: pass blue or Bob: pass yellow?"
+    assert question.event["type"] == "ambiguous"
+    state = moment("first_pass")
+    assert TALK.costly(state, Challenge("Bob")) and not TALK.costly(state, Pass("Bob", B))
+    assert TALK.likely(state, Pass("Bob", B)) and not TALK.likely(state, Pass("Cy", B))
+    assert TALK.calibration is None
+
+
+def test_unclear_words_say_so() -> None:
+    got = TALK.read("banana", moment("open"), P, "Ann", None, "en")
+    assert isinstance(got, Unclear) and "banana" in got.text and not got.about_move
+    assert got.event["type"] == "unclear"
+
+
+# The GSM 03.38 basic set: an English line outside it would go out as UCS-2 (70 a segment).
+GSM7 = set(
+    "@£$¥èéùìòÇ\nØø\rÅåΔ_ΦΓΛΩΠΨΣΘΞÆæßÉ !\"#¤%&'()*+,-./0123456789:;<=>?¡ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+    "ÄÖÑÜ§¿abcdefghijklmnopqrstuvwxyzäöñüà"
+)
+
+
+def test_english_lines_are_gsm7() -> None:
+    players, options, lines = golden_script()
+    table = Table(players, SPEC.make_options(options))
+    for line in lines:
+        table.say(line)
+    for text in table.transcript:
+        assert set(text) <= GSM7, (text, set(text) - GSM7)
+    for key, text in grammar("en").say.items():
+        assert set(text) - set("{}") <= GSM7, key
+
+
+def test_a_game_that_ends_dry_asks_who_holds_a_rule_card() -> None:
+    table = Table(P, Options(dry_tricks=1))
+    for line in ("Ann: one blue card, two", "Bob: challenge", "two", "Ann: keep blue"):
+        table.say(line)
+    assert table.state.phase is Phase.CHECK
+    assert table.transcript[-1].startswith("Game over: Ann, Bob, Cy and Dana, say")
+    assert table.say("Ann: no rule card") == ["Ann has no rule card.", TALK.prompt(table.state, "en")]
+    assert table.say("Bob: I hold a rule card")[0] == "Bob holds a rule card."
+    refused = table.say("Bob: no rule card")[0]
+    assert refused.startswith("Bob has already said.")
+    table.say("Cy: I have a rule card")
+    out = table.say("Dana: I don't have a rule card")
+    # The third rule card is in the blue pile (one card there): nothing to flag.
+    assert out == [
+        "Dana has no rule card.",
+        "Eliminated (holding a rule card): Bob and Cy.",
+        "Final VP: Ann 1, Bob -1, Cy 0, Dana 0.",
+        "Ann wins Blofa Cards!",
+    ]
+    assert table.state.outcome is not None and table.state.outcome.to_json()["eliminated"] == ["Bob", "Cy"]
+
+
+WORDS = [
+    "one",
+    "two",
+    "a",
+    "blue",
+    "yellow",
+    "card",
+    "cards",
+    "pass",
+    "challenge",
+    "keep",
+    "rule",
+    "no",
+    "I",
+    "hold",
+    "and",
+    "zero",
+    "five",
+    "Dana",
+    "take",
+    "back",
+    "파랑",
+    "장",
+    "이",
+    "패스",
+    "'s",
+    ",",
+]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.one_of(st.sampled_from(WORDS), st.text(max_size=6)), max_size=8),
+    st.sampled_from(["open", "first_pass", "second_pass", "reveal", "keep", "check"]),
+    st.sampled_from(LANGS),
+    st.sampled_from([None, *P]),
+)
+def test_any_words_read_as_a_proposal(words: list[str], at: str, lang: str, speaker: str | None) -> None:
+    state = moment(at)
+    got = TALK.read(" ".join(words), state, P, speaker, None, lang)
+    assert isinstance(got, Moves | Command | Answer | Unclear)
+    if isinstance(got, Moves):
+        assert got.candidates
+        for move in got.candidates:
+            assert decode(encode(move)) == move
+            refusal(state, move)  # the rules can judge every candidate
+    _meaning, trust = TALK.hear(" ".join(words), state, P, False, lang)
+    assert 0.0 <= trust <= 1.0
+
+
+def test_confusable_numbers() -> None:
+    assert TALK.confusable(PlayCards("Ann", (B,), 2), "en") == (PlayCards("Ann", (B,), 10),)
+    assert TALK.confusable(Reveal((2, 3)), "en") == (Reveal((10, 3)),)
+    assert TALK.confusable(Pass("Ann", B), "en") == ()
+
+
+def test_golden_lines_all_name_their_speaker() -> None:
+    players, _, lines = golden_script()
+    assert all(line.split(":")[0] in players for line in lines)
+
+
+def test_flags_in_words() -> None:
+    from games.blofa.rules import Flagged
+
+    lines = TALK.describe(
+        [
+            Flagged("colour", colours=("blue", "yellow"), values=(1, 3)),
+            Flagged("count", value=5, limit=1),
+            Flagged("claims", limit=0, missing=1),
+        ],
+        Options(),
+        "en",
+    )
+    assert lines == [
+        "Check that: blue and yellow cannot be 1 and 3.",
+        "Check that: 5 is on only 1 of the 18 cards.",
+        "Check that: rule cards nobody holds: 1; blue cards in the piles: 0.",
+    ]
+    assert all(
+        TALK.describe([f], Options(), "ko")
+        for f in (Flagged("colour", colours=("blue",), values=(1,)), Flagged("claims", limit=0, missing=1))
+    )
