@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import random
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from games.blofa.tests import golden as blofa_golden
 from games.up_or_down import rules as ud
+from games.upside_out.tests import golden as upside_golden
 from host.referee import Referee
 from host.session import SessionConfig
 from host.store import Store
@@ -57,10 +59,18 @@ def inversion_script(players: list[str], seed: int) -> Script:
     return SessionConfig(game="inversion"), players, [*setup, *lines, f"{players[0]}: score"]
 
 
+def from_game(script: Callable[[], tuple[Sequence[str], dict[str, object], list[str]]], game: str) -> Script:
+    """A game folder's own golden script (``games/<game>/tests/golden.py``)."""
+    players, options, lines = script()
+    return SessionConfig(game=game, options=dict(options)), list(players), list(lines)
+
+
 SCRIPTS: dict[str, Callable[[], Script]] = {
     "up-or-down-3p": up_or_down_script,
     "inversion-2p": lambda: inversion_script(["Ann", "Bob"], 2),
     "inversion-4p": lambda: inversion_script(["Ann", "Bob", "Cy", "Dee"], 4),
+    "blofa-4p": lambda: from_game(blofa_golden.golden_script, "blofa"),
+    "upside-out-3p": lambda: from_game(upside_golden.golden_script, "upside-out"),
 }
 
 
