@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from games.base import GameSpec, register
 from games.blofa.rules import EVENTS, MOVES, BlofaRules, Options, decode, encode
-from games.blofa.talk import BlofaTalk
+from games.blofa.talk import TALK
 
 SPEC = register(
     GameSpec(
@@ -22,7 +22,7 @@ SPEC = register(
         moves=MOVES,
         events=EVENTS,
         rules=BlofaRules(),
-        talk=BlofaTalk(),
+        talk=TALK,
         encode=encode,
         decode=decode,
         channels=frozenset({"text", "sms", "table"}),

@@ -589,7 +589,9 @@ def _keep_refusal(state: State, move: Keep) -> Refusal | None:
     colours = tuple(dict.fromkeys(str(c) for c, _ in choices))
     if not any(c is move.colour for c, _ in choices):
         return Refusal("keep_colour", {"colour": str(move.colour), "choices": colours})
-    if not move.rule and all(v == 0 for c, v in choices if c is move.colour):
+    # A blue card flipped as 0 is a rule card; a yellow "0" was flagged as impossible, and a
+    # yellow card is never a rule card, so it is kept as it is.
+    if not move.rule and move.colour is Colour.BLUE and all(v == 0 for c, v in choices if c is move.colour):
         return Refusal("must_capture", {"player": move.player})
     if move.rule:
         left = RULE_CARDS - len(state.captures)

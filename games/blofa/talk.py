@@ -47,7 +47,7 @@ from games.blofa.rules import (
     refusal,
     to_act,
 )
-from games.core import Event, GameOver, Refusal
+from games.core import Event, GameOver, MoveUndone, Refusal
 from grammars import load, load_file
 from grammars.reader import normalise, read_numbers, to_words
 
@@ -536,6 +536,10 @@ def _keep_prompt(player: str, choices: tuple[str, ...], lang: str) -> str:
 
 
 def _describe(event: Event, options: Options, lang: str) -> list[str]:
+    if isinstance(event, MoveUndone):
+        # The host's undo: the shared wording, with the move as the talk says it.
+        who = event.player or load(lang).phrases["nobody"]
+        return [load(lang).phrase("undo", player=who, number=TALK.move_text(event.move, lang))]
     match event:
         case TrickStarted(dealer, trick):
             return [_say(lang, "trick_started", dealer=dealer, trick=trick)]
@@ -675,3 +679,6 @@ def _words_for(move: Move, lang: str) -> str:
         case Claim(player, holds):
             return f"{player} {_first(lang, 'holds' if holds else 'holds_not')}"
     raise TypeError(move)
+
+
+TALK = BlofaTalk()

@@ -8,7 +8,7 @@ SPEC = register(
     GameSpec(
         name="up-or-down",
         title="Up-or-Down",
-        aliases=("up or down", "updown", "numbers", "chain"),
+        aliases=("up or down", "updown", "number chain"),
         min_players=rules.MIN_PLAYERS,
         max_players=None,
         options=rules.Options,

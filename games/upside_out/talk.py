@@ -30,7 +30,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 import games.upside_out.rules as r
 from games.base import Answer, Command, Listening, Meaning, Moves, Proposal, Unclear
-from games.core import Event, GameOver, Refusal
+from games.core import Event, GameOver, MoveUndone, Refusal
 from games.upside_out.deck import Deck, load_deck
 from games.upside_out.effects import COUNTED, KINDS, RECIPIENTS, SPECIALS, CardText, Step, parse_step
 from grammars import load, load_file
@@ -397,6 +397,10 @@ class UpsideOutTalk:
         return out
 
     def _event_line(self, e: Event, lang: str) -> str | None:
+        if isinstance(e, MoveUndone):
+            # The host's undo: the shared wording, with the move as this talk says it.
+            who = e.player or load(lang).phrases["nobody"]
+            return load(lang).phrase("undo", player=who, number=self.move_text(e.move, lang))
         if isinstance(e, r.Opening):
             return _say(lang, f"opening_{e.question}")
         if isinstance(e, r.FirstPlayer):
