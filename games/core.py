@@ -8,6 +8,7 @@ values; a game's talk turns them into words, ``event_to_json`` into JSON lines.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -52,7 +53,7 @@ class MoveUndone(Event):
     """A move taken back (the host's undo): the game's talk says it in its own words."""
 
     player: str | None
-    move: object
+    move: Any  # the game's own move
     type: str = field(init=False, default="undo")
 
 

@@ -37,13 +37,17 @@ class SessionConfig(BaseModel):
     @model_validator(mode="before")
     @classmethod
     def _upcast(cls, data: Any) -> Any:
-        """Earlier releases kept game options beside these fields (mode, low, high, ...)."""
+        """Earlier releases kept every game's options beside these fields (mode, low, high,
+        revoke_penalty, ...): the game's own become its options, the others are dropped."""
         if isinstance(data, dict):
             own = set(cls.model_fields)
             extra = {k: v for k, v in data.items() if k not in own}
             if extra:
+                spec = find_game(str(data["game"])) if data.get("game") else default_game()
+                known = {o.name for o in spec.option_info()}
                 data = {k: v for k, v in data.items() if k in own}
-                data["options"] = {**extra, **data.get("options", {})}
+                kept = {k: v for k, v in extra.items() if k in known}
+                data["options"] = {**kept, **data.get("options", {})}
         return data
 
     @property
