@@ -239,8 +239,8 @@ class Referee:
             events = self._append(session_id, Play(move=table.spec.encode_move(move)), now)
             self._announce(self.table(session_id), events, reply)
         else:
-            if not table.running:
-                self._append(session_id, Unseat(name=player), now)
+            # Out of the game already, or no game running: off the table for the next one.
+            self._append(session_id, Unseat(name=player), now)
             reply.news.append(g.phrase("left", player=player))
             reply.events.append({"type": "left", "player": player})
         return reply
@@ -393,8 +393,12 @@ class Referee:
                 left.events[:0] = reply.events
                 return left
         elif name == "finish":
+            problem = table.spec.rules.refusal(state, End(speaker)) if table.running else None
             if not table.running:
                 reply.private.append(g.phrase("game_finished" if state is not None else "no_game"))
+            elif problem is not None:
+                reply.events.append({"type": "refused", "reason": problem.reason})
+                reply.private.append(talk.refusal_text(problem, state, lang))
             else:
                 events = self._append(session_id, Play(move=table.spec.encode_move(End(speaker))), now)
                 reply.accepted = True

@@ -259,6 +259,9 @@ def apply(table: Table, stored: StoredInput) -> tuple[Table, list[Event]]:
         table = replace(table, state=state, asked=None)
         if isinstance(item, Play):
             table = replace(table, moves=(*table.moves, Ruled(stored.seq, stored.at, move, item.text)))
+            if isinstance(move, Leave):
+                # Who leaves a game leaves the table: the next game does not wait on them.
+                table = replace(table, players=tuple(p for p in table.players if p.name != move.player))
         elif events:
             # A timeout is a ruling too: replay after an undo must see it again.
             ruled = Ruled(stored.seq, stored.at, _Timeout(item.turn), "")

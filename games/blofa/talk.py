@@ -539,7 +539,8 @@ def _describe(event: Event, options: Options, lang: str) -> list[str]:
     if isinstance(event, MoveUndone):
         # The host's undo: the shared wording, with the move as the talk says it.
         who = event.player or load(lang).phrases["nobody"]
-        return [load(lang).phrase("undo", player=who, number=TALK.move_text(event.move, lang))]
+        what = TALK.move_text(event.move, lang).removeprefix(f"{who}: ")  # "Bob took back pass yellow"
+        return [load(lang).phrase("undo", player=who, number=what)]
     match event:
         case TrickStarted(dealer, trick):
             return [_say(lang, "trick_started", dealer=dealer, trick=trick)]

@@ -621,15 +621,17 @@ def scores(state: State) -> tuple[tuple[str, int], ...]:
     counts = dict(state.tally())
     if state.options.revoke_penalty is Penalty.TRICK:
         for revoke in state.revokes:
-            if state.parent is None:
-                # Two players: one trick from the offender to the other player.
-                other = next(p for p in state.players if p != revoke.player)
-                counts[revoke.player] -= 1
-                counts[other] += 1
-            elif revoke.player == state.parent:
-                counts[state.parent] -= 1
+            offender = revoke.player
+            if counts[offender] == 0:
+                continue  # nobody can hand over a trick they do not have
+            if state.parent is None or offender != state.parent:
+                # To the other side: the opponent (2 players) or the parent.
+                taker = state.parent or next(p for p in state.players if p != offender)
             else:
-                counts[state.parent] += 1
+                seat = state.players.index(offender)
+                taker = state.players[(seat + 1) % len(state.players)]  # the next child
+            counts[offender] -= 1
+            counts[taker] += 1
     return tuple(counts.items())
 
 

@@ -344,7 +344,13 @@ class Rules:
     def new_game(
         self, players: tuple[str, ...], options: Options, seed: int, previous: State | None
     ) -> State:
-        starter = next_starter(previous) if previous is not None and previous.players == players else 0
+        """The tournament winner opens the next game; otherwise the opening moves one seat
+        on, past anyone who has left the table since."""
+        starter = 0
+        if previous is not None:
+            seat = next_starter(previous)
+            ring = previous.players[seat:] + previous.players[:seat]
+            starter = next((players.index(p) for p in ring if p in players), 0)
         return new_game(players, options, starter=starter)
 
     def to_act(self, state: State) -> frozenset[str]:
@@ -355,9 +361,10 @@ class Rules:
             return Refusal("game_over")
         if isinstance(move, Say) and move.player != state.current_player:
             return Refusal("not_your_turn", {"player": state.current_player})
-        if isinstance(move, Leave):
+        if isinstance(move, Leave | End) and move.player is not None:
             if move.player not in state.players:
                 return Refusal("not_playing", {"player": move.player})
+            # Out of a tournament: no longer in this game, so it is not theirs to end.
             if move.player not in state.in_play:
                 return Refusal("not_in_play", {"player": move.player})
         return None

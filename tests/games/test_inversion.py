@@ -553,20 +553,23 @@ def test_revoke_penalty_trick_moves_one_trick_to_the_other_side() -> None:
     announce = revoke_then(Options(), parent=True)
     assert announce.outcome is not None and announce.outcome.parent == "Ann"
     assert announce.outcome.scores == (("Ann", 0), ("Bob", 1), ("Cat", 1))
+    # ...but Ann has no trick to hand over: nobody's count goes below 0.
     trick = revoke_then(Options(Penalty.TRICK), parent=True)
     assert trick.outcome is not None
-    assert trick.outcome.scores == (("Ann", -1), ("Bob", 1), ("Cat", 1))
+    assert trick.outcome.scores == (("Ann", 0), ("Bob", 1), ("Cat", 1))
 
 
-def test_scores_with_a_child_revoke_count_one_trick_more_for_the_parent() -> None:
+def test_a_revoke_hands_a_trick_over_only_while_the_offender_has_one() -> None:
     base = three(LANE_9H)
     proof = Revoke("Bob", H, 1, card("1S"), 2, "played", card=card("3H"))
     g = replace(base, piles=(("Ann", ()), ("Bob", ()), ("Cat", ())), revokes=(proof, proof))
     assert inv.scores(g) == (("Ann", 1), ("Bob", 1), ("Cat", 1))
     g = replace(g, options=Options(Penalty.TRICK))
-    assert inv.scores(g) == (("Ann", 3), ("Bob", 1), ("Cat", 1))
+    # A child's revoke hands a trick to the parent; Bob's second has nothing left to give.
+    assert inv.scores(g) == (("Ann", 2), ("Bob", 0), ("Cat", 1))
+    # The parent's goes to the child after them.
     g = replace(g, revokes=(replace(proof, player="Ann"),))
-    assert inv.scores(g) == (("Ann", 0), ("Bob", 1), ("Cat", 1))
+    assert inv.scores(g) == (("Ann", 0), ("Bob", 2), ("Cat", 1))
 
 
 def test_the_audit_names_missing_and_doubled_cards() -> None:
@@ -918,11 +921,17 @@ def expected_outcome(g: State, penalty: Penalty) -> tuple[tuple[str, int], ...]:
     score = {p: g.tricks(p) for p in g.players}
     if penalty is Penalty.TRICK:
         for r in g.revokes:
+            if score[r.player] == 0:
+                continue  # no trick to hand over
             if g.parent is None:
-                score[r.player] -= 1
-                score[next(p for p in g.players if p != r.player)] += 1
+                taker = next(p for p in g.players if p != r.player)
+            elif r.player == g.parent:
+                taker = g.players[(g.players.index(r.player) + 1) % len(g.players)]
             else:
-                score[g.parent] += -1 if r.player == g.parent else 1
+                taker = g.parent
+            score[r.player] -= 1
+            score[taker] += 1
+    assert all(n >= 0 for n in score.values())
     return tuple(score.items())
 
 
