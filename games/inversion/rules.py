@@ -50,13 +50,9 @@ class InversionOutcome(Outcome):
     left: str | None = None
 
     def to_json(self) -> dict[str, object]:
-        data: dict[str, object] = {"reason": self.reason}
-        if self.winner is not None:
-            data["winner"] = self.winner
-        if self.winners:
-            data["winners"] = list(self.winners)
-        if self.scores:
-            data["tricks"] = dict(self.scores)
+        data = super().to_json()
+        if "scores" in data:
+            data["tricks"] = data.pop("scores")  # a card table's scores are its tricks
         for name in ("parent", "bid", "left"):
             if getattr(self, name) is not None:
                 data[name] = getattr(self, name)
