@@ -26,10 +26,11 @@ def create_app(
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        if not settings.validate_signatures:
+        if settings.development:
             log.warning(
-                "GAMEHOST_VALIDATE_SIGNATURES is off: anyone can post to the Twilio webhooks."
-                " Use this only for local development."
+                "DEVELOPMENT MODE (GAMEHOST_MODE=development, or VALIDATE_SIGNATURES is off):"
+                " Twilio signatures are NOT checked; anyone can post to the webhooks."
+                " Never expose this server."
             )
         elif settings.twilio_auth_token is None:
             log.warning("TWILIO_AUTH_TOKEN is not set: every Twilio webhook will be refused (403).")

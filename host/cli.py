@@ -286,6 +286,17 @@ def serve(
     from host.config import Settings
 
     settings = get_settings() if db is None else Settings(db=db)
+    if settings.check_signatures and settings.twilio_auth_token is None:
+        # Every webhook would be refused: better not to look as if it were working.
+        raise fail(
+            "TWILIO_AUTH_TOKEN is not set (or empty), so no Twilio webhook could be checked."
+            " Set it, or run with GAMEHOST_MODE=development for local experiments (no signature checks)."
+        )
+    if settings.development:
+        err.print(
+            "gamehost: DEVELOPMENT MODE: Twilio signatures are NOT checked; anyone who can reach"
+            " this server can play as anyone. Never expose it."
+        )
     store = open_store(settings.db)
     err.print(f"gamehost serving on http://{host}:{port} (database {settings.db})")
     uvicorn.run(create_app(settings, store), host=host, port=port, log_level="info")

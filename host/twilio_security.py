@@ -32,7 +32,7 @@ def signed_url(request: Request, settings: Settings) -> str:
 def signature_ok(
     settings: Settings, url: str, params: FormData | dict[str, str], signature: str | None
 ) -> bool:
-    if not settings.validate_signatures:
+    if not settings.check_signatures:
         return True
     token = settings.twilio_auth_token
     if not signature or token is None:

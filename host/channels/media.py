@@ -117,7 +117,7 @@ def handshake_urls(websocket: WebSocket, settings: Settings) -> list[str]:
 
 
 def handshake_ok(websocket: WebSocket, settings: Settings) -> bool:
-    if not settings.validate_signatures:
+    if not settings.check_signatures:
         return True
     signature = websocket.headers.get("X-Twilio-Signature")
     return any(signature_ok(settings, url, {}, signature) for url in handshake_urls(websocket, settings))
