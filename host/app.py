@@ -6,13 +6,14 @@ import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
-from fastapi import FastAPI
+from fastapi import FastAPI, Request, Response
 
 from host.config import Settings, get_settings
 from host.lobby import Lobby
 from host.outbound import Outbound
 from host.referee import Clock, Referee
 from host.store import Store
+from host.twilio_security import Unanswered
 
 log = logging.getLogger(__name__)
 
@@ -39,6 +40,12 @@ def create_app(
         yield
 
     app = FastAPI(title="gamehost", lifespan=lifespan)
+
+    async def unanswered(request: Request, exc: Exception) -> Response:
+        # Empty TwiML: Twilio does not retry it, and the request changed nothing.
+        return Response('<?xml version="1.0" encoding="UTF-8"?><Response />', media_type="application/xml")
+
+    app.add_exception_handler(Unanswered, unanswered)
     app.state.settings = settings
     app.state.store = store
     app.state.referee = referee
