@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -37,7 +38,11 @@ def create_app(
             log.warning("TWILIO_AUTH_TOKEN is not set: every Twilio webhook will be refused (403).")
         for start in app.state.background:
             await start(app)
-        yield
+        app.state.outbound.start()  # the outbox sender thread
+        try:
+            yield
+        finally:
+            await asyncio.to_thread(app.state.outbound.stop)
 
     app = FastAPI(title="gamehost", lifespan=lifespan)
 

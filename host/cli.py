@@ -310,10 +310,8 @@ def outbox(
     limit: Annotated[int, typer.Option(min=1, help="How many of the latest items.")] = 50,
     to: Annotated[str | None, typer.Option(help="Only items to this number or call.")] = None,
 ) -> None:
-    """Show messages and call updates the server sent or, with no Twilio credentials, stored."""
+    """Show what the server sent, is sending, gave up on or (no Twilio credentials) stored."""
     import datetime
-
-    from rich.table import Table as RichTable
 
     from host.config import Settings
     from host.outbound import Outbound
@@ -324,11 +322,16 @@ def outbox(
     if not items:
         out.print("The outbox is empty.")
         return
-    table = RichTable("time", "kind", "to", "status", "message")
     for item in items:
-        when = datetime.datetime.fromtimestamp(item.at).strftime("%H:%M:%S")
-        table.add_row(when, item.kind, item.to, item.status, item.body)
-    out.print(table)
+        when = datetime.datetime.fromtimestamp(item.at).strftime("%Y-%m-%d %H:%M:%S")
+        state = "stored (no Twilio credentials)" if item.status == "stored" else item.status
+        tries = f", {item.attempts} {'try' if item.attempts == 1 else 'tries'}" if item.attempts else ""
+        sid = f", Twilio SID {item.sid}" if item.sid else ""
+        out.print(f"#{item.id} {when}  {item.kind} to {item.to}  {state}{tries}{sid}")
+        # A call update's TwiML is not what the caller heard: its summary is.
+        out.print(f"    said: {item.said}")
+        if item.detail and item.status != "sent":
+            out.print(f"    last error: {item.detail}")
 
 
 def check_setup(names: list[str], moves: list[tuple[str, inv.Move]], lang: str) -> None:

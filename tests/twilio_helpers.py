@@ -101,8 +101,14 @@ class FakeTwilio:
         self.messages: list[dict[str, str]] = []
         self.call_updates: list[dict[str, str]] = []
         self.requests: list[tuple[str, str]] = []  # (method, path) of everything seen
+        self.refused = 0  # posts answered 503 (outages)
         self.fail_to: set[str] = set()
         self.fail_calls: set[str] = set()
+        # Outages: while ``unavailable`` every post gets a 503; a post arriving before
+        # ``hang_until`` (time.monotonic) gets no answer until then, and then a 503.
+        # Neither records anything: Twilio did not take the message.
+        self.unavailable = False
+        self.hang_until = 0.0
         self._lock = threading.Lock()
         self._cond = threading.Condition(self._lock)
         self._ids = itertools.count(1)
@@ -126,6 +132,14 @@ class FakeTwilio:
                 length = int(self.headers.get("Content-Length") or 0)
                 raw = self.rfile.read(length).decode("utf-8")
                 form = {k: v[0] for k, v in parse_qs(raw, keep_blank_values=True).items()}
+                hang = fake.hang_until - time.monotonic()
+                if hang > 0:
+                    time.sleep(hang)
+                if hang > 0 or fake.unavailable:
+                    with fake._lock:
+                        fake.refused += 1
+                    self._send(503, _error(20503, "Service unavailable"))
+                    return
                 status, body = fake._answer("POST", urlsplit(self.path).path, form)
                 self._send(status, body)
 

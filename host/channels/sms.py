@@ -31,7 +31,7 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Annotated
 
-from fastapi import APIRouter, BackgroundTasks, Depends, FastAPI, Request, Response
+from fastapi import APIRouter, Depends, FastAPI, Request, Response
 from twilio.twiml.messaging_response import MessagingResponse
 
 from games import up_or_down as ud
@@ -132,6 +132,9 @@ class SmsChannel:
                     (address, host, self.referee.clock()),
                 )
             answer = self._dispatch(address, body[:MAX_BODY], key)
+            # The others' messages go into the outbox in this same transaction: the move
+            # and the news of it are committed together (a sender thread delivers them).
+            self.tell(answer.tell)
             for k in (stored_key, token_key):
                 if k is not None:
                     self.store.save_reply(k, answer.session_id, {"messages": answer.messages})
@@ -411,7 +414,6 @@ def _twiml(messages: list[str]) -> Response:
 def sms_webhook(
     form: TwilioForm,
     request: Request,
-    background: BackgroundTasks,
     channel: Annotated[SmsChannel, Depends(channel_dep)],
 ) -> Response:
     """Answer one text. ``TwilioForm`` has checked the signature first (403 otherwise)."""
@@ -430,9 +432,6 @@ def sms_webhook(
     except Exception:  # a person's text must never get a 5xx; nothing was committed
         log.exception("SMS from %s failed", address)
         return _twiml(fit([channel.g.phrase("sms_error")]))
-    if answer.tell:
-        # After the reply is sent: the sender is not kept waiting on the others' texts.
-        background.add_task(channel.tell, answer.tell)
     return _twiml(answer.messages)
 
 

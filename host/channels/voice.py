@@ -207,8 +207,11 @@ def _answer(v: Voice, request: Request, form: FormData, build: Callable[[Call], 
             vr = VoiceResponse()
             vr.hangup()
             return _xml(vr)
-        call = v.calls.get(sid) or v.calls.open(sid, _address(address, sid), base)
-        return _xml(build(call))
+        # One transaction per request: a move and the outbox rows telling the others of it
+        # are committed together (or, on an error, neither).
+        with v.referee.store.transaction():
+            call = v.calls.get(sid) or v.calls.open(sid, _address(address, sid), base)
+            return _xml(build(call))
     except Exception:
         log.exception("voice request to %s failed", request.url.path)
         vr = VoiceResponse()
@@ -237,9 +240,10 @@ def _in_game(
 
 
 def _fan_out(background: BackgroundTasks, v: Voice, reply: Reply | None, exclude: str) -> None:
-    """Tell the others after the response has gone out (their updates are REST calls)."""
+    """Tell the others: their updates go into the outbox in the request's transaction (see
+    ``_answer``), committed with the move; the outbox sender makes the REST calls."""
     if reply is not None and reply.public:
-        background.add_task(notify.fan_out, v.lobby, v.outbound, reply, exclude)
+        notify.fan_out(v.lobby, v.outbound, reply, exclude)
 
 
 # -- TwiML -----------------------------------------------------------------------------------
@@ -818,7 +822,8 @@ def status(request: Request, form: TwilioForm, v: VoiceDep, background: Backgrou
     """Call status callback: a call that ended takes its player out by the rules."""
     try:
         if _field(form, "CallStatus") in ENDED:
-            _hung_up(v, _field(form, "CallSid"), background)
+            with v.referee.store.transaction():
+                _hung_up(v, _field(form, "CallSid"), background)
     except Exception:  # Twilio only logs our answer; the others must not be left hanging
         log.exception("handling the end of call %s failed", _field(form, "CallSid"))
     return _xml(VoiceResponse())
@@ -867,5 +872,6 @@ def _notify(outbound: Outbound, member: LobbyMember, reply: Reply) -> None:
     if call is None or call.ended:
         return
     where = Where(member.session_id, member.name, member.address)
-    vr = _carry_on(v, call, where, vp.reply_lines(reply, table), table=table)
-    outbound.update_call(member.call_sid, str(vr))
+    lines = vp.reply_lines(reply, table)
+    vr = _carry_on(v, call, where, lines, table=table)
+    outbound.update_call(member.call_sid, str(vr), summary=" ".join(lines))
