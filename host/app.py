@@ -8,6 +8,8 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI, Request, Response
+from fastapi.exception_handlers import request_validation_exception_handler
+from fastapi.exceptions import RequestValidationError
 
 from host.config import Settings, get_settings
 from host.lobby import Lobby
@@ -51,6 +53,15 @@ def create_app(
         return Response('<?xml version="1.0" encoding="UTF-8"?><Response />', media_type="application/xml")
 
     app.add_exception_handler(Unanswered, unanswered)
+
+    async def bad_query(request: Request, exc: Exception) -> Response:
+        # A signed request with a query value of the wrong type (``?n=abc``): Twilio would
+        # only log a bare 422 and the caller would hear an error tone. Apologise instead.
+        if not request.url.path.startswith("/twilio/"):
+            return await request_validation_exception_handler(request, exc)  # type: ignore[arg-type]
+        return _apology(request, settings)
+
+    app.add_exception_handler(RequestValidationError, bad_query)
     app.state.settings = settings
     app.state.store = store
     app.state.referee = referee
@@ -69,6 +80,28 @@ def create_app(
             if setup is not None:
                 setup(app)
     return app
+
+
+def _apology(request: Request, settings: Settings) -> Response:
+    from grammars import load
+    from host import voice_prompts as vp
+
+    path, lang = request.url.path, settings.lang
+    log.warning("a request to %s with badly typed query values: answered with an apology", path)
+    if path.startswith("/twilio/voice"):
+        from twilio.twiml.voice_response import VoiceResponse
+
+        vr = VoiceResponse()
+        vr.say(vp.say(lang, "trouble"), language=vp.language_tag(lang))
+        # Back in through the front door, which finds the caller's game again.
+        base = (settings.public_url or str(request.base_url)).rstrip("/")
+        vr.redirect(f"{base}/twilio/voice?again=1", method="POST")
+        return Response(str(vr), media_type="application/xml")
+    from twilio.twiml.messaging_response import MessagingResponse
+
+    mr = MessagingResponse()
+    mr.message(load(lang).phrase("sms_error"))
+    return Response(str(mr), media_type="application/xml")
 
 
 def _channel(name: str):  # type: ignore[no-untyped-def]

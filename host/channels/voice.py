@@ -138,7 +138,8 @@ class Token:
     @classmethod
     def parse(cls, text: str | None) -> Token | None:
         parts = (text or "").split(".")
-        if len(parts) != 3 or not parts[1].lstrip("-").isdigit():
+        # A turn number of more than 9 digits is no token of ours (a forged query value).
+        if len(parts) != 3 or not parts[1].lstrip("-").isdigit() or len(parts[1]) > 10:
             return None
         return cls(parts[0], int(parts[1]))
 
