@@ -299,7 +299,9 @@ def serve(
         )
     store = open_store(settings.db)
     err.print(f"gamehost serving on http://{host}:{port} (database {settings.db})")
-    uvicorn.run(create_app(settings, store), host=host, port=port, log_level="info")
+    # ws_max_size: no websocket message near uvicorn's 16 MiB default is Twilio's (a
+    # media frame is a few hundred bytes); the media route also closes on > 64 KiB.
+    uvicorn.run(create_app(settings, store), host=host, port=port, log_level="info", ws_max_size=1 << 20)
 
 
 @app.command()

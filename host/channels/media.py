@@ -31,6 +31,8 @@ from typing import Any
 
 from fastapi import APIRouter, FastAPI, WebSocket, WebSocketDisconnect
 from twilio.twiml.voice_response import Connect, VoiceResponse
+from uvicorn.protocols.utils import ClientDisconnected
+from websockets.exceptions import ConnectionClosed
 
 from grammars import languages
 from host import notify
@@ -39,7 +41,7 @@ from host.lobby import Lobby, Member
 from host.outbound import Outbound
 from host.referee import Referee, Reply
 from host.speech.model import ModelUnavailable, SpeechModel, load_model
-from host.speech.stream_session import CallInfo, StreamOptions, StreamSession
+from host.speech.stream_session import CallInfo, FrameTooLarge, StreamOptions, StreamSession
 from host.twilio_security import signature_ok
 
 log = logging.getLogger(__name__)
@@ -48,6 +50,9 @@ router = APIRouter()
 CHANNEL = "media"
 STREAM_PATH = "/twilio/media"
 POLICY_VIOLATION = 1008
+MESSAGE_TOO_BIG = 1009
+# Twilio's messages are a few hundred characters; anything this long is not Twilio's.
+MAX_MESSAGE_CHARS = 64 * 1024
 MODEL_RETRY_S = 300.0  # a language whose model failed to load is not retried on every call
 
 
@@ -181,7 +186,8 @@ class Media:
 
         async def hang_up() -> None:
             log.info("call %s: closing the media stream", info.call_sid)
-            await websocket.close()
+            with contextlib.suppress(Exception):  # the caller may be gone already
+                await websocket.close()
 
         async def ruled(reply: Reply) -> None:
             if reply.accepted and reply.public:
@@ -258,8 +264,8 @@ class Media:
         fmt = start.get("mediaFormat")
         if isinstance(fmt, dict) and (
             fmt.get("encoding", "audio/x-mulaw") != "audio/x-mulaw"
-            or int(fmt.get("sampleRate", 8000)) != 8000
-            or int(fmt.get("channels", 1)) != 1
+            or str(fmt.get("sampleRate", 8000)) != "8000"
+            or str(fmt.get("channels", 1)) != "1"
         ):
             return f"unsupported media format {fmt}"
         if not info.stream_sid or not info.call_sid:
@@ -326,7 +332,13 @@ async def media_stream(websocket: WebSocket) -> None:
             message = await websocket.receive()
             if message["type"] == "websocket.disconnect":
                 break
-            data = _json(message.get("text"))
+            text = message.get("text")
+            if isinstance(text, str) and len(text) > MAX_MESSAGE_CHARS:
+                # Parsing it would stall the event loop for every other call.
+                log.warning("media stream: a %d-character message; closing the stream", len(text))
+                await websocket.close(code=MESSAGE_TOO_BIG)
+                break
+            data = _json(text)
             if data is None:
                 continue
             event = data.get("event")
@@ -348,15 +360,23 @@ async def media_stream(websocket: WebSocket) -> None:
                 dtmf = data.get("dtmf")
                 if isinstance(dtmf, dict):
                     await session.dtmf(str(dtmf.get("digit", "")))
-    except (WebSocketDisconnect, RuntimeError):
-        pass  # RuntimeError: receive() after we closed the socket ourselves
+    except FrameTooLarge as exc:
+        log.warning("media stream: a %d-character media payload; closing the stream", exc.args[0])
+        with contextlib.suppress(Exception):
+            await websocket.close(code=MESSAGE_TOO_BIG)
+    except (WebSocketDisconnect, RuntimeError, ConnectionError, ClientDisconnected, ConnectionClosed):
+        # The caller hung up (or we closed the socket ourselves): an ordinary end.
+        log.info("media stream: the connection closed")
     except Exception:
         log.exception("media stream failed")
     finally:
         if session is not None:
-            await media.close(session)
+            try:
+                await media.close(session)
+            except Exception:
+                log.exception("media stream: cleaning up failed")
         if websocket.client_state.name == "CONNECTED" and websocket.application_state.name == "CONNECTED":
-            with contextlib.suppress(RuntimeError):
+            with contextlib.suppress(Exception):
                 await websocket.close()
 
 
