@@ -359,14 +359,18 @@ def _stream(v: Voice, call: Call, where: Where, table: Table, lines: list[str]) 
     if lines:
         _speak(vr, lang, lines)
     token = v.calls.token(call.sid, where.session_id, _turn(table))
+    address = where.address if where.speaker is not None else None
+    # The stream is bound to this call: the media route trusts only this token.
+    grant = media.mint_token(v.referee.store, call.sid, where.session_id, where.speaker, address, lang)
     return media.stream_response(
         call.base_url,
         where.session_id,
         where.speaker,
         lang,
-        address=where.address if where.speaker is not None else None,
+        address=address,
         after_url=call.url("/wait", t=token, g=1),
         response=vr,
+        token=grant,
     )
 
 

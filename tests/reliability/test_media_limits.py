@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from host.channels.media import mint_token
 from host.speech.stream_session import FrameTooLarge
 from tests.media.test_playout import RecordingListener, Rig, inbound, run, tone
 from tests.speech.conftest import ko_model  # noqa: F401  (a shared fixture)
@@ -103,7 +104,8 @@ def test_an_oversized_message_closes_the_stream(tmp_path: Path, ko_model: Any) -
     with open_stream(host.client, "wss://gamehost.example/twilio/media") as ws:
         phone = TwilioStream(ws, stream_sid, call_sid)
         phone.connected()
-        phone.start({"session": session, "lang": "ko"})
+        token = mint_token(host.app.state.store, call_sid, session, None, None, "ko")
+        phone.start({"token": token})
         media = {"track": "inbound", "chunk": "1", "timestamp": "0", "payload": "A" * 200_000}
         phone.send("media", media=media)
         with pytest.raises(WebSocketDisconnect) as closed:
@@ -126,6 +128,7 @@ def test_a_caller_who_drops_the_line_ends_quietly(
     host = make_host(tmp_path, public_url=None)
     session = host.korean_game()
     stream_sid, call_sid = new_sids()
+    token = mint_token(host.app.state.store, call_sid, session, None, None, "ko")
 
     async def call(base: str) -> None:
         url = base.replace("http://", "ws://") + "/twilio/media"
@@ -133,7 +136,7 @@ def test_a_caller_who_drops_the_line_ends_quietly(
         async with websockets.connect(url, additional_headers=headers) as ws:
             start = {
                 "streamSid": stream_sid, "accountSid": TEST_ACCOUNT_SID, "callSid": call_sid,
-                "customParameters": {"session": session, "lang": "ko"},
+                "customParameters": {"token": token},
                 "mediaFormat": {"encoding": "audio/x-mulaw", "sampleRate": 8000, "channels": 1},
             }
             await ws.send('{"event": "connected"}')
