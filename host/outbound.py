@@ -76,6 +76,7 @@ class OutboxItem:
     sid: str | None = None
     sent_at: float | None = None
     claimed_at: float | None = None
+    reclaimed: bool = False  # taken over from a sender that died while sending it
 
     @property
     def said(self) -> str:
@@ -177,7 +178,7 @@ class Outbound:
                     " WHERE id = ?",
                     (now, r["id"]),
                 )
-        return [replace_claim(_item(r), now) for r in rows]
+        return [replace_claim(_item(r), now, reclaimed=r["status"] == "sending") for r in rows]
 
     def deliver(self, item: OutboxItem) -> None:
         """One API call for a claimed row, and its outcome recorded (never raises)."""
@@ -195,6 +196,8 @@ class Outbound:
         from twilio.base.exceptions import TwilioRestException
 
         try:
+            if item.kind == "sms" and item.reclaimed and (found := self._already_sent(client, item)):
+                return found
             if item.kind == "sms":
                 result = client.messages.create(to=item.to, from_=item.from_, body=item.body)
             elif item.kind == "call":
@@ -207,6 +210,23 @@ class Outbound:
                 raise Permanent(f"HTTP {status}, Twilio error {exc.code}: {exc.msg}") from exc
             raise
         return str(getattr(result, "sid", None) or item.to)
+
+    def _already_sent(self, client: Any, item: OutboxItem) -> str | None:
+        """After a crash mid-send: did Twilio take this message before we could record it?
+        Its recent messages to that number are asked for one with the same body, created
+        since this row was (a minute's slack for clocks); if found, its SID is recorded and
+        nothing is sent. Should the question fail, the message is sent again (at least once)."""
+        # Twilio's dates are wall-clock: the row's age by our clock, back from now.
+        since = time.time() - (self.clock() - item.at) - 60.0
+        try:
+            for m in client.messages.list(to=item.to, limit=20):
+                created = getattr(m, "date_created", None)
+                if m.body == item.body and (created is None or created.timestamp() >= since):
+                    log.info("outbox %d: already at Twilio as %s; not sent again", item.id, m.sid)
+                    return str(m.sid)
+        except Exception as exc:
+            log.warning("outbox %d: cannot ask Twilio whether it was sent (%s); sending", item.id, exc)
+        return None
 
     def _failed(self, item: OutboxItem, exc: Exception) -> None:
         error = f"{type(exc).__name__}: {exc}"[:300]
@@ -286,8 +306,10 @@ class Outbound:
         return [_item(r) for r in reversed(rows)]
 
 
-def replace_claim(item: OutboxItem, claimed_at: float) -> OutboxItem:
-    return replace(item, status="sending", claimed_at=claimed_at, attempts=item.attempts + 1)
+def replace_claim(item: OutboxItem, claimed_at: float, reclaimed: bool = False) -> OutboxItem:
+    return replace(
+        item, status="sending", claimed_at=claimed_at, attempts=item.attempts + 1, reclaimed=reclaimed
+    )
 
 
 def _item(r: Any) -> OutboxItem:

@@ -144,7 +144,9 @@ class FakeTwilio:
                 self._send(status, body)
 
             def do_GET(self) -> None:
-                status, body = fake._answer("GET", urlsplit(self.path).path, {})
+                url = urlsplit(self.path)
+                query = {k: v[0] for k, v in parse_qs(url.query).items()}
+                status, body = fake._answer("GET", url.path, {}, query)
                 self._send(status, body)
 
             def _send(self, status: int, body: dict[str, Any]) -> None:
@@ -185,7 +187,10 @@ class FakeTwilio:
         with self._lock:
             return [m.get("Body", "") for m in self.messages if m.get("To") == number]
 
-    def _answer(self, method: str, path: str, form: dict[str, str]) -> tuple[int, dict[str, Any]]:
+    def _answer(
+        self, method: str, path: str, form: dict[str, str], query: dict[str, str] | None = None
+    ) -> tuple[int, dict[str, Any]]:
+        query = query or {}
         parts = [p for p in path.split("/") if p]
         with self._cond:
             self.requests.append((method, path))
@@ -194,7 +199,7 @@ class FakeTwilio:
                 if form.get("To") in self.fail_to:
                     return 400, _error(21610, "Attempt to send to unsubscribed recipient")
                 sid = f"SM{next(self._ids):032x}"
-                self.messages.append({**form, "account_sid": parts[2], "sid": sid})
+                self.messages.append({**form, "account_sid": parts[2], "sid": sid, "_created": _now()})
                 self._cond.notify_all()
                 return 201, _message_json(parts[2], sid, form)
             # /2010-04-01/Accounts/{AC}/Calls/{CA}.json
@@ -205,6 +210,17 @@ class FakeTwilio:
                 self.call_updates.append({**form, "account_sid": parts[2], "call_sid": call_sid})
                 self._cond.notify_all()
                 return 200, _call_json(parts[2], call_sid, form)
+            # GET /2010-04-01/Accounts/{AC}/Messages.json: the messages taken, newest first
+            if method == "GET" and len(parts) == 4 and parts[3] == "Messages.json":
+                to = query.get("To")
+                found = [m for m in reversed(self.messages) if to is None or m.get("To") == to]
+                records = [_message_json(parts[2], m["sid"], m) for m in found[:50]]
+                uri = f"/2010-04-01/Accounts/{parts[2]}/Messages.json"
+                return 200, {
+                    "messages": records, "uri": uri, "first_page_uri": uri, "next_page_uri": None,
+                    "previous_page_uri": None, "page": 0, "page_size": 50, "start": 0,
+                    "end": max(len(records) - 1, 0),
+                }
         return 404, _error(20404, f"The requested resource {path} was not found")
 
 
@@ -238,7 +254,7 @@ def _message_json(account: str, sid: str, form: dict[str, str]) -> dict[str, Any
         "price_unit": "USD",
         "error_code": None,
         "error_message": None,
-        "date_created": _now(),
+        "date_created": form.get("_created") or _now(),
         "date_updated": _now(),
         "date_sent": None,
         "uri": f"/2010-04-01/Accounts/{account}/Messages/{sid}.json",

@@ -147,3 +147,21 @@ def test_the_outbox_command_shows_what_was_said(tmp_path: Path, fake: FakeTwilio
     assert "Ann said 50. Bob, your turn." in result.output
     assert "<Response>" not in result.output and "<Say>" not in result.output
     assert "sent" in result.output and "dead" in result.output and "21610" in result.output
+
+
+def test_a_message_twilio_took_before_the_crash_is_not_sent_again(
+    tmp_path: Path, fake: FakeTwilio, clock: Clock
+) -> None:
+    out = _outbound(tmp_path, fake, clock, twilio_timeout=5.0)
+    row = out.send_sms("+15550100001", "#7 Ann said 50.")
+    (item,) = out.claim()
+    client = out.client
+    assert client is not None
+    client.messages.create(to=item.to, from_=item.from_, body=item.body)  # Twilio took it...
+    # ...and the process died before the SID was written. The next one asks Twilio first.
+    again = _outbound(tmp_path, fake, clock, twilio_timeout=5.0)
+    clock.advance(10.1)
+    assert again.flush() == 1
+    assert [m["Body"] for m in fake.messages] == ["#7 Ann said 50."]
+    (done,) = again.items()
+    assert (done.id, done.status, done.sid) == (row, "sent", fake.messages[0]["sid"])
