@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 import base64
+import contextlib
 import itertools
 import json
 import threading
@@ -155,10 +156,9 @@ class FakeTwilio:
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(data)))
                 self.end_headers()
-                try:
+                # The client may have timed out and left (an outage being simulated).
+                with contextlib.suppress(BrokenPipeError, ConnectionResetError):
                     self.wfile.write(data)
-                except (BrokenPipeError, ConnectionResetError):
-                    pass  # the client timed out and left (an outage being simulated)
 
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._server.daemon_threads = True

@@ -26,6 +26,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import binascii
+import concurrent.futures
 import contextlib
 import logging
 import time
@@ -285,6 +286,9 @@ class StreamSession:
         self._inbound: asyncio.Queue[_Inbound] = asyncio.Queue(
             maxsize=max(1, round(self.options.max_queued_s / FRAME_S))
         )
+        # One thread per call decodes its frames, in order (a flood cannot fan out to the
+        # shared pool's threads, each with its own allocator arena).
+        self._decoder = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="media-decode")
         self._dropping = False  # in a flood episode (logged once per episode)
         self.dropped_frames = 0
         self._speech: asyncio.Queue[_Speech] = asyncio.Queue()
@@ -332,6 +336,7 @@ class StreamSession:
         if self.closed:
             return
         self.closed = True
+        self._decoder.shutdown(wait=False)
         self._epoch += 1
         self._mark_back.set()
         for task in self._tasks:
@@ -350,7 +355,7 @@ class StreamSession:
             return
         # Decoding and resampling run in a worker thread, never on the event loop. Frames
         # are converted one at a time in arrival order (the resampler keeps state).
-        pcm = await asyncio.to_thread(self._convert, payload)
+        pcm = await asyncio.get_running_loop().run_in_executor(self._decoder, self._convert, payload)
         if not pcm or not self.listening:
             return
         if not self.playing:
