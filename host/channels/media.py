@@ -2,7 +2,9 @@
 
 A call opts in with TwiML from :func:`stream_twiml`: ``<Connect><Stream>`` to this
 websocket, with the game, the player and the language as ``<Parameter>``s (Twilio drops the
-query string of a stream URL; the parameters come back in the ``start`` message). The
+query string of a stream URL; the parameters come back in the ``start`` message), and a
+single-use token bound to the call (see ``mint_token``): who plays is taken from the token's
+stored row, never from the parameters. The
 websocket upgrade carries ``X-Twilio-Signature``, Twilio's signature of the ``wss://`` URL
 with no parameters; a missing or wrong one is refused (close code 1008, which the server
 turns into HTTP 403) before anything is accepted. ``GAMEHOST_VALIDATE_SIGNATURES=false``
