@@ -11,8 +11,10 @@ before the API call; a failure puts it back to ``pending`` with an exponential b
 and after ``GAMEHOST_OUTBOX_ATTEMPTS`` tries (or at once for an error retrying cannot fix,
 such as a 4xx from Twilio) it is ``dead``. Delivery is at least once: if the process dies
 after Twilio accepted a message but before its SID was written, the row stays ``sending``
-with no SID and is sent again once its claim is older than the timeout plus a margin.
-That window is one API call per crash; a row with a SID is never sent again.
+with no SID and is taken over once its claim is older than the timeout plus a margin. An
+SMS is then first looked up among Twilio's recent messages to that number (same text,
+made since the row was) and only sent if it is not there; a call update is sent again (it
+redirects the call to the same TwiML). A row with a SID is never sent again.
 
 Without Twilio credentials nothing is sent: rows are written as ``stored`` and stay
 there, so everything can be tried without an account (``gamehost outbox`` shows them).
