@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
-from fastapi import FastAPI
+from fastapi import FastAPI, Request, Response
+from fastapi.exception_handlers import request_validation_exception_handler
+from fastapi.exceptions import RequestValidationError
 
 from host.config import Settings, get_settings
 from host.lobby import Lobby
 from host.outbound import Outbound
 from host.referee import Clock, Referee
 from host.store import Store
+from host.twilio_security import Unanswered
 
 log = logging.getLogger(__name__)
 
@@ -26,18 +30,38 @@ def create_app(
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        if not settings.validate_signatures:
+        if settings.development:
             log.warning(
-                "GAMEHOST_VALIDATE_SIGNATURES is off: anyone can post to the Twilio webhooks."
-                " Use this only for local development."
+                "DEVELOPMENT MODE (GAMEHOST_MODE=development, or VALIDATE_SIGNATURES is off):"
+                " Twilio signatures are NOT checked; anyone can post to the webhooks."
+                " Never expose this server."
             )
         elif settings.twilio_auth_token is None:
             log.warning("TWILIO_AUTH_TOKEN is not set: every Twilio webhook will be refused (403).")
         for start in app.state.background:
             await start(app)
-        yield
+        app.state.outbound.start()  # the outbox sender thread
+        try:
+            yield
+        finally:
+            await asyncio.to_thread(app.state.outbound.stop)
 
     app = FastAPI(title="gamehost", lifespan=lifespan)
+
+    async def unanswered(request: Request, exc: Exception) -> Response:
+        # Empty TwiML: Twilio does not retry it, and the request changed nothing.
+        return Response('<?xml version="1.0" encoding="UTF-8"?><Response />', media_type="application/xml")
+
+    app.add_exception_handler(Unanswered, unanswered)
+
+    async def bad_query(request: Request, exc: Exception) -> Response:
+        # A signed request with a query value of the wrong type (``?n=abc``): Twilio would
+        # only log a bare 422 and the caller would hear an error tone. Apologise instead.
+        if not request.url.path.startswith("/twilio/"):
+            return await request_validation_exception_handler(request, exc)  # type: ignore[arg-type]
+        return _apology(request, settings)
+
+    app.add_exception_handler(RequestValidationError, bad_query)
     app.state.settings = settings
     app.state.store = store
     app.state.referee = referee
@@ -56,6 +80,28 @@ def create_app(
             if setup is not None:
                 setup(app)
     return app
+
+
+def _apology(request: Request, settings: Settings) -> Response:
+    from grammars import load
+    from host import voice_prompts as vp
+
+    path, lang = request.url.path, settings.lang
+    log.warning("a request to %s with badly typed query values: answered with an apology", path)
+    if path.startswith("/twilio/voice"):
+        from twilio.twiml.voice_response import VoiceResponse
+
+        vr = VoiceResponse()
+        vr.say(vp.say(lang, "trouble"), language=vp.language_tag(lang))
+        # Back in through the front door, which finds the caller's game again.
+        base = (settings.public_url or str(request.base_url)).rstrip("/")
+        vr.redirect(f"{base}/twilio/voice?again=1", method="POST")
+        return Response(str(vr), media_type="application/xml")
+    from twilio.twiml.messaging_response import MessagingResponse
+
+    mr = MessagingResponse()
+    mr.message(load(lang).phrase("sms_error"))
+    return Response(str(mr), media_type="application/xml")
 
 
 def _channel(name: str):  # type: ignore[no-untyped-def]

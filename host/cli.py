@@ -300,9 +300,22 @@ def serve(
     from host.config import Settings
 
     settings = get_settings() if db is None else Settings(db=db)
+    if settings.check_signatures and settings.twilio_auth_token is None:
+        # Every webhook would be refused: better not to look as if it were working.
+        raise fail(
+            "TWILIO_AUTH_TOKEN is not set (or empty), so no Twilio webhook could be checked."
+            " Set it, or run with GAMEHOST_MODE=development for local experiments (no signature checks)."
+        )
+    if settings.development:
+        err.print(
+            "gamehost: DEVELOPMENT MODE: Twilio signatures are NOT checked; anyone who can reach"
+            " this server can play as anyone. Never expose it."
+        )
     store = open_store(settings.db)
     err.print(f"gamehost serving on http://{host}:{port} (database {settings.db})")
-    uvicorn.run(create_app(settings, store), host=host, port=port, log_level="info")
+    # ws_max_size: no websocket message near uvicorn's 16 MiB default is Twilio's (a
+    # media frame is a few hundred bytes); the media route also closes on > 64 KiB.
+    uvicorn.run(create_app(settings, store), host=host, port=port, log_level="info", ws_max_size=1 << 20)
 
 
 @app.command()
@@ -313,10 +326,8 @@ def outbox(
     limit: Annotated[int, typer.Option(min=1, help="How many of the latest items.")] = 50,
     to: Annotated[str | None, typer.Option(help="Only items to this number or call.")] = None,
 ) -> None:
-    """Show messages and call updates the server sent or, with no Twilio credentials, stored."""
+    """Show what the server sent, is sending, gave up on or (no Twilio credentials) stored."""
     import datetime
-
-    from rich.table import Table as RichTable
 
     from host.config import Settings
     from host.outbound import Outbound
@@ -327,11 +338,16 @@ def outbox(
     if not items:
         out.print("The outbox is empty.")
         return
-    table = RichTable("time", "kind", "to", "status", "message")
     for item in items:
-        when = datetime.datetime.fromtimestamp(item.at).strftime("%H:%M:%S")
-        table.add_row(when, item.kind, item.to, item.status, item.body)
-    out.print(table)
+        when = datetime.datetime.fromtimestamp(item.at).strftime("%Y-%m-%d %H:%M:%S")
+        state = "stored (no Twilio credentials)" if item.status == "stored" else item.status
+        tries = f", {item.attempts} {'try' if item.attempts == 1 else 'tries'}" if item.attempts else ""
+        sid = f", Twilio SID {item.sid}" if item.sid else ""
+        out.print(f"#{item.id} {when}  {item.kind} to {item.to}  {state}{tries}{sid}")
+        # A call update's TwiML is not what the caller heard: its summary is.
+        out.print(f"    said: {item.said}")
+        if item.detail and item.status != "sent":
+            out.print(f"    last error: {item.detail}")
 
 
 @app.command()

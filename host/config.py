@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from functools import lru_cache
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import platformdirs
-from pydantic import AliasChoices, Field, SecretStr
+from pydantic import AliasChoices, Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -30,7 +30,11 @@ class Settings(BaseSettings):
     confirm_below: float = 0.75
 
     public_url: str | None = None  # the address Twilio posts to, for signature checks
-    validate_signatures: bool = True  # only a development setting may turn this off
+    # "production" (the default) checks every webhook's signature and will not serve
+    # without TWILIO_AUTH_TOKEN; "development" checks none (warned loudly at start).
+    mode: Literal["production", "development"] = "production"
+    # The older development switch: false is the same as mode=development.
+    validate_signatures: bool = True
     sms_turn_timeout: float | None = 600.0
     # Voice: the <Gather> speech model for moves (a whole-number speechTimeout goes with
     # it) and the longest quiet stretch, in seconds, a waiting caller hears.
@@ -54,8 +58,46 @@ class Settings(BaseSettings):
     twilio_auth_token: SecretStr | None = Field(
         default=None, validation_alias=AliasChoices("TWILIO_AUTH_TOKEN", "GAMEHOST_TWILIO_AUTH_TOKEN")
     )
+    # The SharedKey secret for webhooks signed with HMAC-SHA256 (the Auth Token otherwise).
+    twilio_webhook_key: SecretStr | None = None
     # Tests point the SDK at a local stand-in for Twilio's API.
     twilio_api_base: str | None = None
+    # Each REST call to Twilio gives up after this many seconds (then it is retried).
+    twilio_timeout: float = 10.0
+    # The outbox sender: attempts before an item is dead-lettered, first retry delay.
+    outbox_attempts: int = 8
+    outbox_backoff: float = 1.0
+
+    @field_validator(
+        "twilio_account_sid",
+        "twilio_auth_token",
+        "twilio_webhook_key",
+        "public_url",
+        "twilio_api_base",
+        "table_undo_grace",
+        "sms_undo_grace",
+        "sms_turn_timeout",
+        "voice_turn_timeout",
+        "media_model_dir",
+        mode="before",
+    )
+    @classmethod
+    def _empty_is_unset(cls, value: Any) -> Any:
+        """``VAR=`` means unset: an empty secret is no key at all (signing with "" would
+        accept anyone's signature), and an empty limit is the documented "off"."""
+        if isinstance(value, SecretStr):
+            return None if not value.get_secret_value().strip() else value
+        if isinstance(value, str) and not value.strip():
+            return None
+        return value
+
+    @property
+    def development(self) -> bool:
+        return self.mode == "development" or not self.validate_signatures
+
+    @property
+    def check_signatures(self) -> bool:
+        return not self.development
 
 
 @lru_cache

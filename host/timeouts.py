@@ -90,12 +90,15 @@ class TurnTimer:
                 if not self.referee.table(session_id).running:
                     self._quiet[session_id] = seq  # game over: nothing to time until it changes
                     continue
-                action = self._check(session_id, seq, started, limit, now)
+                # The ruling and the outbox rows telling everyone: one transaction.
+                with self.store.transaction():
+                    action = self._check(session_id, seq, started, limit, now)
+                    if action is not None:
+                        self._deliver(action)
             except Exception:  # one broken session must not stop the others' clocks
                 log.exception("turn timer failed for session %s", row["id"])
                 continue
             if action is not None:
-                self._deliver(action)
                 actions.append(action)
         return actions
 
@@ -139,7 +142,7 @@ class TurnTimer:
             return TimerAction("reminder", session_id, turn, player, reply)
 
     def _deliver(self, action: TimerAction) -> None:
-        """Outside the transaction: sending may wait on the network."""
+        """Into the outbox, inside the ruling's transaction (the sender thread sends)."""
         if action.kind == "timeout":
             notify.fan_out(self.lobby, self.outbound, action.reply)
             return

@@ -3,6 +3,15 @@
 Behind a proxy or tunnel ``request.url`` is not the address Twilio signed, so the URL is
 rebuilt from ``GAMEHOST_PUBLIC_URL`` when it is set. The parameters are the form exactly as
 posted, repeated keys included.
+
+Both of Twilio's schemes are accepted: the Auth Token's HMAC-SHA1 (the default), and
+HMAC-SHA256 when the request names it in ``X-Twilio-Webhooks-Signature-Settings``
+(``key=...,algorithm=HMAC_SHA256``), keyed with ``TWILIO_WEBHOOK_KEY`` if set, else the
+Auth Token. The SDK's validator does both (constant-time comparison).
+
+A signature says the form is Twilio's, not that it is the form Twilio sends: a signed form
+with a field renamed (``MessageSi=SM...``) still checks out. So the fields Twilio always
+sends are required too, and de-duplication keys on the signed SID.
 """
 
 from __future__ import annotations
@@ -12,12 +21,27 @@ from typing import Annotated
 
 from fastapi import Depends, HTTPException, Request
 from starlette.datastructures import FormData
-from twilio.request_validator import RequestValidator
+from twilio.request_validator import (
+    HMAC_SHA1,
+    SIGNATURE_SETTINGS_HEADER,
+    RequestValidator,
+    get_signature_algorithm,
+)
 
 from host.config import Settings
 from host.deps import settings_dep
 
 log = logging.getLogger(__name__)
+
+# Fields Twilio sends on every request of a kind (Body may be empty, so it is not here).
+REQUIRED: dict[str, tuple[str, ...]] = {
+    "/twilio/sms": ("MessageSid", "AccountSid", "From", "To"),
+    "/twilio/voice": ("CallSid", "AccountSid"),
+}
+
+
+class Unanswered(Exception):
+    """A request that is answered with empty TwiML and changes nothing (see ``create_app``)."""
 
 
 def signed_url(request: Request, settings: Settings) -> str:
@@ -30,23 +54,55 @@ def signed_url(request: Request, settings: Settings) -> str:
 
 
 def signature_ok(
-    settings: Settings, url: str, params: FormData | dict[str, str], signature: str | None
+    settings: Settings,
+    url: str,
+    params: FormData | dict[str, str],
+    signature: str | None,
+    algorithm: str = HMAC_SHA1,
 ) -> bool:
-    if not settings.validate_signatures:
+    if not settings.check_signatures:
         return True
-    token = settings.twilio_auth_token
-    if not signature or token is None:
+    keys = [settings.twilio_auth_token]
+    if algorithm != HMAC_SHA1:
+        keys.insert(0, settings.twilio_webhook_key)
+    if not signature:
         return False
-    return bool(RequestValidator(token.get_secret_value()).validate(url, params, signature))
+    return any(
+        bool(RequestValidator(key.get_secret_value()).validate(url, params, signature, algorithm))
+        for key in keys
+        if key is not None
+    )
+
+
+def required_fields(path: str) -> tuple[str, ...]:
+    for prefix, fields in REQUIRED.items():
+        if path == prefix or path.startswith(prefix + "/"):
+            return fields
+    return ()
 
 
 async def twilio_form(request: Request, settings: Annotated[Settings, Depends(settings_dep)]) -> FormData:
     """The posted form, once its signature checks out; 403 otherwise (nothing changes)."""
-    form = await request.form()
+    path = request.url.path
+    try:
+        form = await request.form()
+    except Exception:  # a malformed multipart or urlencoded body: not Twilio's
+        log.warning("rejected a request to %s with an unreadable body", path)
+        raise HTTPException(status_code=403, detail="unreadable form") from None
+    if any(not isinstance(value, str) for _, value in form.multi_items()):
+        # Twilio posts urlencoded forms; file parts (multipart) are never Twilio's.
+        log.warning("rejected a request to %s with file parts", path)
+        raise HTTPException(status_code=403, detail="not a Twilio form")
     url = signed_url(request, settings)
-    if not signature_ok(settings, url, form, request.headers.get("X-Twilio-Signature")):
-        log.warning("rejected a request to %s with a missing or wrong signature", request.url.path)
+    algorithm = get_signature_algorithm(request.headers.get(SIGNATURE_SETTINGS_HEADER))
+    if not signature_ok(settings, url, form, request.headers.get("X-Twilio-Signature"), algorithm):
+        log.warning("rejected a request to %s with a missing or wrong signature", path)
         raise HTTPException(status_code=403, detail="invalid Twilio signature")
+    if settings.check_signatures:
+        missing = [name for name in required_fields(path) if not str(form.get(name) or "").strip()]
+        if missing:
+            log.warning("refused a signed request to %s without %s", path, ", ".join(missing))
+            raise Unanswered(path)
     return form
 
 

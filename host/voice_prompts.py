@@ -154,8 +154,10 @@ def code_heard(text: str, lang: str = "en") -> str:
 
 
 def count_heard(digits: str | None, speech: str | None, lang: str = "en") -> int | None:
-    if digits and digits.isdigit():
-        return int(digits)
+    if digits and digits.isascii() and digits.isdigit():
+        # Keys for a head count: a long run is a held key or a forged request, not a count
+        # (and int() refuses more than 4,300 digits).
+        return int(digits) if len(digits) <= 3 else None
     numbers = parse(speech or "", lang).distinct_numbers
     return numbers[0] if len(numbers) == 1 else None
 

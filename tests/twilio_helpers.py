@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 import base64
+import contextlib
 import itertools
 import json
 import threading
@@ -101,8 +102,14 @@ class FakeTwilio:
         self.messages: list[dict[str, str]] = []
         self.call_updates: list[dict[str, str]] = []
         self.requests: list[tuple[str, str]] = []  # (method, path) of everything seen
+        self.refused = 0  # posts answered 503 (outages)
         self.fail_to: set[str] = set()
         self.fail_calls: set[str] = set()
+        # Outages: while ``unavailable`` every post gets a 503; a post arriving before
+        # ``hang_until`` (time.monotonic) gets no answer until then, and then a 503.
+        # Neither records anything: Twilio did not take the message.
+        self.unavailable = False
+        self.hang_until = 0.0
         self._lock = threading.Lock()
         self._cond = threading.Condition(self._lock)
         self._ids = itertools.count(1)
@@ -126,11 +133,21 @@ class FakeTwilio:
                 length = int(self.headers.get("Content-Length") or 0)
                 raw = self.rfile.read(length).decode("utf-8")
                 form = {k: v[0] for k, v in parse_qs(raw, keep_blank_values=True).items()}
+                hang = fake.hang_until - time.monotonic()
+                if hang > 0:
+                    time.sleep(hang)
+                if hang > 0 or fake.unavailable:
+                    with fake._lock:
+                        fake.refused += 1
+                    self._send(503, _error(20503, "Service unavailable"))
+                    return
                 status, body = fake._answer("POST", urlsplit(self.path).path, form)
                 self._send(status, body)
 
             def do_GET(self) -> None:
-                status, body = fake._answer("GET", urlsplit(self.path).path, {})
+                url = urlsplit(self.path)
+                query = {k: v[0] for k, v in parse_qs(url.query).items()}
+                status, body = fake._answer("GET", url.path, {}, query)
                 self._send(status, body)
 
             def _send(self, status: int, body: dict[str, Any]) -> None:
@@ -139,7 +156,9 @@ class FakeTwilio:
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(data)))
                 self.end_headers()
-                self.wfile.write(data)
+                # The client may have timed out and left (an outage being simulated).
+                with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+                    self.wfile.write(data)
 
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._server.daemon_threads = True
@@ -171,7 +190,10 @@ class FakeTwilio:
         with self._lock:
             return [m.get("Body", "") for m in self.messages if m.get("To") == number]
 
-    def _answer(self, method: str, path: str, form: dict[str, str]) -> tuple[int, dict[str, Any]]:
+    def _answer(
+        self, method: str, path: str, form: dict[str, str], query: dict[str, str] | None = None
+    ) -> tuple[int, dict[str, Any]]:
+        query = query or {}
         parts = [p for p in path.split("/") if p]
         with self._cond:
             self.requests.append((method, path))
@@ -180,7 +202,7 @@ class FakeTwilio:
                 if form.get("To") in self.fail_to:
                     return 400, _error(21610, "Attempt to send to unsubscribed recipient")
                 sid = f"SM{next(self._ids):032x}"
-                self.messages.append({**form, "account_sid": parts[2], "sid": sid})
+                self.messages.append({**form, "account_sid": parts[2], "sid": sid, "_created": _now()})
                 self._cond.notify_all()
                 return 201, _message_json(parts[2], sid, form)
             # /2010-04-01/Accounts/{AC}/Calls/{CA}.json
@@ -191,6 +213,17 @@ class FakeTwilio:
                 self.call_updates.append({**form, "account_sid": parts[2], "call_sid": call_sid})
                 self._cond.notify_all()
                 return 200, _call_json(parts[2], call_sid, form)
+            # GET /2010-04-01/Accounts/{AC}/Messages.json: the messages taken, newest first
+            if method == "GET" and len(parts) == 4 and parts[3] == "Messages.json":
+                to = query.get("To")
+                found = [m for m in reversed(self.messages) if to is None or m.get("To") == to]
+                records = [_message_json(parts[2], m["sid"], m) for m in found[:50]]
+                uri = f"/2010-04-01/Accounts/{parts[2]}/Messages.json"
+                return 200, {
+                    "messages": records, "uri": uri, "first_page_uri": uri, "next_page_uri": None,
+                    "previous_page_uri": None, "page": 0, "page_size": 50, "start": 0,
+                    "end": max(len(records) - 1, 0),
+                }
         return 404, _error(20404, f"The requested resource {path} was not found")
 
 
@@ -224,7 +257,7 @@ def _message_json(account: str, sid: str, form: dict[str, str]) -> dict[str, Any
         "price_unit": "USD",
         "error_code": None,
         "error_message": None,
-        "date_created": _now(),
+        "date_created": form.get("_created") or _now(),
         "date_updated": _now(),
         "date_sent": None,
         "uri": f"/2010-04-01/Accounts/{account}/Messages/{sid}.json",

@@ -2,7 +2,9 @@
 
 A call opts in with TwiML from :func:`stream_twiml`: ``<Connect><Stream>`` to this
 websocket, with the game, the player and the language as ``<Parameter>``s (Twilio drops the
-query string of a stream URL; the parameters come back in the ``start`` message). The
+query string of a stream URL; the parameters come back in the ``start`` message), and a
+single-use token bound to the call (see ``mint_token``): who plays is taken from the token's
+stored row, never from the parameters. The
 websocket upgrade carries ``X-Twilio-Signature``, Twilio's signature of the ``wss://`` URL
 with no parameters; a missing or wrong one is refused (close code 1008, which the server
 turns into HTTP 403) before anything is accepted. ``GAMEHOST_VALIDATE_SIGNATURES=false``
@@ -20,8 +22,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hmac
 import json
 import logging
+import secrets
 import threading
 import time
 import weakref
@@ -31,6 +35,8 @@ from typing import Any
 
 from fastapi import APIRouter, FastAPI, WebSocket, WebSocketDisconnect
 from twilio.twiml.voice_response import Connect, VoiceResponse
+from uvicorn.protocols.utils import ClientDisconnected
+from websockets.exceptions import ConnectionClosed
 
 from grammars import languages
 from host import notify
@@ -40,7 +46,8 @@ from host.outbound import Outbound
 from host.referee import Referee
 from host.reply import Reply
 from host.speech.model import ModelUnavailable, SpeechModel, load_model
-from host.speech.stream_session import CallInfo, StreamOptions, StreamSession
+from host.speech.stream_session import CallInfo, FrameTooLarge, StreamOptions, StreamSession
+from host.store import Store
 from host.twilio_security import signature_ok
 
 log = logging.getLogger(__name__)
@@ -49,6 +56,9 @@ router = APIRouter()
 CHANNEL = "media"
 STREAM_PATH = "/twilio/media"
 POLICY_VIOLATION = 1008
+MESSAGE_TOO_BIG = 1009
+# Twilio's messages are a few hundred characters; anything this long is not Twilio's.
+MAX_MESSAGE_CHARS = 64 * 1024
 MODEL_RETRY_S = 300.0  # a language whose model failed to load is not retried on every call
 
 
@@ -77,6 +87,7 @@ def stream_response(
     address: str | None = None,
     after_url: str | None = None,
     response: VoiceResponse | None = None,
+    token: str | None = None,
 ) -> VoiceResponse:
     """TwiML that hands a call to our recogniser for game ``session_id``.
 
@@ -89,7 +100,9 @@ def stream_response(
     vr = response if response is not None else VoiceResponse()
     connect = Connect()
     stream = connect.stream(url=stream_url(public_base_url))
-    params = {"session": session_id, "player": player, "lang": lang, "address": address}
+    # With ``token`` (see mint_token) the server trusts only the token; the other
+    # parameters are informational.
+    params = {"token": token, "session": session_id, "player": player, "lang": lang, "address": address}
     for name, value in params.items():
         if value:
             stream.parameter(name=name, value=value)
@@ -102,6 +115,79 @@ def stream_response(
 def stream_twiml(*args: Any, **kwargs: Any) -> str:
     """:func:`stream_response` as a TwiML document."""
     return str(stream_response(*args, **kwargs))
+
+
+# -- stream tokens ---------------------------------------------------------------------------
+
+# The handshake signature covers a fixed URL, so it proves nothing about who is calling,
+# and the start message's customParameters are the client's word. A stream is bound to
+# the call whose TwiML opened it: a random single-use token, stored with that call's SID
+# and the game, player and number it may play as, short-lived.
+TOKEN_SCHEMA = """
+CREATE TABLE IF NOT EXISTS stream_tokens (
+    token TEXT PRIMARY KEY,
+    call_sid TEXT NOT NULL,
+    session_id TEXT NOT NULL,
+    player TEXT,
+    address TEXT,
+    lang TEXT NOT NULL,
+    expires REAL NOT NULL,
+    used REAL
+);
+"""
+TOKEN_TTL_S = 300.0  # from the TwiML to the stream's start (spoken lines come first)
+
+
+@dataclass(frozen=True)
+class StreamGrant:
+    call_sid: str
+    session_id: str
+    player: str | None
+    address: str | None
+    lang: str
+
+
+def mint_token(
+    store: Store,
+    call_sid: str,
+    session_id: str,
+    player: str | None,
+    address: str | None,
+    lang: str,
+    *,
+    ttl: float = TOKEN_TTL_S,
+    now: float | None = None,
+) -> str:
+    """A token for one stream of call ``call_sid`` (put it in the ``<Stream>``'s parameters).
+    The table is made by ``setup`` (not here: that would commit the caller's transaction)."""
+    token = secrets.token_urlsafe(24)
+    at = time.time() if now is None else now
+    with store.transaction() as db:
+        db.execute("DELETE FROM stream_tokens WHERE expires < ?", (at - 3600,))  # old rows
+        db.execute(
+            "INSERT INTO stream_tokens (token, call_sid, session_id, player, address, lang, expires)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (token, call_sid, session_id, player, address, lang, at + ttl),
+        )
+    return token
+
+
+def redeem_token(store: Store, token: str, call_sid: str, now: float | None = None) -> StreamGrant | str:
+    """The grant for ``token`` used by call ``call_sid`` (consumed), or why it is refused."""
+    at = time.time() if now is None else now
+    with store.transaction() as db:
+        rows = list(db.execute("SELECT * FROM stream_tokens WHERE token = ?", (token,)))
+        if not rows:
+            return "unknown stream token"
+        row = rows[0]
+        if row["used"] is not None:
+            return "stream token already used"
+        if row["expires"] < at:
+            return "stream token expired"
+        if not hmac.compare_digest(str(row["call_sid"]), call_sid):
+            return "stream token of another call"
+        db.execute("UPDATE stream_tokens SET used = ? WHERE token = ?", (at, token))
+    return StreamGrant(row["call_sid"], row["session_id"], row["player"], row["address"], row["lang"])
 
 
 # -- handshake -------------------------------------------------------------------------------
@@ -118,7 +204,7 @@ def handshake_urls(websocket: WebSocket, settings: Settings) -> list[str]:
 
 
 def handshake_ok(websocket: WebSocket, settings: Settings) -> bool:
-    if not settings.validate_signatures:
+    if not settings.check_signatures:
         return True
     signature = websocket.headers.get("X-Twilio-Signature")
     return any(signature_ok(settings, url, {}, signature) for url in handshake_urls(websocket, settings))
@@ -182,7 +268,8 @@ class Media:
 
         async def hang_up() -> None:
             log.info("call %s: closing the media stream", info.call_sid)
-            await websocket.close()
+            with contextlib.suppress(Exception):  # the caller may be gone already
+                await websocket.close()
 
         async def ruled(reply: Reply) -> None:
             if reply.accepted and reply.public:
@@ -233,15 +320,29 @@ class Media:
         start = start if isinstance(start, dict) else {}
         raw = start.get("customParameters")
         params = {str(k): str(v) for k, v in raw.items()} if isinstance(raw, dict) else {}
+        call_sid = str(start.get("callSid") or "")
+        stream_sid = str(message.get("streamSid") or start.get("streamSid") or "")
+        token = params.get("token")
+        refused: str | None = None
+        if token or self.settings.check_signatures:
+            # Who plays comes from the server's row for the token, never from the client.
+            grant = redeem_token(self.referee.store, token or "", call_sid) if token else "no stream token"
+            if isinstance(grant, str):
+                refused = grant
+                params = {"lang": params.get("lang", "")}
+            else:
+                params = {"session": grant.session_id, "player": grant.player or "",
+                          "address": grant.address or "", "lang": grant.lang}
+        # else: development mode without a token (no signatures either): the parameters.
         info = CallInfo(
-            stream_sid=str(message.get("streamSid") or start.get("streamSid") or ""),
-            call_sid=str(start.get("callSid") or ""),
+            stream_sid=stream_sid,
+            call_sid=call_sid,
             session_id=params.get("session", ""),
             player=params.get("player") or None,
             lang=self._lang(params),
             address=params.get("address") or None,
         )
-        return info, self._problem(info, start)
+        return info, refused or self._problem(info, start)
 
     def _lang(self, params: dict[str, str]) -> str:
         known = languages()
@@ -259,8 +360,8 @@ class Media:
         fmt = start.get("mediaFormat")
         if isinstance(fmt, dict) and (
             fmt.get("encoding", "audio/x-mulaw") != "audio/x-mulaw"
-            or int(fmt.get("sampleRate", 8000)) != 8000
-            or int(fmt.get("channels", 1)) != 1
+            or str(fmt.get("sampleRate", 8000)) != "8000"
+            or str(fmt.get("channels", 1)) != "1"
         ):
             return f"unsupported media format {fmt}"
         if not info.stream_sid or not info.call_sid:
@@ -290,6 +391,7 @@ _services: weakref.WeakKeyDictionary[Outbound, Media] = weakref.WeakKeyDictionar
 
 def setup(app: FastAPI) -> None:
     state = app.state
+    state.store.ensure_schema(TOKEN_SCHEMA)
     media = Media(state.settings, state.referee, state.lobby, state.outbound, Models(state.settings))
     state.media = media
     _services[state.outbound] = media
@@ -327,7 +429,13 @@ async def media_stream(websocket: WebSocket) -> None:
             message = await websocket.receive()
             if message["type"] == "websocket.disconnect":
                 break
-            data = _json(message.get("text"))
+            text = message.get("text")
+            if isinstance(text, str) and len(text) > MAX_MESSAGE_CHARS:
+                # Parsing it would stall the event loop for every other call.
+                log.warning("media stream: a %d-character message; closing the stream", len(text))
+                await websocket.close(code=MESSAGE_TOO_BIG)
+                break
+            data = _json(text)
             if data is None:
                 continue
             event = data.get("event")
@@ -349,15 +457,23 @@ async def media_stream(websocket: WebSocket) -> None:
                 dtmf = data.get("dtmf")
                 if isinstance(dtmf, dict):
                     await session.dtmf(str(dtmf.get("digit", "")))
-    except (WebSocketDisconnect, RuntimeError):
-        pass  # RuntimeError: receive() after we closed the socket ourselves
+    except FrameTooLarge as exc:
+        log.warning("media stream: a %d-character media payload; closing the stream", exc.args[0])
+        with contextlib.suppress(Exception):
+            await websocket.close(code=MESSAGE_TOO_BIG)
+    except (WebSocketDisconnect, RuntimeError, ConnectionError, ClientDisconnected, ConnectionClosed):
+        # The caller hung up (or we closed the socket ourselves): an ordinary end.
+        log.info("media stream: the connection closed")
     except Exception:
         log.exception("media stream failed")
     finally:
         if session is not None:
-            await media.close(session)
+            try:
+                await media.close(session)
+            except Exception:
+                log.exception("media stream: cleaning up failed")
         if websocket.client_state.name == "CONNECTED" and websocket.application_state.name == "CONNECTED":
-            with contextlib.suppress(RuntimeError):
+            with contextlib.suppress(Exception):
                 await websocket.close()
 
 

@@ -31,7 +31,7 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Annotated, Any
 
-from fastapi import APIRouter, BackgroundTasks, Depends, FastAPI, Request, Response
+from fastapi import APIRouter, Depends, FastAPI, Request, Response
 from twilio.twiml.messaging_response import MessagingResponse
 
 from games.base import GameSpec, all_games, default_game
@@ -112,21 +112,29 @@ class SmsChannel:
 
     # -- one incoming text -----------------------------------------------------------------
 
-    def receive(self, address: str, host: str | None, body: str, key: str | None) -> Answer:
-        """Everything one text does, in one transaction; a repeated ``key`` is answered as
-        the first time and changes nothing."""
+    def receive(
+        self, address: str, host: str | None, body: str, key: str | None, token: str | None = None
+    ) -> Answer:
+        """Everything one text does, in one transaction; a repeated ``key`` (the signed
+        MessageSid) or idempotency ``token`` is answered as the first time and changes nothing."""
         stored_key = f"sms:{key}" if key else None
+        token_key = f"sms-token:{token}" if token and token != key else None
         with self.store.transaction():
-            if stored_key is not None and (saved := self.store.reply(stored_key)) is not None:
-                return Answer(list(saved.get("messages", [])))
+            for k in (stored_key, token_key):
+                if k is not None and (saved := self.store.reply(k)) is not None:
+                    return Answer(list(saved.get("messages", [])))
             if host:
                 self.store.execute(
                     "INSERT OR REPLACE INTO sms_numbers (address, host, at) VALUES (?, ?, ?)",
                     (address, host, self.referee.clock()),
                 )
             answer = self._dispatch(address, body[:MAX_BODY], key)
-            if stored_key is not None:
-                self.store.save_reply(stored_key, answer.session_id, {"messages": answer.messages})
+            # The others' messages go into the outbox in this same transaction: the move
+            # and the news of it are committed together (a sender thread delivers them).
+            self.tell(answer.tell)
+            for k in (stored_key, token_key):
+                if k is not None:
+                    self.store.save_reply(k, answer.session_id, {"messages": answer.messages})
         return answer
 
     def _dispatch(self, address: str, text: str, key: str | None) -> Answer:
@@ -420,7 +428,6 @@ def _twiml(messages: list[str]) -> Response:
 def sms_webhook(
     form: TwilioForm,
     request: Request,
-    background: BackgroundTasks,
     channel: Annotated[SmsChannel, Depends(channel_dep)],
 ) -> Response:
     """Answer one text. ``TwilioForm`` has checked the signature first (403 otherwise)."""
@@ -430,15 +437,15 @@ def sms_webhook(
     body = form.get("Body")
     text = body if isinstance(body, str) else ""
     host = str(form.get("To") or "") or None
-    key = str(form.get("MessageSid") or "") or request.headers.get("I-Twilio-Idempotency-Token")
+    # The signed MessageSid is the key (required when signatures are checked); Twilio's
+    # unsigned idempotency header can only make a request count as a repeat, never new.
+    key = str(form.get("MessageSid") or "") or None
+    token = request.headers.get("I-Twilio-Idempotency-Token")
     try:
-        answer = channel.receive(address, host, text, key)
+        answer = channel.receive(address, host, text, key or token, token)
     except Exception:  # a person's text must never get a 5xx; nothing was committed
         log.exception("SMS from %s failed", address)
         return _twiml(fit([channel.g.phrase("sms_error")]))
-    if answer.tell:
-        # After the reply is sent: the sender is not kept waiting on the others' texts.
-        background.add_task(channel.tell, answer.tell)
     return _twiml(answer.messages)
 
 

@@ -150,7 +150,8 @@ class Token:
     @classmethod
     def parse(cls, text: str | None) -> Token | None:
         parts = (text or "").split(".")
-        if len(parts) != 3 or not parts[1].lstrip("-").isdigit():
+        # A turn number of more than 9 digits is no token of ours (a forged query value).
+        if len(parts) != 3 or not parts[1].lstrip("-").isdigit() or len(parts[1]) > 10:
             return None
         return cls(parts[0], int(parts[1]))
 
@@ -219,8 +220,11 @@ def _answer(v: Voice, request: Request, form: FormData, build: Callable[[Call], 
             vr = VoiceResponse()
             vr.hangup()
             return _xml(vr)
-        call = v.calls.get(sid) or v.calls.open(sid, _address(address, sid), base)
-        return _xml(build(call))
+        # One transaction per request: a move and the outbox rows telling the others of it
+        # are committed together (or, on an error, neither).
+        with v.referee.store.transaction():
+            call = v.calls.get(sid) or v.calls.open(sid, _address(address, sid), base)
+            return _xml(build(call))
     except Exception:
         log.exception("voice request to %s failed", request.url.path)
         vr = VoiceResponse()
@@ -249,9 +253,10 @@ def _in_game(
 
 
 def _fan_out(background: BackgroundTasks, v: Voice, reply: Reply | None, exclude: str) -> None:
-    """Tell the others after the response has gone out (their updates are REST calls)."""
+    """Tell the others: their updates go into the outbox in the request's transaction (see
+    ``_answer``), committed with the move; the outbox sender makes the REST calls."""
     if reply is not None and reply.public:
-        background.add_task(notify.fan_out, v.lobby, v.outbound, reply, exclude)
+        notify.fan_out(v.lobby, v.outbound, reply, exclude)
 
 
 # -- TwiML -----------------------------------------------------------------------------------
@@ -363,14 +368,18 @@ def _stream(v: Voice, call: Call, where: Where, table: Table, lines: list[str]) 
     if lines:
         _speak(vr, lang, lines)
     token = v.calls.token(call.sid, where.session_id, _turn(table))
+    address = where.address if where.speaker is not None else None
+    # The stream is bound to this call: the media route trusts only this token.
+    grant = media.mint_token(v.referee.store, call.sid, where.session_id, where.speaker, address, lang)
     return media.stream_response(
         call.base_url,
         where.session_id,
         where.speaker,
         lang,
-        address=where.address if where.speaker is not None else None,
+        address=address,
         after_url=call.url("/wait", t=token, g=1),
         response=vr,
+        token=grant,
     )
 
 
@@ -835,7 +844,8 @@ def status(request: Request, form: TwilioForm, v: VoiceDep, background: Backgrou
     """Call status callback: a call that ended takes its player out by the rules."""
     try:
         if _field(form, "CallStatus") in ENDED:
-            _hung_up(v, _field(form, "CallSid"), background)
+            with v.referee.store.transaction():
+                _hung_up(v, _field(form, "CallSid"), background)
     except Exception:  # Twilio only logs our answer; the others must not be left hanging
         log.exception("handling the end of call %s failed", _field(form, "CallSid"))
     return _xml(VoiceResponse())
@@ -884,5 +894,6 @@ def _notify(outbound: Outbound, member: LobbyMember, reply: Reply) -> None:
     if call is None or call.ended:
         return
     where = Where(member.session_id, member.name, member.address)
-    vr = _carry_on(v, call, where, vp.reply_lines(reply, table), table=table)
-    outbound.update_call(member.call_sid, str(vr))
+    lines = vp.reply_lines(reply, table)
+    vr = _carry_on(v, call, where, lines, table=table)
+    outbound.update_call(member.call_sid, str(vr), summary=" ".join(lines))

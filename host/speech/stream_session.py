@@ -1,7 +1,8 @@
 """One phone call bridged to the offline recogniser through a Twilio Media Stream.
 
 Inbound: Twilio sends the caller's audio as 20 ms frames of 8 kHz mu-law. Each frame is
-decoded and resampled to 16 kHz on arrival and queued for a worker that feeds the
+decoded and resampled to 16 kHz in a worker thread (never on the event loop) and queued,
+at most ``max_queued_s`` of it (a flood beyond that is dropped), for a worker that feeds the
 :class:`~host.speech.listener.Listener` in a thread (Vosk is CPU-bound); the listener
 referees what it hears and hands back the replies.
 
@@ -25,6 +26,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import binascii
+import concurrent.futures
 import contextlib
 import logging
 import time
@@ -83,6 +85,11 @@ class StreamOptions:
     barge_in: bool = True
     preroll_s: float = 0.6  # caller audio held back while we play, fed to the listener on barge-in
     max_digits: int = 4
+    # Caller audio waiting for the recogniser, in seconds; beyond it frames are dropped
+    # (a flood faster than real time must not grow memory without bound).
+    max_queued_s: float = 5.0
+    # The largest media payload (base64) taken; Twilio's 20 ms frames are ~216 characters.
+    max_payload_chars: int = 8192
 
 
 # -- pacing ----------------------------------------------------------------------------------
@@ -196,6 +203,10 @@ class BargeInDetector:
 # -- the call --------------------------------------------------------------------------------
 
 
+class FrameTooLarge(ValueError):
+    """A media payload far beyond any real frame: the stream is closed."""
+
+
 @dataclass(frozen=True)
 class CallInfo:
     """Who is on the line: from the ``start`` message and its custom parameters."""
@@ -273,7 +284,14 @@ class StreamSession:
 
         self._resampler = Resampler(TELEPHONY_RATE, SAMPLE_RATE)
         self._detector = BargeInDetector(SAMPLE_RATE)
-        self._inbound: asyncio.Queue[_Inbound] = asyncio.Queue()
+        self._inbound: asyncio.Queue[_Inbound] = asyncio.Queue(
+            maxsize=max(1, round(self.options.max_queued_s / FRAME_S))
+        )
+        # One thread per call decodes its frames, in order (a flood cannot fan out to the
+        # shared pool's threads, each with its own allocator arena).
+        self._decoder = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="media-decode")
+        self._dropping = False  # in a flood episode (logged once per episode)
+        self.dropped_frames = 0
         self._speech: asyncio.Queue[_Speech] = asyncio.Queue()
         self._preroll: deque[bytes] = deque()
         self._preroll_bytes = 0
@@ -319,6 +337,7 @@ class StreamSession:
         if self.closed:
             return
         self.closed = True
+        self._decoder.shutdown(wait=False)
         self._epoch += 1
         self._mark_back.set()
         for task in self._tasks:
@@ -331,23 +350,47 @@ class StreamSession:
 
     async def media(self, payload: str) -> None:
         """One inbound ``media`` frame (base64 of 8 kHz mu-law)."""
-        try:
-            mulaw = base64.b64decode(payload, validate=True)
-        except (binascii.Error, ValueError):
-            log.warning("call %s: a media frame that is not base64; ignored", self.info.call_sid)
+        if len(payload) > self.options.max_payload_chars:
+            raise FrameTooLarge(len(payload))
+        if not self.listening:
             return
-        if not mulaw or not self.listening:
-            return
-        pcm = self._resampler(mulaw_decode(mulaw))
-        if not pcm:
+        # Decoding and resampling run in a worker thread, never on the event loop. Frames
+        # are converted one at a time in arrival order (the resampler keeps state).
+        pcm = await asyncio.get_running_loop().run_in_executor(self._decoder, self._convert, payload)
+        if not pcm or not self.listening:
             return
         if not self.playing:
             self._detector.feed(pcm)  # keeps the noise floor current
-            self._inbound.put_nowait(_Inbound(pcm, muted=False))
+            self._queue(_Inbound(pcm, muted=False))
             return
         self._hold(pcm)
         if self._detector.feed(pcm) and self.options.barge_in:
             await self._barge_in()
+
+    def _convert(self, payload: str) -> bytes:
+        try:
+            mulaw = base64.b64decode(payload, validate=True)
+        except (binascii.Error, ValueError):
+            log.warning("call %s: a media frame that is not base64; ignored", self.info.call_sid)
+            return b""
+        return self._resampler(mulaw_decode(mulaw)) if mulaw else b""
+
+    def _queue(self, item: _Inbound) -> None:
+        """Hand audio to the recogniser; when it is full, drop (logged once per episode)."""
+        try:
+            self._inbound.put_nowait(item)
+        except asyncio.QueueFull:
+            self.dropped_frames += 1
+            if not self._dropping:
+                self._dropping = True
+                log.warning(
+                    "call %s: caller audio arrives faster than it can be heard; dropping frames",
+                    self.info.call_sid,
+                )
+            return
+        if self._dropping and self._inbound.qsize() < self._inbound.maxsize // 2:
+            self._dropping = False
+            log.info("call %s: caught up (%d frames dropped so far)", self.info.call_sid, self.dropped_frames)
 
     def mark(self, name: str) -> None:
         """Twilio played everything sent before mark ``name`` (or dropped it on ``clear``)."""
@@ -440,11 +483,11 @@ class StreamSession:
         while self._preroll_bytes > self._preroll_limit and len(self._preroll) > 1:
             old = self._preroll.popleft()
             self._preroll_bytes -= len(old)
-            self._inbound.put_nowait(_Inbound(old, muted=True))
+            self._queue(_Inbound(old, muted=True))
 
     def _release(self, muted: bool) -> None:
         while self._preroll:
-            self._inbound.put_nowait(_Inbound(self._preroll.popleft(), muted))
+            self._queue(_Inbound(self._preroll.popleft(), muted))
         self._preroll_bytes = 0
 
     async def _barge_in(self) -> None:

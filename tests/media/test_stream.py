@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from starlette.websockets import WebSocketDisconnect
 
-from host.channels.media import stream_twiml
+from host.channels.media import mint_token, stream_twiml
 from host.lobby import Lobby
 from host.notify import fan_out
 from host.session import SessionConfig
@@ -26,12 +26,23 @@ pytestmark = pytest.mark.timeout(60)
 Say = dict[str, bytes]
 
 
-def start_call(ws: object, params: dict[str, str]) -> TwilioStream:
+def start_call(ws: object, params: dict[str, str], host: Host | None = None) -> TwilioStream:
+    """A stream's start; with ``host``, carrying the token the voice channel would have
+    minted for this call (the parameters are then only what the token was minted for)."""
     stream_sid, call_sid = new_sids()
     call = TwilioStream(ws, stream_sid, call_sid)
     call.connected()
+    if host is not None:
+        params = {**params, "token": grant(host, call_sid, params)}
     call.start(params)
     return call
+
+
+def grant(host: Host, call_sid: str, params: dict[str, str]) -> str:
+    return mint_token(
+        host.app.state.store, call_sid, params.get("session", ""), params.get("player"),
+        params.get("address"), params.get("lang", "ko"),
+    )
 
 
 def live(host: Host, call: TwilioStream) -> StreamSession:
@@ -51,7 +62,7 @@ def assert_speech(heard: Heard, session: StreamSession, text_index: int) -> None
 def test_a_move_spoken_into_the_stream_is_ruled_and_answered(host: Host, say_on_phone: Say) -> None:
     session_id = host.korean_game("Ann", "Bob")
     with open_stream(host.client, SIGNED_URL) as ws:
-        call = start_call(ws, {"session": session_id, "lang": "ko"})
+        call = start_call(ws, {"session": session_id, "lang": "ko"}, host)
         greeting = call.utterance()  # Ann's turn: any number from 1 to 100
         session = live(host, call)
         assert session.said[0].startswith("Ann,")
@@ -72,7 +83,7 @@ def test_a_move_spoken_into_the_stream_is_ruled_and_answered(host: Host, say_on_
 def test_talking_over_the_host_clears_its_speech_and_is_heard(host: Host, say_on_phone: Say) -> None:
     session_id = host.korean_game("Ann", "Bob")
     with open_stream(host.client, SIGNED_URL) as ws:
-        call = start_call(ws, {"session": session_id, "lang": "ko"})
+        call = start_call(ws, {"session": session_id, "lang": "ko"}, host)
         call.utterance()
         call.audio(silence(0.5) + say_on_phone["오"] + silence(1.2))
         first = call.receive()  # the answer has begun playing...
@@ -103,7 +114,8 @@ def test_the_others_moves_are_spoken_into_a_live_stream(host: Host, say_on_phone
         lobby.set_call(ann, call_sid, "voice")
         call = TwilioStream(ws, stream_sid, call_sid)
         call.connected()
-        call.start({"session": session_id, "player": "Ann", "lang": "ko", "address": ann})
+        params = {"session": session_id, "player": "Ann", "lang": "ko", "address": ann}
+        call.start({**params, "token": grant(host, call_sid, params)})
         call.utterance()  # Ann's turn
         member = lobby.member(ann)
         assert member is not None and member.channel == "media" and member.call_sid == call_sid
@@ -127,7 +139,7 @@ def test_the_others_moves_are_spoken_into_a_live_stream(host: Host, say_on_phone
 def test_keypad_digits_are_moves(host: Host) -> None:
     session_id = host.korean_game("Ann", "Bob")
     with open_stream(host.client, SIGNED_URL) as ws:
-        call = start_call(ws, {"session": session_id, "lang": "ko"})
+        call = start_call(ws, {"session": session_id, "lang": "ko"}, host)
         call.utterance()
         for digit in "42#":
             call.dtmf(digit)
@@ -170,7 +182,7 @@ def test_without_a_model_the_caller_hears_an_apology_and_the_stream_ends(
     session_id = host.korean_game()
     for _ in range(2):  # the second call is refused from memory, the same way
         with caplog.at_level(logging.ERROR), open_stream(host.client, SIGNED_URL) as ws:
-            call = start_call(ws, {"session": session_id, "lang": "ko"})
+            call = start_call(ws, {"session": session_id, "lang": "ko"}, host)
             apology = call.utterance()
             assert rms(mulaw_decode(apology.audio)) > 500
             with pytest.raises(WebSocketDisconnect):
@@ -182,7 +194,7 @@ def test_without_a_model_the_caller_hears_an_apology_and_the_stream_ends(
 
 def test_an_unknown_game_gets_an_apology_not_an_error(host: Host) -> None:
     with open_stream(host.client, SIGNED_URL) as ws:
-        call = start_call(ws, {"session": "no-such-game", "lang": "ko"})
+        call = start_call(ws, {"session": "no-such-game", "lang": "ko"}, host)
         assert call.utterance().audio
         with pytest.raises(WebSocketDisconnect):
             call.receive()

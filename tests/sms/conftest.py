@@ -55,13 +55,16 @@ class Sms:
         params = {"From": phone, "To": HOST_NUMBER, "Body": body, "MessageSid": sid or new_sid()}
         params.update(extra)
         params.update({"AccountSid": TEST_ACCOUNT_SID, "NumSegments": "1", "SmsStatus": "received"})
-        return post_signed(self.client, "/twilio/sms", params, TEST_AUTH_TOKEN)
+        response = post_signed(self.client, "/twilio/sms", params, TEST_AUTH_TOKEN)
+        self.app.state.outbound.flush()  # the outbox sender's work, done here and now
+        return response
 
     def text(self, phone: str, body: str, sid: str | None = None) -> list[str]:
         return messages_of(self.post(phone, body, sid))
 
     def inbox(self, phone: str) -> list[str]:
         assert self.fake is not None
+        self.app.state.outbound.flush()
         return self.fake.messages_to(phone)
 
     def last(self, phone: str) -> str:

@@ -259,5 +259,5 @@ def test_a_failed_rest_send_does_not_fail_the_move(sms: Sms, fake: FakeTwilio) -
     fake.fail_to.add(cy)
     assert sms.text(ann, "50")[0].startswith("#2 Ann said 50.")
     assert sms.inbox(bob)[-1].startswith("#2 Ann said 50.")
-    failed = [i for i in sms.app.state.outbound.items() if i.status == "failed"]
+    failed = [i for i in sms.app.state.outbound.items() if i.status == "dead"]  # a 4xx: no retry
     assert [i.to for i in failed] == [cy]

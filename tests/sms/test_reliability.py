@@ -11,6 +11,7 @@ import httpx
 from host.session import Play
 from tests.sms.conftest import HOST_NUMBER, PHONES, Clock, Sms, build, messages_of, new_sid
 from tests.sms.live import serve
+from tests.twilio_helpers import TEST_ACCOUNT_SID as ACCOUNT
 from tests.twilio_helpers import TEST_AUTH_TOKEN, FakeTwilio, post_signed
 
 
@@ -48,12 +49,16 @@ def test_a_retried_move_is_ruled_once_and_told_once(sms: Sms, fake: FakeTwilio) 
     assert sms.text(ann, "50") == ["#2 Waiting for Bob."]
 
 
-def test_the_idempotency_token_counts_when_there_is_no_message_sid(sms: Sms) -> None:
+def test_the_idempotency_token_also_counts(sms: Sms) -> None:
+    # A MessageSid is required now (issue 12); the token still marks a repeat on its own.
     ann, _bob = sms.new_game(2)
-    params = {"From": ann, "To": HOST_NUMBER, "Body": "50"}
     headers = {"I-Twilio-Idempotency-Token": "token-1"}
-    first = messages_of(post_signed(sms.client, "/twilio/sms", params, headers=headers))
-    again = messages_of(post_signed(sms.client, "/twilio/sms", params, headers=headers))
+    posts = []
+    for _ in range(2):
+        params = {"From": ann, "To": HOST_NUMBER, "Body": "50", "MessageSid": new_sid()}
+        params["AccountSid"] = ACCOUNT
+        posts.append(messages_of(post_signed(sms.client, "/twilio/sms", params, headers=headers)))
+    first, again = posts
     assert first == again == ["#2 Ann said 50. Bob: an even number above 50 or an odd number below 50."]
     session = sms.app.state.lobby.member(ann).session_id
     assert len(_says(sms, session)) == 1
@@ -94,6 +99,7 @@ def test_texts_at_the_same_instant_are_refereed_in_one_order(
 
         def send(phone: str, body: str, sid: str, barrier: threading.Barrier) -> None:
             params = {"From": phone, "To": HOST_NUMBER, "Body": body, "MessageSid": sid}
+            params["AccountSid"] = ACCOUNT
             barrier.wait()
             response = post_signed(client, "/twilio/sms", params, TEST_AUTH_TOKEN, base_url=base)
             with lock:

@@ -42,6 +42,7 @@ def test_the_signed_url_comes_from_gamehost_public_url(
     public = "https://games.example.org/base"
     host = build(tmp_path, fake, clock, public_url=public)
     params = {"From": PHONES[0], "To": HOST_NUMBER, "Body": "HELP", "MessageSid": new_sid()}
+    params["AccountSid"] = TEST_ACCOUNT_SID
     # Signed for the tunnel's address, as Twilio sees it: accepted.
     ok = post_signed(host.client, "/twilio/sms", params, base_url=public)
     # Signed for the address the app sees behind the proxy: refused.
@@ -52,6 +53,7 @@ def test_the_signed_url_comes_from_gamehost_public_url(
 
 def test_repeated_form_keys_are_part_of_the_signature(sms: Sms) -> None:
     params = [("From", PHONES[0]), ("To", HOST_NUMBER), ("Body", "HELP"), ("MessageSid", new_sid())]
+    params += [("AccountSid", TEST_ACCOUNT_SID)]
     params += [("MediaUrl0", "https://a.example/1"), ("MediaUrl0", "https://a.example/2")]
     assert messages_of(post_signed(sms.client, "/twilio/sms", params))
     # Dropping one of the repeated values breaks it.

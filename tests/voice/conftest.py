@@ -81,6 +81,7 @@ class Host:
             "AccountSid": TEST_ACCOUNT_SID, "NumSegments": "1", "SmsStatus": "received",
         }
         response = post_signed(self.client, "/twilio/sms", params, TEST_AUTH_TOKEN)
+        self.app.state.outbound.flush()
         assert response.status_code == 200, response.text
         return [m.text or "" for m in parse_twiml(response.text).iter("Message")]
 
@@ -106,6 +107,7 @@ class Phone:
         assert url.startswith(BASE), url
         path = url[len(BASE):]
         response = post_signed(self.host.client, path, self.params(**extra), TEST_AUTH_TOKEN, BASE)
+        self.host.app.state.outbound.flush()  # the outbox sender's work, done here and now
         assert response.status_code == 200, response.text
         assert response.headers["content-type"].startswith("application/xml")
         self.twiml = parse_twiml(response.text)
@@ -170,6 +172,7 @@ class Phone:
             self.host.client, "/twilio/voice/status",
             self.params(CallStatus=status, CallDuration="42"), TEST_AUTH_TOKEN, BASE,
         )
+        self.host.app.state.outbound.flush()
         assert response.status_code == 200, response.text
         return response
 
@@ -178,6 +181,7 @@ class Phone:
     def updates(self) -> list[str]:
         """TwiML the host sent to this call: to the stand-in for Twilio, or to the outbox."""
         fake = self.host.fake
+        self.host.app.state.outbound.flush()
         if fake is not None:
             return [u["Twiml"] for u in fake.call_updates if u["call_sid"] == self.sid]
         items = self.host.app.state.outbound.items(limit=1000, to=self.sid)
