@@ -106,7 +106,7 @@ def setup_lines(
 
 def parse_players(text: str | None) -> list[str]:
     if text is None:
-        return []
+        raise fail("a new game needs its players in seating order: --players Ann,Bob")
     names = [n.strip() for n in text.split(",") if n.strip()]
     if len(names) < 2:
         raise fail("a game needs at least 2 players: --players Ann,Bob")

@@ -46,6 +46,10 @@ class Settings(BaseSettings):
     # Backstop for games of several callers: a turn runs out after this many seconds even if
     # a call vanished without a status callback (a live caller's silence is ruled sooner).
     voice_turn_timeout: float | None = 120.0
+    # Caller ID is identity unless this says otherwise. "attested": a call whose caller ID
+    # Twilio does not mark as attested (StirVerstat TN-Validation-Passed-A or -B) is a guest
+    # until it gives the join code of the game its number plays in.
+    voice_caller_id: Literal["trust", "attested"] = "trust"
 
     # Media Streams (host/channels/media.py): a Vosk model folder for streamed calls (else
     # the model installed for the call's language), and whether vosk may download one.

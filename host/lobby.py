@@ -40,6 +40,10 @@ CREATE TABLE IF NOT EXISTS join_failures (
 CODE_DIGITS = 6
 MAX_FAILED_JOINS = 5  # per number per hour; a million codes then take years to guess
 FAILURE_WINDOW = 3600.0
+# Callers who are only their call (a withheld or unattested number) would get a fresh budget
+# on every call: they share one, counted across all their calls.
+UNIDENTIFIED = "unidentified"
+MAX_FAILED_UNIDENTIFIED = 20
 
 
 @dataclass(frozen=True)
@@ -124,15 +128,11 @@ class Lobby:
         with self.store.transaction():
             if self.member(address) is not None:
                 return "already_in_game"
-            recent = self.store.execute(
-                "SELECT COUNT(*) AS n FROM join_failures WHERE address = ? AND at > ?",
-                (address, now - FAILURE_WINDOW),
-            )[0]["n"]
-            if recent >= MAX_FAILED_JOINS:
+            if self.out_of_guesses(address, now):
                 return "too_many_tries"
             row = self.store.session_by_code(code.strip())
             if row is None or row.status == "closed":
-                self.store.execute("INSERT INTO join_failures (address, at) VALUES (?, ?)", (address, now))
+                self.wrong_guess(address, now)
                 return "no_such_game"
             table = self.referee.table(row.id)
             if table.running:
@@ -145,6 +145,23 @@ class Lobby:
             self.referee.join(row.id, name, address, channel)
             self._add_member(address, row.id, name, channel, call_sid)
             return Joined(row.id, name, code)
+
+    @staticmethod
+    def _guesser(address: str) -> tuple[str, int]:
+        """Whose budget a guess counts against, and its size."""
+        if address.startswith(("call:", "guest:")):
+            return UNIDENTIFIED, MAX_FAILED_UNIDENTIFIED
+        return address, MAX_FAILED_JOINS
+
+    def out_of_guesses(self, address: str, now: float) -> bool:
+        key, most = self._guesser(address)
+        query = "SELECT COUNT(*) AS n FROM join_failures WHERE address = ? AND at > ?"
+        recent = self.store.execute(query, (key, now - FAILURE_WINDOW))[0]["n"]
+        return int(recent) >= most
+
+    def wrong_guess(self, address: str, now: float) -> None:
+        key = self._guesser(address)[0]
+        self.store.execute("INSERT INTO join_failures (address, at) VALUES (?, ?)", (key, now))
 
     def creator(self, session_id: str) -> str | None:
         table = self.referee.table(session_id)

@@ -198,9 +198,25 @@ _WITHHELD = frozenset({"", "anonymous", "restricted", "unknown", "unavailable", 
                        "+266696687", "+7378742833", "+2562533", "+8656696"})
 
 
-def _address(from_: str, sid: str) -> str:
-    """A player is their phone number; a withheld one is only this call (no calling back)."""
-    return f"call:{sid}" if from_.strip().lower() in _WITHHELD else from_.strip()
+# Twilio's StirVerstat for a caller ID the carrier vouches for (full or partial attestation).
+_ATTESTED = frozenset({"TN-Validation-Passed-A", "TN-Validation-Passed-B"})
+
+
+def _address(from_: str, sid: str, verstat: str, settings: Settings) -> str:
+    """A player is their phone number; a withheld one is only this call (no calling back).
+    With ``GAMEHOST_VOICE_CALLER_ID=attested`` an unattested number is a guest
+    (``guest:<sid>:<number>``) until it gives the join code of its number's game."""
+    number = from_.strip()
+    if number.lower() in _WITHHELD:
+        return f"call:{sid}"
+    if settings.voice_caller_id == "attested" and verstat not in _ATTESTED:
+        return f"guest:{sid}:{number}"
+    return number
+
+
+def _claimed(call: Call) -> str | None:
+    """The number a guest's caller ID claims."""
+    return call.address.split(":", 2)[2] if call.address.startswith("guest:") else None
 
 
 def _base_url(request: Request, settings: Settings) -> str:
@@ -223,7 +239,9 @@ def _answer(v: Voice, request: Request, form: FormData, build: Callable[[Call], 
         # One transaction per request: a move and the outbox rows telling the others of it
         # are committed together (or, on an error, neither).
         with v.referee.store.transaction():
-            call = v.calls.get(sid) or v.calls.open(sid, _address(address, sid), base)
+            call = v.calls.get(sid) or v.calls.open(
+                sid, _address(address, sid, _field(form, "StirVerstat"), v.settings), base
+            )
             return _xml(build(call))
     except Exception:
         log.exception("voice request to %s failed", request.url.path)
@@ -488,6 +506,10 @@ def _elsewhere(v: Voice, call: Call) -> VoiceResponse:
 
 def _entry(v: Voice, call: Call, lines: list[str]) -> VoiceResponse:
     """Back into this number's game if it has one, else the menu."""
+    claimed = _claimed(call)
+    if claimed is not None and v.lobby.member(claimed) is not None:
+        # An unattested caller ID of a seated player: the join code first.
+        return _ask_code(v, call, "", [*lines, vp.say(v.lang, "prove_code")], 0)
     member = v.lobby.member(call.address)
     if member is not None and _card_game(v, member.session_id):
         # Calls speak Up-or-Down only; the number stays in its card game, told by text.
@@ -590,6 +612,17 @@ def code(
             return _ask_code(v, call, name, [wrong], n + 1)
         if v.lobby.member(call.address) is not None:
             return _entry(v, call, [])
+        claimed = _claimed(call)
+        if claimed is not None and (member := v.lobby.member(claimed)) is not None:
+            # A guest whose caller ID claims a seated player: the game's code proves it.
+            row = v.referee.store.session(member.session_id)
+            if v.lobby.out_of_guesses(claimed, v.referee.clock()):
+                return _goodbye(lang, [vp.say(lang, "too_many_tries")])
+            if row is not None and row.code == heard:
+                call = v.calls.update(call.sid, address=claimed)
+                return _entry(v, call, [])
+            v.lobby.wrong_guess(claimed, v.referee.clock())
+            return _ask_code(v, call, name, [vp.say(lang, "no_such_game")], n + 1)
         result = _join(v, call, heard, name)
         if isinstance(result, Joined):
             call = v.calls.update(call.sid, session_id=result.session_id, shared=0, prev_channel=CHANNEL)

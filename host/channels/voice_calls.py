@@ -52,7 +52,7 @@ class Call:
 class Calls:
     """Live and past calls, and which phone a one-phone game is played on."""
 
-    _FIELDS = frozenset({"session_id", "shared", "prev_channel", "setup"})
+    _FIELDS = frozenset({"session_id", "shared", "prev_channel", "setup", "address"})
 
     def __init__(self, store: Store) -> None:
         self.store = store

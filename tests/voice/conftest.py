@@ -96,11 +96,13 @@ class Phone:
     sid: str = field(default_factory=new_call_sid)
     twiml: ET.Element | None = None
     updates_seen: int = 0
+    stir_verstat: str | None = None  # Twilio's caller-ID attestation, when it sends one
 
     def params(self, **extra: str) -> dict[str, str]:
+        stir = {"StirVerstat": self.stir_verstat} if self.stir_verstat is not None else {}
         return {
             "CallSid": self.sid, "AccountSid": TEST_ACCOUNT_SID, "From": self.number, "To": HOST_NUMBER,
-            "CallStatus": "in-progress", "Direction": "inbound", "ApiVersion": "2010-04-01", **extra,
+            "CallStatus": "in-progress", "Direction": "inbound", "ApiVersion": "2010-04-01", **stir, **extra,
         }
 
     def post(self, url: str, **extra: str) -> ET.Element:

@@ -351,7 +351,7 @@ def test_card_games_are_not_joined_or_played_by_phone(host: Host) -> None:
     caller.press("2")
     caller.say("Bob")
     caller.press(code)
-    assert caller.heard.startswith("That game is the card game, inversion.")
+    assert caller.heard.startswith("That game is played by text message or at the table")
     assert host.lobby.member(BOB) is None
     dee = host.phone(DEE)
     dee.call()
