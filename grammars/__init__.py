@@ -6,11 +6,10 @@ Loading validates every file and names the file and line of any error (hassil st
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
-from typing import Annotated, Any, Literal, TypeVar
+from typing import Any, Literal, TypeVar
 
 import yaml
 from pydantic import (
@@ -18,9 +17,6 @@ from pydantic import (
     ConfigDict,
     Field,
     ValidationError,
-    ValidationInfo,
-    field_validator,
-    model_validator,
 )
 
 ROOT = Path(__file__).parent
@@ -72,78 +68,6 @@ class Speech(BaseModel):
     commands: dict[str, list[str]] = Field(default_factory=dict)
 
 
-# Suit names as games/cards.py spells them; kept as text so grammars need not import games.
-SuitName = Literal["club", "spade", "heart", "diamond", "clown"]
-_Words = Annotated[list[str], Field(min_length=1)]
-_CARD_FIELDS = {"rank", "suit", "suits"}
-_BID_FIELDS = {"number", "count"}
-
-
-class SuitWords(BaseModel):
-    """Words for each suit; the first is read aloud, the rest are understood too."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    club: _Words
-    spade: _Words
-    heart: _Words
-    diamond: _Words
-    clown: _Words
-
-
-class Cards(BaseModel):
-    """Optional ``cards.yaml``: how a table talks about cards, bids and passes (!nversion)."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    suits: SuitWords
-    # The plural read aloud ("seven of clowns"), where it differs from the singular.
-    plurals: dict[SuitName, str] = Field(default_factory=dict)
-    # Rank words beyond numbers.yaml ("ace"); they stand alone, never inside a longer number.
-    ranks: dict[str, int] = Field(default_factory=dict)
-    # Counting words that are a number only right before a bid word ("세 개" but "네" is yes).
-    counts: dict[str, int] = Field(default_factory=dict)
-    # Words allowed between a rank and its suit ("the nine OF hearts", "THE clown seven").
-    connectors: list[str] = Field(default_factory=list)
-    # Which order wins when words fit both ("heart nine club": heart nine, or nine club?).
-    order: Literal["rank_first", "suit_first"] = "rank_first"
-    bid_before: _Words  # "i bid" three
-    bid_after: _Words  # three "tricks"
-    passes: _Words
-    # Endings glued to a suit, bid or pass word or a name ("하트는", "패스요"), dropped.
-    particles: list[str] = Field(default_factory=list)
-    # Words that carry no meaning at a card table; anything else unexplained is a leftover.
-    filler: list[str] = Field(default_factory=list)
-    # How a card is read aloud, and the phrases recognisers get for cards and bids.
-    read: str
-    card_hints: _Words
-    bid_hints: _Words
-
-    @field_validator("read", "card_hints", "bid_hints")
-    @classmethod
-    def _known_fields(cls, value: str | list[str], info: ValidationInfo) -> str | list[str]:
-        allowed = _CARD_FIELDS if info.field_name != "bid_hints" else _BID_FIELDS
-        for text in [value] if isinstance(value, str) else value:
-            used = set(re.findall(r"{(\w*)}", text))
-            if used - allowed:
-                unknown = sorted(used - allowed)
-                raise ValueError(f"unknown fields {unknown} in {text!r}: use {sorted(allowed)}")
-        return value
-
-    @model_validator(mode="after")
-    def _one_meaning_per_word(self) -> Cards:
-        seen: dict[str, str] = {}
-        groups = {f"suits.{s}": words for s, words in self.suits.model_dump().items()}
-        groups |= {"ranks": list(self.ranks), "bid_before": self.bid_before}
-        groups |= {"bid_after": self.bid_after, "passes": self.passes}
-        for group, words in groups.items():
-            for word in words:
-                if word in seen and seen[word] != group:
-                    raise ValueError(f"{word!r} is in both {seen[word]} and {group}")
-                seen[word] = group
-        return self
-
-
 @dataclass(frozen=True)
 class Grammar:
     lang: str
@@ -155,7 +79,6 @@ class Grammar:
     answer_lookalikes: tuple[str, ...] = ()
     card_lookalikes: tuple[str, ...] = ()
     speech_commands: dict[str, tuple[str, ...]] = field(default_factory=dict)
-    cards: Cards | None = None  # None: the language has no cards.yaml (no card games)
 
     def phrase(self, key: str, **fields: object) -> str:
         return self.phrases[key].format(**fields)
@@ -277,11 +200,6 @@ def load(lang: str, root: Path = ROOT) -> Grammar:
         unknown = sorted(set(speech.commands) - set(commands))
         if unknown:
             raise GrammarError(f"{folder / 'speech.yaml'}:1: unknown commands: {', '.join(unknown)}")
-    cards = None
-    if (folder / "cards.yaml").is_file():
-        validated_cards = _validate(Cards, folder / "cards.yaml")
-        assert isinstance(validated_cards, Cards)
-        cards = validated_cards
     return Grammar(
         lang=lang,
         numbers=numbers,
@@ -292,7 +210,6 @@ def load(lang: str, root: Path = ROOT) -> Grammar:
         answer_lookalikes=tuple(speech.answer_lookalikes),
         card_lookalikes=tuple(speech.card_lookalikes),
         speech_commands={k: tuple(v) for k, v in speech.commands.items()},
-        cards=cards,
     )
 
 

@@ -18,16 +18,18 @@ from games.inversion.words import (
     CardTalk,
     bid_phrases,
     card_phrases,
+    grammar,
     parse_cards,
     suit_phrases,
     suit_words,
+    words_of,
 )
-from grammars import Grammar, load
+from grammars import Grammar
 from grammars.reader import normalise
 
 
 def card_text(card: Card, lang: str = "en") -> str:
-    g = load(lang)
+    g = grammar(lang)
     return g.phrase(
         "inv_card",
         rank=card.rank,
@@ -60,7 +62,7 @@ def _reason(g: Grammar, event: inv.TrickWon, lang: str) -> str:
 
 
 def outcome_text(outcome: Outcome, lang: str = "en") -> str:
-    g = load(lang)
+    g = grammar(lang)
     assert isinstance(outcome, inv.InversionOutcome)
     tricks = dict(outcome.scores)
     if outcome.reason == "player_left":
@@ -82,7 +84,7 @@ def outcome_text(outcome: Outcome, lang: str = "en") -> str:
 
 def describe(event: Event, lang: str = "en", *, penalty: bool = False) -> str:
     """One line per event; ``penalty`` adds what a revoke costs when the table chose one."""
-    g = load(lang)
+    g = grammar(lang)
     if isinstance(event, inv.SuitsChosen):
         return g.phrase("inv_suits", suits=_suits(event.suits, lang))
     if isinstance(event, inv.LaneLaid):
@@ -158,8 +160,7 @@ def describe_all(events: Sequence[Event], lang: str = "en", *, penalty: bool = F
 
 
 def _pass_word(lang: str) -> str:
-    cards = load(lang).cards
-    return cards.passes[0] if cards is not None else "pass"
+    return words_of(lang).cards.passes[0]
 
 
 def move_text(move: inv.AnyMove, lang: str = "en") -> str:
@@ -179,7 +180,7 @@ def move_text(move: inv.AnyMove, lang: str = "en") -> str:
 
 def prompt(state: inv.State, lang: str = "en") -> str:
     """What the table must say next."""
-    g = load(lang)
+    g = grammar(lang)
     if state.outcome is not None:
         return outcome_text(state.outcome, lang)
     if state.phase is inv.Phase.SUITS:
@@ -203,7 +204,7 @@ def prompt(state: inv.State, lang: str = "en") -> str:
 
 
 def status(state: inv.State, lang: str = "en") -> str:
-    g = load(lang)
+    g = grammar(lang)
     if state.outcome is not None:
         return outcome_text(state.outcome, lang)
     if state.phase is inv.Phase.BIDDING:
@@ -224,7 +225,7 @@ def status(state: inv.State, lang: str = "en") -> str:
 
 def refusal_text(refusal: Refusal, state: inv.State, lang: str = "en") -> str:
     """Why a move was not taken, then what is allowed now."""
-    g = load(lang)
+    g = grammar(lang)
     f: dict[str, object] = {}
     for key, value in refusal.fields.items():
         if isinstance(value, Card):
@@ -267,12 +268,12 @@ def has_content(talk: CardTalk) -> bool:
 
 
 def _not_understood(talk: CardTalk, state: inv.State, lang: str, about_move: bool = True) -> Unclear:
-    text = load(lang).phrase("not_understood", turn=prompt(state, lang))
+    text = grammar(lang).phrase("not_understood", turn=prompt(state, lang))
     return Unclear(text, {"type": "not_understood", "text": talk.text}, about_move)
 
 
 def _ambiguous(options: list[str], lang: str) -> Unclear:
-    g = load(lang)
+    g = grammar(lang)
     return Unclear(g.phrase("inv_ambiguous", cards=f" {g.phrases['or']} ".join(options)),
                    {"type": "ambiguous", "options": options})
 
@@ -309,7 +310,7 @@ def _propose(talk: CardTalk, state: inv.State, player: str | None, lang: str) ->
 
 def _half_card(talk: CardTalk, state: inv.State, lang: str) -> Unclear:
     """A number or a suit without the rest of the card: ask for the rest."""
-    g = load(lang)
+    g = grammar(lang)
     suit = state.follow.suit if state.follow is not None else (state.suits or (None,))[0]
     numbers = tuple(dict.fromkeys(talk.numbers))
     if len(numbers) == 1 and numbers[0] in RANKS and suit is not None and not talk.suits:
@@ -414,7 +415,7 @@ class InversionTalk:
         self, text: str, state: inv.State | None, players: tuple[str, ...], speaker: str | None,
         asked: inv.Move | None, lang: str,
     ) -> Proposal:
-        g = load(lang)
+        g = grammar(lang)
         talk = parse_cards(text, lang, players=players)
         if asked is not None and state is not None:
             said = set(talk.commands)
@@ -451,10 +452,10 @@ class InversionTalk:
         return status(state, lang)
 
     def rules(self, options: inv.Options, lang: str) -> str:
-        return load(lang).phrase("inv_rules")
+        return grammar(lang).phrase("inv_rules")
 
     def help(self, lang: str) -> str:
-        return load(lang).phrase("inv_help")
+        return grammar(lang).phrase("inv_help")
 
     def refusal_text(self, refusal: Refusal, state: inv.State, lang: str) -> str:
         return refusal_text(refusal, state, lang)
@@ -481,7 +482,7 @@ class InversionTalk:
     ) -> Listening:
         if confirming:
             return Listening()
-        g = load(lang)
+        g = grammar(lang)
         left_out = g.card_lookalikes if state.phase in _SUIT_PHASES else ()
         return Listening(tuple(move_phrases(lang, state, players)), tuple(left_out))
 
@@ -516,7 +517,7 @@ class InversionTalk:
         if isinstance(meaning, inv.ChooseFirst):
             return meaning.player
         if isinstance(meaning, Command):
-            return load(lang).commands[meaning.name][0]
+            return grammar(lang).commands[meaning.name][0]
         return ""
 
 

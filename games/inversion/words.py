@@ -17,11 +17,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
+from pathlib import Path
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
 from games.inversion.cards import RANKS, Card, Suit
-from grammars import Cards, load
+from grammars import Grammar, GrammarError, load, load_file
 from grammars.reader import _lexicon, normalise, read_numbers, recognizer_phrase, to_words
 
 
@@ -38,6 +42,111 @@ class CardTalk:
     players: tuple[str, ...] = ()  # as spelled in the ``players`` given to parse_cards
     commands: tuple[str, ...] = ()
     leftovers: tuple[str, ...] = ()  # words that were none of the above and not filler
+
+
+# Suit names as cards.py spells them (Suit values).
+SuitName = Literal["club", "spade", "heart", "diamond", "clown"]
+_Words = Annotated[list[str], Field(min_length=1)]
+_CARD_FIELDS = {"rank", "suit", "suits"}
+_BID_FIELDS = {"number", "count"}
+
+
+class SuitWords(BaseModel):
+    """Words for each suit; the first is read aloud, the rest are understood too."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    club: _Words
+    spade: _Words
+    heart: _Words
+    diamond: _Words
+    clown: _Words
+
+
+class Cards(BaseModel):
+    """How a table talks about cards, bids and passes (``grammar/<lang>.yaml`` ``cards``)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    suits: SuitWords
+    # The plural read aloud ("seven of clowns"), where it differs from the singular.
+    plurals: dict[SuitName, str] = Field(default_factory=dict)
+    # Rank words beyond numbers.yaml ("ace"); they stand alone, never inside a longer number.
+    ranks: dict[str, int] = Field(default_factory=dict)
+    # Counting words that are a number only right before a bid word ("세 개" but "네" is yes).
+    counts: dict[str, int] = Field(default_factory=dict)
+    # Words allowed between a rank and its suit ("the nine OF hearts", "THE clown seven").
+    connectors: list[str] = Field(default_factory=list)
+    # Which order wins when words fit both ("heart nine club": heart nine, or nine club?).
+    order: Literal["rank_first", "suit_first"] = "rank_first"
+    bid_before: _Words  # "i bid" three
+    bid_after: _Words  # three "tricks"
+    passes: _Words
+    # Endings glued to a suit, bid or pass word or a name ("하트는", "패스요"), dropped.
+    particles: list[str] = Field(default_factory=list)
+    # Words that carry no meaning at a card table; anything else unexplained is a leftover.
+    filler: list[str] = Field(default_factory=list)
+    # How a card is read aloud, and the phrases recognisers get for cards and bids.
+    read: str
+    card_hints: _Words
+    bid_hints: _Words
+
+    @field_validator("read", "card_hints", "bid_hints")
+    @classmethod
+    def _known_fields(cls, value: str | list[str], info: ValidationInfo) -> str | list[str]:
+        allowed = _CARD_FIELDS if info.field_name != "bid_hints" else _BID_FIELDS
+        for text in [value] if isinstance(value, str) else value:
+            used = set(re.findall(r"{(\w*)}", text))
+            if used - allowed:
+                unknown = sorted(used - allowed)
+                raise ValueError(f"unknown fields {unknown} in {text!r}: use {sorted(allowed)}")
+        return value
+
+    @model_validator(mode="after")
+    def _one_meaning_per_word(self) -> Cards:
+        seen: dict[str, str] = {}
+        groups = {f"suits.{s}": words for s, words in self.suits.model_dump().items()}
+        groups |= {"ranks": list(self.ranks), "bid_before": self.bid_before}
+        groups |= {"bid_after": self.bid_after, "passes": self.passes}
+        for group, words in groups.items():
+            for word in words:
+                if word in seen and seen[word] != group:
+                    raise ValueError(f"{word!r} is in both {seen[word]} and {group}")
+                seen[word] = group
+        return self
+
+
+class InversionWords(BaseModel):
+    """``games/inversion/grammar/<lang>.yaml``: the card talk and what the host says."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    cards: Cards
+    phrases: dict[str, str]
+
+
+GRAMMAR = Path(__file__).parent / "grammar"
+
+
+@cache
+def words_of(lang: str) -> InversionWords:
+    """This game's words in ``lang``; every English phrase must be there too."""
+    path = GRAMMAR / f"{lang}.yaml"
+    if not path.is_file():
+        raise GrammarError(f"{path}: !nversion has no words in {lang!r}")
+    words = load_file(path, InversionWords)
+    if lang != "en":
+        absent = sorted(set(words_of("en").phrases) - set(words.phrases))
+        if absent:
+            raise GrammarError(f"{path}:1: missing phrases: {', '.join(absent)}")
+    return words
+
+
+@cache
+def grammar(lang: str) -> Grammar:
+    """The shared grammar with this game's phrases added (the host says both)."""
+    shared = load(lang)
+    return replace(shared, phrases={**shared.phrases, **words_of(lang).phrases})
 
 
 # Suit symbols people type ("9♥"); replaced by the language's suit word before parsing.
@@ -65,10 +174,8 @@ class _Vocabulary:
 
     def __init__(self, lang: str) -> None:
         grammar = load(lang)
-        if grammar.cards is None:
-            raise ValueError(f"the {lang!r} grammar has no cards.yaml")
         self.lang = lang
-        self.cards: Cards = grammar.cards
+        self.cards: Cards = words_of(lang).cards
         self.lex = _lexicon(lang)
         self.split_chars = grammar.numbers.split == "chars"
         c = self.cards

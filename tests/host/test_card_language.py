@@ -12,23 +12,26 @@ from hypothesis import strategies as st
 
 from games.inversion.cards import Card, Suit, deck
 from games.inversion.words import (
+    GRAMMAR,
     CardTalk,
+    InversionWords,
     bid_phrases,
     card_phrases,
     card_words,
     parse_cards,
     suit_phrases,
     suit_words,
+    words_of,
 )
-from grammars import ROOT, GrammarError, languages, load
+from grammars import ROOT, GrammarError, load_file
 from grammars.reader import to_words
 
-LANGS = [lang for lang in languages() if load(lang).cards is not None]
+LANGS = [path.stem for path in sorted(GRAMMAR.glob("*.yaml"))]
 EVERY_CARD = sorted(deck(tuple(Suit)))
 CASES = [
     (lang, case)
     for lang in LANGS
-    for case in yaml.safe_load((ROOT / lang / "tests" / "cards.yaml").read_text(encoding="utf-8"))
+    for case in yaml.safe_load((GRAMMAR / "tests" / f"{lang}.yaml").read_text(encoding="utf-8"))
 ]
 
 
@@ -38,7 +41,7 @@ def test_both_languages_have_card_words() -> None:
 
 @pytest.mark.parametrize(("lang", "case"), CASES, ids=[f"{lang}:{c['text']}" for lang, c in CASES])
 def test_sentence(lang: str, case: dict[str, object]) -> None:
-    """The cases in grammars/<lang>/tests/cards.yaml; only the keys a case gives are checked."""
+    """The cases in games/inversion/grammar/tests/<lang>.yaml; only the keys a case gives are checked."""
     table = case.get("table", [])
     assert isinstance(table, list)
     said = parse_cards(str(case["text"]), lang, players=table)
@@ -167,8 +170,7 @@ def test_korean_recogniser_words_are_in_the_packaged_model() -> None:
     assert model is not None
     words = vocabulary(model)
     phrases = [*card_phrases(EVERY_CARD, "ko"), *bid_phrases(range(11), "ko"), *suit_phrases("ko")]
-    c = load("ko").cards
-    assert c is not None
+    c = words_of("ko").cards
     phrases += [*c.ranks, *c.counts, *c.connectors, *c.bid_before, *c.bid_after, *c.passes, *c.filler]
     assert [w for p in phrases for w in p.split() if w not in words] == []
 
@@ -219,13 +221,6 @@ def _copy_en(tmp_path: Path) -> Path:
     return tmp_path
 
 
-def test_a_language_without_cards_yaml_has_no_card_words(tmp_path: Path) -> None:
-    root = _copy_en(tmp_path)
-    (root / "en" / "cards.yaml").unlink()
-    assert load("en", root).cards is None
-    assert load("en").cards is not None
-
-
 @pytest.mark.parametrize(
     ("old", "new", "error"),
     [
@@ -239,19 +234,19 @@ def test_a_language_without_cards_yaml_has_no_card_words(tmp_path: Path) -> None
 def test_a_wrong_cards_file_is_reported_with_file_and_line(
     tmp_path: Path, old: str, new: str, error: str
 ) -> None:
-    root = _copy_en(tmp_path)
-    cards = root / "en" / "cards.yaml"
-    lines = cards.read_text(encoding="utf-8").splitlines()
-    at = next(i for i, line in enumerate(lines) if line.startswith(old))
-    lines[at] = lines[at].replace(old, new)
+    cards = tmp_path / "en.yaml"
+    lines = (GRAMMAR / "en.yaml").read_text(encoding="utf-8").splitlines()
+    at = next(i for i, line in enumerate(lines) if line.strip().startswith(old.strip()))
+    indent = lines[at][: len(lines[at]) - len(lines[at].lstrip())]
+    lines[at] = indent + lines[at].strip().replace(old.strip(), new.strip().replace("\n", "\n" + indent))
     cards.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    with pytest.raises(GrammarError, match=rf"cards\.yaml:{at + 1}: {error}"):
-        load("en", root)
+    with pytest.raises(GrammarError, match=rf"en\.yaml:{at + 1}: cards\.{error}"):
+        load_file(cards, InversionWords)
 
 
 def test_a_word_with_two_meanings_is_refused(tmp_path: Path) -> None:
-    root = _copy_en(tmp_path)
-    cards = root / "en" / "cards.yaml"
-    cards.write_text(cards.read_text(encoding="utf-8").replace("[pass,", "[hearts, pass,"), encoding="utf-8")
-    with pytest.raises(GrammarError, match=r"cards\.yaml:\d+: .*'hearts' is in both suits\.heart and passes"):
-        load("en", root)
+    cards = tmp_path / "en.yaml"
+    text = (GRAMMAR / "en.yaml").read_text(encoding="utf-8")
+    cards.write_text(text.replace("[pass,", "[hearts, pass,"), encoding="utf-8")
+    with pytest.raises(GrammarError, match=r"en\.yaml:\d+: .*'hearts' is in both suits\.heart and passes"):
+        load_file(cards, InversionWords)

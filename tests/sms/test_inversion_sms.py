@@ -21,8 +21,7 @@ from games.inversion import rules as inv
 from games.inversion import talk as words
 from games.inversion.cards import Card, Suit, deck
 from games.inversion.rules import InversionOutcome
-from games.inversion.words import card_words
-from grammars import load
+from games.inversion.words import card_words, grammar, words_of
 from host.sms_text import NAME_MAX, SEGMENT, fit, fits_one_segment, gsm_length, turn_prefix
 from tests.sms.conftest import PHONES, Sms, new_sid
 
@@ -422,7 +421,7 @@ LISTS = {"cards", "missing", "doubled"}
 
 
 def _tally() -> str:
-    g = load("en")
+    g = grammar("en")
     counts = (10, 0, 0, 0)  # 10 tricks in all: at most one count has two digits
     return ", ".join(
         g.phrase("inv_tally_item", player=p, count=c) for p, c in zip(NAMES, counts, strict=True)
@@ -434,7 +433,7 @@ def _worst_prompt() -> str:
 
 
 def _values(key: str) -> dict[str, object]:
-    g = load("en")
+    g = grammar("en")
     card = words.card_text(WIDE)
     all_suits = ", ".join(words.card_text(Card(1, s)).removeprefix("1 of ") for s in Suit)
     lane = words.cards_text([Card(10, s) for s in Suit] + [Card(9, s) for s in Suit])
@@ -461,7 +460,11 @@ def _fields(template: str) -> set[str]:
     return {f for _, f, _, _ in string.Formatter().parse(template) if f}
 
 
-INV_TEMPLATES = sorted((k, v) for k, v in load("en").phrases.items() if k.startswith("inv_"))
+INV_TEMPLATES = sorted(words_of("en").phrases.items())
+
+
+def test_the_game_has_its_own_phrases() -> None:
+    assert len(INV_TEMPLATES) > 50
 
 
 def test_turn_numbers_stay_below_a_hundred() -> None:
@@ -569,7 +572,7 @@ def test_every_refusal_reason_of_the_engine_is_checked() -> None:
 def test_every_inversion_line_the_referee_can_send_fits_one_segment() -> None:
     """Real lines from host/inversion_phrasing.py, with 4 players of 12 letters, "10 of
     diamonds", 4-player tallies (a won trick's line carries the tally), revoke penalties."""
-    g = load("en")
+    g = grammar("en")
     lines: list[str] = []
     for state in _states():
         lines += [words.prompt(state), words.status(state)]

@@ -24,7 +24,7 @@ from games.base import Command
 from games.inversion import rules as inv
 from games.inversion import talk as cl
 from games.inversion.cards import Card, Suit
-from games.inversion.words import card_phrases, parse_cards
+from games.inversion.words import card_phrases, grammar, parse_cards
 from grammars import load
 from host.cli import app
 from host.config import get_settings
@@ -135,7 +135,7 @@ def test_announcements_are_spoken_korean_text(tmp_path: Path, say: Say, ko_model
     )
     assert result.exit_code == 0, result.stderr
     lines = result.stdout.splitlines()
-    assert load("ko").phrase("inv_first", player="지영") in lines
+    assert grammar("ko").phrase("inv_first", player="지영") in lines
     assert lines[-2:][0] == "지영: 클로버 5." and lines[-1].startswith("민수")
     assert not [line for line in lines if line.isascii()]
 
