@@ -19,6 +19,7 @@ from pydantic import BaseModel
 from games.base import Answer, Command, GameSpec, Moves, Unclear
 from games.core import End, Event, Leave, MoveUndone, event_to_json, json_value
 from grammars import load
+from grammars.reader import parse
 from host.reply import Hearing, Reply
 from host.session import (
     Ask,
@@ -58,6 +59,25 @@ def event_json(spec: GameSpec[Any, Any, Any], event: Event) -> dict[str, Any]:
 def move_fields(spec: GameSpec[Any, Any, Any], move: Any) -> dict[str, Any]:
     """A move's own fields for a JSON line (``number``, ``cards``...), by the game's codec."""
     return {k: v for k, v in spec.encode_move(move).items() if k not in ("move", "action", "player")}
+
+
+#: Commands that take something back or end something: heard unsurely, they are read back.
+DESTRUCTIVE = ("undo", "finish", "leave", "new_game")
+
+
+def asked_words(table: Table) -> str:
+    """The read-back waiting, in words: the move ("15") or the command ("undo")."""
+    asked = table.asked
+    assert asked is not None
+    if asked.command is not None:
+        return load(table.lang).commands[asked.command][0]
+    return table.spec.talk.move_text(asked.move, table.lang)
+
+
+def _unsure(table: Table, hearing: Hearing | None) -> bool:
+    return hearing is not None and (
+        hearing.confidence is None or hearing.confidence < table.config.confirm_below
+    )
 
 
 def prompt_text(table: Table) -> str | None:
@@ -264,6 +284,11 @@ class Referee:
             asked = None  # not theirs to answer
         said = hearing.alternatives[0] if hearing is not None and hearing.alternatives else text
         talk = table.spec.talk
+        if asked is not None and asked.command is not None:
+            answered = self._answer_command(session_id, table, asked.command, said, speaker, reply, now)
+            if answered is not None:
+                return answered
+            asked = None
         proposal = talk.read(
             said, table.state, table.names, speaker, asked.move if asked is not None else None, table.lang
         )
@@ -279,6 +304,8 @@ class Referee:
             reply.private.append(g.phrase("not_understood", turn=talk.prompt(table.state, table.lang)))
             return reply
         if isinstance(proposal, Command):
+            if proposal.name in DESTRUCTIVE and table.running and _unsure(table, hearing):
+                return self._ask(session_id, table, None, reply, now, command=proposal.name, player=speaker)
             return self._command(session_id, table, proposal.name, speaker, reply, now)
         if isinstance(proposal, Unclear) and not proposal.about_move:
             return self._unclear(proposal, reply)
@@ -329,26 +356,41 @@ class Referee:
         is unsure, or when something it is easily confused with, or another reading of the
         same utterance, would not be costly."""
         talk, state, lang = table.spec.talk, table.state, table.lang
+        unsure = _unsure(table, hearing)
+        others = hearing.alternatives[1:]
+        readings = [talk.read(other, state, table.names, None, None, lang) for other in others]
+        if unsure and any(isinstance(r, Command) and r.name in DESTRUCTIVE for r in readings):
+            return True  # "undo" heard as a number must not be ruled as one without a question
         if not talk.costly(state, move):
             return False
-        if hearing.confidence is None or hearing.confidence < table.config.confirm_below:
+        if unsure:
             return True
         if any(not talk.costly(state, m) for m in talk.confusable(move, lang)):
             return True
-        for other in hearing.alternatives[1:]:
-            proposal = talk.read(other, state, table.names, None, None, lang)
-            if isinstance(proposal, Moves) and any(not talk.costly(state, m) for m in proposal.candidates):
-                return True
-        return False
+        return any(
+            isinstance(r, Moves) and any(not talk.costly(state, m) for m in r.candidates) for r in readings
+        )
 
-    def _ask(self, session_id: str, table: Table, move: Any, reply: Reply, now: float) -> Reply:
-        """Speech: a costly move heard unsurely is read back before it counts."""
+    def _ask(
+        self, session_id: str, table: Table, move: Any, reply: Reply, now: float, *,
+        command: str | None = None, player: str | None = None,
+    ) -> Reply:
+        """Speech: a costly move, or a command that takes back or ends something, heard
+        unsurely is read back before it counts."""
         spec = table.spec
-        player = spec.rules.owner(move) or ""
-        self._append(session_id, Ask(move=spec.encode_move(move), player=player, turn=table.state.turn), now)
-        what = spec.talk.move_text(move, table.lang)
+        if command is not None:
+            who = player or ""
+            self._append(session_id, Ask(command=command, player=who, turn=table.state.turn), now)
+            what = load(table.lang).commands[command][0]
+            fields: dict[str, Any] = {"command": command}
+        else:
+            who = spec.rules.owner(move) or ""
+            self._append(session_id, Ask(move=spec.encode_move(move), player=who, turn=table.state.turn), now)
+            what = spec.talk.move_text(move, table.lang)
+            fields = move_fields(spec, move)
+        player = who
         reply.confirm = what
-        reply.events.append({"type": "confirm", "player": player, "what": what, **move_fields(spec, move)})
+        reply.events.append({"type": "confirm", "player": player, "what": what, **fields})
         reply.private.append(load(table.lang).phrase("confirm", what=what))
         reply.turn, reply.next_player = table.state.turn, table.current_player
         return reply
@@ -361,6 +403,23 @@ class Referee:
         return reply
 
     # -- commands ------------------------------------------------------------------------------
+
+    def _answer_command(
+        self, session_id: str, table: Table, command: str, said: str, speaker: str | None, reply: Reply,
+        now: float,
+    ) -> Reply | None:
+        """Yes or no to "Did you say undo?"; None: the words are read as they stand."""
+        words = set(parse(said, table.lang).commands)
+        if "yes" in words and "no" not in words:
+            self._append(session_id, Drop(), now)
+            return self._command(session_id, self.table(session_id), command, speaker, reply, now)
+        if "no" in words:
+            self._append(session_id, Drop(), now)
+            reply.events.append({"type": "not_confirmed", "player": speaker or "", "command": command})
+            prompt = table.spec.talk.prompt(table.state, table.lang)
+            reply.private.append(load(table.lang).phrase("not_understood", turn=prompt))
+            return reply
+        return None
 
     def _command(
         self, session_id: str, table: Table, name: str, speaker: str | None, reply: Reply, now: float

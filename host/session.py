@@ -86,10 +86,12 @@ class Play(BaseModel):
 
 
 class Ask(BaseModel):
-    """A move heard unsurely, read back ("Did you say ...?") before it counts."""
+    """A move heard unsurely, or a command that takes something back or ends something,
+    read back ("Did you say ...?") before it counts."""
 
     kind: Literal["ask"] = "ask"
-    move: dict[str, Any]
+    move: dict[str, Any] | None = None
+    command: str | None = None  # a command asked about instead of a move
     player: str = ""  # who may answer; "" anyone at the table
     turn: int
 
@@ -155,9 +157,10 @@ class Ruled:
 
 @dataclass(frozen=True)
 class Asked:
-    move: Any
+    move: Any  # None when a command is asked about
     player: str  # who may answer; "" anyone
     turn: int
+    command: str | None = None
 
 
 @dataclass(frozen=True)
@@ -240,7 +243,8 @@ def apply(table: Table, stored: StoredInput) -> tuple[Table, list[Event]]:
             table, state=state, start=state, moves=(), undone=frozenset(), games=table.games + 1, asked=None
         )
     elif isinstance(item, Ask):
-        table = replace(table, asked=Asked(table.spec.decode_move(item.move), item.player, item.turn))
+        move = table.spec.decode_move(item.move) if item.move is not None else None
+        table = replace(table, asked=Asked(move, item.player, item.turn, item.command))
     elif isinstance(item, Drop):
         table = replace(table, asked=None)
     elif isinstance(item, Undo):

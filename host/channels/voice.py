@@ -53,7 +53,7 @@ from host.config import Settings
 from host.lobby import CODE_DIGITS, Joined, Lobby
 from host.lobby import Member as LobbyMember
 from host.outbound import Outbound
-from host.referee import Referee, describe_events
+from host.referee import Referee, asked_words, describe_events
 from host.reply import Hearing, Reply
 from host.session import SessionConfig, Table
 from host.twilio_security import TwilioForm
@@ -423,7 +423,7 @@ def _carry_on(
         if asked is not None and asked.turn == table.state.turn and asked.player in ("", current):
             # Still waiting for yes or no (the call was redirected, or called back): ask again.
             question = spoken(_confirm_line(table), lang)
-            return _move(v, call, where, table, [*lines, question], confirm=_asked_words(table))
+            return _move(v, call, where, table, [*lines, question], confirm=asked_words(table))
         return _move(v, call, where, table, lines)
     return _wait(v, call, where, table, lines, vp.say(lang, "waiting", player=current))
 
@@ -805,15 +805,9 @@ def move(
     return _in_game(v, request, form, build)
 
 
-def _asked_words(table: Table) -> str:
-    """The move of the read-back waiting, in words ("15"); it rides in the action URL."""
-    assert table.asked is not None
-    return table.spec.talk.move_text(table.asked.move, table.lang)
-
-
 def _confirm_line(table: Table) -> str:
     """The read-back waiting: "Did you say fifteen?"."""
-    return load(table.lang).phrase("confirm", what=_asked_words(table))
+    return load(table.lang).phrase("confirm", what=asked_words(table))
 
 
 @router.post("/silence")

@@ -448,6 +448,7 @@ class Listener(StreamListener):
         asked = self.asked
         if (
             asked is not None
+            and asked.command is None
             and not isinstance(said, Command)
             and said != asked.move
             and reading.confidence < self.config.confirm_below

@@ -164,3 +164,29 @@ def test_sessions_resume_from_the_file(tmp_path: Path, clock: Clock) -> None:
     game = again.table(sid).state
     assert game is not None and game.last == 12 and game.current_player == "Cy"
     assert again.handle(sid, "14", "Cy").public[0] == "Cy said 14."
+
+
+def test_a_shaky_command_that_takes_back_or_ends_is_read_back(referee: Referee) -> None:
+    sid = start(referee, "Ann,Bob")
+    referee.handle(sid, "53", "Ann")
+    asked = referee.handle(sid, "undo", hearing=Hearing(("undo",), 0.4))
+    assert not asked.accepted and asked.private == ["Did you say undo?"]
+    assert asked.events[-1] == {"type": "confirm", "player": "", "what": "undo", "command": "undo"}
+    kept = referee.handle(sid, "no", hearing=Hearing(("no",), 0.9))
+    assert not kept.accepted and referee.table(sid).state.last == 53  # type: ignore[union-attr]
+    referee.handle(sid, "finish", hearing=Hearing(("finish",), 0.3))
+    ended = referee.handle(sid, "yes", hearing=Hearing(("yes",), 0.9))
+    assert ended.accepted and not referee.table(sid).running
+    # Typed, a command is taken as it stands.
+    sid = start(referee, "Ann,Bob")
+    referee.handle(sid, "53", "Ann")
+    assert referee.handle(sid, "undo").accepted
+
+
+def test_a_valid_number_that_might_have_been_undo_is_asked_about(referee: Referee) -> None:
+    sid = start(referee, "Ann,Bob")
+    referee.handle(sid, "53", "Ann")
+    asked = referee.handle(sid, "20", "Bob", hearing=Hearing(("20", "undo"), 0.5))
+    assert not asked.accepted and asked.private == ["Did you say 20?"]
+    sure = referee.handle(sid, "20", "Bob", hearing=Hearing(("20", "undo"), 0.9))
+    assert sure.accepted and sure.news[0] == "Bob said 20."  # said again: ruled

@@ -183,11 +183,11 @@ def test_undo_within_the_grace_period(
         )
     ).reply.accepted  # type: ignore[union-attr]
     clock.now += 10
-    undone = listener.handle(
-        hearing(
-            ("무르기", 1.0),
-        )
-    ).reply
+    # Undo takes something back: heard as unsurely as a recogniser hears, it is read back.
+    asked = listener.handle(hearing(("무르기", 1.0))).reply
+    assert asked is not None and not asked.accepted and asked.confirm == load("ko").commands["undo"][0]
+    assert referee.table(korean_session).state.last == 53  # type: ignore[union-attr]
+    undone = listener.handle(hearing(("네", 1.0))).reply
     assert undone is not None and undone.accepted
     assert {"type": "undo", "player": "Ann", "number": 53} in undone.events
     listener.handle(
@@ -196,11 +196,8 @@ def test_undo_within_the_grace_period(
         )
     )
     clock.now += 31  # past SessionConfig.undo_grace
-    late = listener.handle(
-        hearing(
-            ("무르기", 1.0),
-        )
-    ).reply
+    listener.handle(hearing(("무르기", 1.0)))
+    late = listener.handle(hearing(("네", 1.0))).reply
     assert late is not None and not late.accepted and late.lines == [load("ko").phrase("undo_too_late")]
 
 
