@@ -442,9 +442,16 @@ def table(
         )
 
     def show(heard: Heard) -> None:
-        if verbose:
-            what = "ignored: " + str(heard.ignored) if heard.reply is None else "ruled"
-            err.print(f"[{heard.hearing.end:7.2f} s] heard {heard.hearing.text!r} ({what})")
+        if not verbose:
+            return
+        at = f"[{heard.hearing.end:7.2f} s] heard {heard.hearing.text!r}"
+        if heard.reply is None:
+            err.print(f"{at} (ignored: {heard.ignored})")
+            return
+        # What the referee was given (the reading, not only the decoder's best path) and its answer.
+        given = heard.reading.text if heard.reading is not None else heard.hearing.text
+        answer = (heard.reply.news or heard.reply.private or [""])[0]
+        err.print(f"{at} -> {given!r}: {answer}")
 
     voice = None if quiet else Voice(lang, SAMPLE_RATE)
     runner = TableRunner(

@@ -53,8 +53,9 @@ class Voice:
         self.can_speak = True
 
     def say(self, text: str) -> float:
-        """Speak ``text``; return the seconds of audio it took (0 if nothing was said)."""
-        if not self.can_speak:
+        """Speak ``text``; return the seconds of audio it took (0 if nothing was said: with
+        no sound card the room hears nothing, so no input is dropped for it)."""
+        if not self.can_speak or not self.can_play:
             return 0.0
         try:
             pcm = synthesize(text, self.lang, self.rate)
@@ -68,6 +69,7 @@ class Voice:
             except AudioDeviceError as exc:
                 log.warning("%s; announcements are printed only", exc)
                 self.can_play = False
+                return 0.0
         return duration(pcm, self.rate)
 
 

@@ -11,7 +11,7 @@ from host.referee import Referee
 from host.reply import Reply
 from host.session import SessionConfig
 from host.speech import listener as ls
-from host.speech.audio import pcm_chunks
+from host.speech.audio import AudioDeviceError, pcm_chunks
 from host.speech.listener import Heard, Listener, phrase_list, read
 from host.speech.model import SpeechModel
 from host.speech.recognizer import Hearing
@@ -267,3 +267,12 @@ def test_the_announcement_occupies_stream_time(
         {"type": "move", "player": "Bob", "number": 50, "valid": True, "previous": 53}
     ]
     assert len(played) == 2  # the ruling was spoken too
+
+
+def test_with_no_sound_card_an_announcement_drops_no_input() -> None:
+    def no_device(pcm: bytes, rate: int) -> None:
+        raise AudioDeviceError("no output device")
+
+    voice = Voice("ko", 16000, player=no_device)
+    assert voice.say("오십삼") == 0.0 and not voice.can_play  # the room heard nothing
+    assert voice.say("사십") == 0.0

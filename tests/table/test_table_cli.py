@@ -36,10 +36,12 @@ def test_a_korean_game_from_a_wav(tmp_path: Path, script: Script, ko_model: Spee
         ["오십삼", "오늘 저녁에 뭐 먹을까", "이십오", "네", "사십삼", "사", "오십삼", "네", "새게임"],
         1.5,
     )
-    code, events, err = table(
-        tmp_path, "--audio", str(wav), "--lang", "ko", "--model", str(ko_model.path), "--json", "--quiet"
-    )
+    model = str(ko_model.path)
+    args = ("--audio", str(wav), "--lang", "ko", "--model", model, "--json", "--quiet", "-v")
+    code, events, err = table(tmp_path, *args)
     assert code == 0, err
+    # -v: what each utterance was ruled as, and why chatter was not.
+    assert "(ignored: unclear)" in err and "-> '오십 삼': Ann, 53." in err, err
     moves = [(e["player"], e["number"], e["valid"]) for e in events if e["type"] == "move"]
     assert moves == [
         ("Ann", 53, True),
