@@ -6,6 +6,7 @@ import json
 import logging
 import re
 import sys
+from importlib import metadata
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -30,8 +31,18 @@ out = Console(markup=False, highlight=False, soft_wrap=True)
 err = Console(stderr=True, markup=False, highlight=False)
 
 
+def _version(show: bool) -> None:
+    if show:
+        out.print(f"gamehost {metadata.version('gamehost')}")
+        raise typer.Exit()
+
+
 @app.callback()
-def _root() -> None:
+def _root(
+    version: Annotated[
+        bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit.")
+    ] = False,
+) -> None:
     """gamehost: a voice and text referee for table games."""
 
 
@@ -255,6 +266,9 @@ def play(
             raise fail(f"no saved session {resume!r} in {store.path}")
         session_id = resume
         table = referee.table(session_id)
+        given = (players, mode, range_, rounds, revoke_penalty, suits, lane, first)
+        if opt or say or any(v is not None for v in given):
+            raise fail("--resume goes on with the saved game as it was: give no players, options or setup")
         err.print(f"Resuming session {session_id} ({', '.join(table.names)}).")
         emit(opening_reply(table), as_json)
     else:
@@ -262,7 +276,8 @@ def play(
         flags = {"mode": mode, "rounds": rounds, "revoke_penalty": revoke_penalty}
         options = game_options(spec, opt, {**flags, **(parse_range(range_) if range_ else {})})
         session_id = new_session(referee, spec, names, options, lang)
-        err.print(f"Session {session_id} (resume with --resume {session_id}).")
+        where = f" --db {db}" if db is not None else ""
+        err.print(f"Session {session_id} (resume with --resume {session_id}{where}).")
         for reply in said_first(referee, session_id, setup_lines(say, suits, lane, first)):
             emit(reply, as_json)
     for raw in sys.stdin:

@@ -424,6 +424,15 @@ class Referee:
     def _command(
         self, session_id: str, table: Table, name: str, speaker: str | None, reply: Reply, now: float
     ) -> Reply:
+        answered = self._run_command(session_id, table, name, speaker, reply, now)
+        event = next((e for e in answered.events if e.get("type") == "command"), None)
+        if event is not None and answered.private:
+            event["answer"] = list(answered.private)  # --json carries every answer too
+        return answered
+
+    def _run_command(
+        self, session_id: str, table: Table, name: str, speaker: str | None, reply: Reply, now: float
+    ) -> Reply:
         lang = table.lang
         g = load(lang)
         talk, state = table.spec.talk, table.state

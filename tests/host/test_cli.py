@@ -112,3 +112,21 @@ def test_bad_options_exit_non_zero_with_a_message(tmp_path: Path, args: list[str
     result = runner.invoke(app, [*args, "--db", str(tmp_path / "g.db")], input="")
     assert result.exit_code != 0
     assert message in result.stderr
+
+
+def test_version_and_the_answers_to_commands_in_json(tmp_path: Path) -> None:
+    version = runner.invoke(app, ["--version"])
+    assert version.exit_code == 0 and version.stdout.startswith("gamehost ")
+    said = "Ann: status\nBob: whose turn\n"
+    code, out, err = play(tmp_path / "g.db", said, "--players", "Ann,Bob", "--json")
+    assert code == 0
+    answers = [e["answer"] for e in events(out) if e["type"] == "command"]
+    assert answers == [["Turn 1. No number yet. Players: Ann, Bob."], ["Ann: any number from 1 to 100."]]
+    assert f"--db {tmp_path / 'g.db'}" in " ".join(err.split())  # the resume hint names its database
+
+
+def test_resume_takes_no_new_players_or_options(tmp_path: Path) -> None:
+    _, _, err = play(tmp_path / "g.db", "Ann: 53\n", "--players", "Ann,Bob")
+    session = err.split()[1]
+    code, _, err = play(tmp_path / "g.db", "", "--resume", session, "--players", "Cy,Dee")
+    assert code == 2 and "--resume goes on with the saved game" in err

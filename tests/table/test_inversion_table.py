@@ -117,7 +117,8 @@ def test_a_korean_game_from_a_wav(tmp_path: Path, say: Say, ko_model: SpeechMode
     (won,) = of_type(events, "trick_won")
     assert (won["winner"], won["card"], won["reason"]) == ("지영", "9C", "inversion")
     assert won["tally"] == {"민수": 0, "지영": 1}
-    assert events[-1] == {"type": "command", "command": "status"}  # the noise got nothing
+    assert events[-1]["type"] == "command" and events[-1]["command"] == "status"  # the noise got nothing
+    assert events[-1]["answer"][0].startswith("트릭 2")  # --json carries the answer
     # the chatter and the noise got no answer, and nothing was asked about
     assert not of_type(events, "not_understood", "ambiguous", "refused", "confirm", "which_card")
     assert "lacks" not in err  # Korean names are words the model knows
