@@ -327,7 +327,13 @@ def serve(
             " this server can play as anyone. Never expose it."
         )
     store = open_store(settings.db)
-    err.print(f"gamehost serving on http://{host}:{port} (database {settings.db})")
+    base = (settings.public_url or f"http://{host}:{port}").rstrip("/")
+    err.print(f"gamehost {metadata.version('gamehost')} serving on http://{host}:{port}")
+    err.print(f"  database: {settings.db}")
+    err.print(f"  mode: {'development (signatures NOT checked)' if settings.development else 'production'}")
+    err.print(f"  Twilio webhooks: SMS {base}/twilio/sms, voice {base}/twilio/voice,")
+    err.print(f"    call status callback {base}/twilio/voice/status (all POST)")
+    err.print(f"  health: http://{host}:{port}/healthz; games: {', '.join(s.name for s in all_games())}")
     # ws_max_size: no websocket message near uvicorn's 16 MiB default is Twilio's (a
     # media frame is a few hundred bytes); the media route also closes on > 64 KiB.
     uvicorn.run(create_app(settings, store), host=host, port=port, log_level="info", ws_max_size=1 << 20)

@@ -1,0 +1,62 @@
+"""``gamehost serve`` as the README's first command runs it: it says where it listens, the
+webhook URLs and the mode, and answers /healthz; in production it needs a token."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def environment(tmp_path: Path, **extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("GAMEHOST_", "TWILIO_"))}
+    return {**env, "GAMEHOST_DB": str(tmp_path / "serve.sqlite3"), **extra}
+
+
+def test_development_serve_explains_itself_and_answers(tmp_path: Path) -> None:
+    port = free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "host.cli", "serve", "--port", str(port)],
+        env=environment(tmp_path, GAMEHOST_MODE="development", COLUMNS="200"),
+        stderr=subprocess.PIPE, text=True,
+    )
+    try:
+        lines: list[str] = []
+        assert proc.stderr is not None
+        while not any("health:" in line for line in lines):
+            line = proc.stderr.readline()
+            assert line, "".join(lines)
+            lines.append(line)
+        said = "".join(lines)
+        assert "DEVELOPMENT MODE" in said and f"http://127.0.0.1:{port}/twilio/sms" in said
+        assert str(tmp_path / "serve.sqlite3") in said
+        for _ in range(100):
+            try:
+                if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1).status_code == 200:
+                    break
+            except httpx.TransportError:
+                time.sleep(0.1)
+        else:
+            raise AssertionError("no /healthz")
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+def test_production_serve_without_a_token_refuses_to_start(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "host.cli", "serve", "--port", str(free_port())],
+        env=environment(tmp_path, TWILIO_AUTH_TOKEN=""), capture_output=True, text=True, timeout=60,
+    )
+    assert done.returncode == 2 and "TWILIO_AUTH_TOKEN is not set" in done.stderr
