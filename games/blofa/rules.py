@@ -1,4 +1,4 @@
-"""Blófa Cards, refereed without seeing faces (``/work/shared/rules/blofa.txt``). Pure.
+"""Blófa Cards, refereed without seeing faces (``docs/rules/blofa.txt``). Pure.
 
 Card backs are public, so the engine knows every card's colour and where it went: each
 hand's blue and yellow counts and each pile's size are exact. Faces are secret until a

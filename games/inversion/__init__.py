@@ -1,5 +1,5 @@
 """!nversion: the trick-taking game with the lane and its inversions, refereed from what
-the table says (``../shared/rules/inversion.txt``)."""
+the table says (``docs/rules/inversion.txt``)."""
 
 from games.base import GameSpec, register
 from games.inversion import rules

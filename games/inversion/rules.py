@@ -1,4 +1,4 @@
-"""!nversion, refereed without seeing hands (``../shared/rules/inversion.txt``). Pure.
+"""!nversion, refereed without seeing hands (``docs/rules/inversion.txt``). Pure.
 
 The table plays real cards; the engine knows what it has been told: the chosen suits, the
 lane, the declarations and each card played. It cannot see hands, so playing off suit

@@ -1,4 +1,4 @@
-"""Up-or-Down: the number chain you play in your head (``../shared/rules/up-or-down.txt``)."""
+"""Up-or-Down: the number chain you play in your head (``docs/rules/up-or-down.txt``)."""
 
 from games.base import GameSpec, register
 from games.up_or_down import rules

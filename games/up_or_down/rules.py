@@ -1,4 +1,4 @@
-"""Up-or-Down, the number chain you play in your head (rules: shared/rules/up-or-down.txt).
+"""Up-or-Down, the number chain you play in your head (rules: docs/rules/up-or-down.txt).
 
 After an odd N the next number is odd and above N, or even and below N; after an even N
 it is even and above N, or odd and below N; never N itself, never outside the range.

@@ -1,4 +1,4 @@
-"""Upside-Out, refereed by counts (``/work/shared/rules/upside-out.txt``). Pure.
+"""Upside-Out, refereed by counts (``docs/rules/upside-out.txt``). Pure.
 
 The referee cannot see hands or secrets, so it keeps what can be counted: every hand,
 every player's secrets, the deck, the discard pile and the cards being resolved. It

@@ -1,4 +1,4 @@
-"""!nversion rules (``../shared/rules/inversion.txt``): the rule text's examples, setup,
+"""!nversion rules (``docs/rules/inversion.txt``): the rule text's examples, setup,
 the auction, lane following, revokes, results, and properties over random full games.
 
 The random games keep their own model of the table (the real hands, the lane, who won
