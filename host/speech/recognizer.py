@@ -115,7 +115,18 @@ class GrammarRecognizer:
     (slow on large models: ~0.5 x real time for the Korean one). Phrases containing a word
     the model lacks are dropped with a warning (see :attr:`dropped`); the unknown-word
     token is always added, in the model's own spelling, and reported as ``"[unk]"``.
+
+    Constructing one for a pocketsphinx model gives a
+    :class:`host.speech.sphinx.SphinxRecognizer` (same interface, a JSGF grammar), so
+    callers need not know the engine.
     """
+
+    def __new__(cls, model: SpeechModel, *args: Any, **kwargs: Any) -> GrammarRecognizer:
+        if cls is GrammarRecognizer and model.engine == "pocketsphinx":
+            from host.speech.sphinx import SphinxRecognizer
+
+            return super().__new__(SphinxRecognizer)
+        return super().__new__(cls)
 
     def __init__(
         self,
@@ -190,8 +201,12 @@ class GrammarRecognizer:
                 entries.append(self.model.unk_token)
             if not entries:
                 raise ValueError("no phrase of the grammar is in the model's vocabulary")
-            self._grammar = json.dumps(entries, ensure_ascii=False)
+            self._grammar = self._compile(entries)
         self.reset(at)
+
+    def _compile(self, entries: list[str]) -> str:
+        """The grammar in the engine's own format (vosk: a JSON list of phrases)."""
+        return json.dumps(entries, ensure_ascii=False)
 
     def reset(self, at: float | None = None) -> None:
         """Discard pending audio; the next sample is at stream time ``at`` (default: now)."""
