@@ -105,6 +105,7 @@ class SphinxRecognizer(GrammarRecognizer):
             max_alternatives=max_alternatives,
             word_confidences=word_confidences,
         )
+        self.partial_lags = False  # pocketsphinx's hypothesis keeps up with the audio
 
     def _compile(self, entries: list[str]) -> str:
         return jsgf(entries)
