@@ -55,6 +55,9 @@ class Settings(BaseSettings):
     # the model installed for the call's language), and whether vosk may download one.
     media_model_dir: Path | None = None
     media_model_download: bool = False
+    # Speech engine for load_model(engine=...): "auto" is Vosk when a Vosk model for the
+    # language is installed, else pocketsphinx (bundled US English model) for English.
+    speech_engine: Literal["auto", "vosk", "pocketsphinx"] = "auto"
 
     twilio_account_sid: str | None = Field(
         default=None, validation_alias=AliasChoices("TWILIO_ACCOUNT_SID", "GAMEHOST_TWILIO_ACCOUNT_SID")

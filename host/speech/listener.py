@@ -46,8 +46,9 @@ from host.reply import Reply
 from host.session import Asked, SessionConfig, Table
 from host.speech import recognizer
 from host.speech.audio import SAMPLE_RATE
+from host.speech.engines import recognizer_for
 from host.speech.model import UNK, SpeechModel
-from host.speech.recognizer import Endpointer, GrammarRecognizer
+from host.speech.recognizer import Endpointer
 
 log = logging.getLogger(__name__)
 
@@ -292,7 +293,7 @@ class StreamListener(ABC):
                 ", ".join(self.missing_words),
             )
         self._missing = frozenset(self.missing_words)
-        self.endpointer = Endpointer(GrammarRecognizer(model, sample_rate, self.phrases()))
+        self.endpointer = Endpointer(recognizer_for(model, sample_rate, self.phrases()))
         self._checked_at = 0.0
 
     def _hearable(self, phrases: Iterable[str]) -> list[str]:

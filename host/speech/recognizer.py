@@ -26,12 +26,12 @@ import threading
 from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
-import numpy as np
-
-from host.speech.audio import SAMPLE_RATE, SAMPLE_WIDTH, as_int16, frame_levels, speech_threshold
+from host.speech.audio import SAMPLE_RATE, SAMPLE_WIDTH, as_int16
 from host.speech.model import UNK, SpeechModel
+from host.speech.vad import load_vad
 
 log = logging.getLogger(__name__)
 
@@ -115,6 +115,9 @@ class GrammarRecognizer:
     (slow on large models: ~0.5 x real time for the Korean one). Phrases containing a word
     the model lacks are dropped with a warning (see :attr:`dropped`); the unknown-word
     token is always added, in the model's own spelling, and reported as ``"[unk]"``.
+
+    A pocketsphinx model gets a :class:`host.speech.sphinx.SphinxRecognizer` (same
+    interface, a JSGF grammar): build through :func:`host.speech.engines.recognizer_for`.
     """
 
     def __init__(
@@ -134,6 +137,9 @@ class GrammarRecognizer:
         self._dropped: tuple[str, ...] = ()
         self._grammar: str | None = None
         self._warned: frozenset[str] = frozenset()
+        #: Whether partial results trail the audio (vosk: yes), so that the Endpointer must
+        #: close a segment to know whether a complete phrase was said.
+        self.partial_lags = True
         self._main: Any = None
         self._shadow: Any = None
         self._base = 0.0  # stream time of the first sample given to the current recogniser
@@ -190,8 +196,12 @@ class GrammarRecognizer:
                 entries.append(self.model.unk_token)
             if not entries:
                 raise ValueError("no phrase of the grammar is in the model's vocabulary")
-            self._grammar = json.dumps(entries, ensure_ascii=False)
+            self._grammar = self._compile(entries)
         self.reset(at)
+
+    def _compile(self, entries: list[str]) -> str:
+        """The grammar in the engine's own format (vosk: a JSON list of phrases)."""
+        return json.dumps(entries, ensure_ascii=False)
 
     def reset(self, at: float | None = None) -> None:
         """Discard pending audio; the next sample is at stream time ``at`` (default: now)."""
@@ -347,27 +357,59 @@ class _Utterance:
     segments: list[_Segment] = field(default_factory=list)
     text: str = ""
     text_changed: float = 0.0
+    probed_at: float | None = None  # last_speech when the decoder was last asked to finish
+
+
+#: Trailing silence that ends an utterance whose text is a complete phrase no other phrase
+#: extends ("fifty three"): long enough to bridge a stop consonant's closure, short enough
+#: for a ruling at conversational speed.
+EARLY_END_SILENCE_S = 0.2
+
+
+@lru_cache(maxsize=64)
+def complete_phrases(phrases: tuple[str, ...] | None) -> frozenset[str]:
+    """Phrases that no other phrase of the list extends word by word.
+
+    Hearing one of these, nothing the speaker could add would make another phrase, so the
+    utterance can end after a short silence: "fifty three" is complete among the numbers,
+    "ninety" is not ("ninety one").
+    """
+    if not phrases:
+        return frozenset()
+    prefixes: set[str] = set()
+    for phrase in phrases:
+        words = phrase.split()
+        prefixes.update(" ".join(words[:i]) for i in range(1, len(words)))
+    return frozenset(" ".join(p.split()) for p in phrases) - prefixes
 
 
 class Endpointer:
     """Streaming recogniser: feed pcm16 chunks, get a :class:`Hearing` per utterance.
 
-    An utterance starts when the energy VAD has heard ``min_speech_s`` of speech and ends
-    when, after that, there has been ``silence_s`` without speech *and* the decoder's text
-    has not changed for ``stable_s`` (so a soft last syllable the VAD missed still holds the
-    utterance open), or after ``max_utterance_s``. ``silence_s`` (default 0.7 s) is longer
-    than the pause people leave inside "twenty ... three" and shorter than the pause before
-    expecting an answer.
+    An utterance starts when the voice activity detector has heard ``min_speech_s`` of
+    speech and ends when, after that, there has been ``silence_s`` without speech *and* the
+    decoder's text has not changed for ``stable_s`` (so a soft last syllable the VAD missed
+    still holds the utterance open), or after ``max_utterance_s``. ``silence_s`` (default
+    0.7 s) is longer than the pause people leave inside "twenty ... three" and shorter than
+    the pause before expecting an answer. When the text so far is one of
+    :func:`complete_phrases` of the grammar, ``early_silence_s`` (default
+    :data:`EARLY_END_SILENCE_S`) of silence is enough; ``None`` switches that off.
 
-    The VAD compares each 10 ms frame's RMS with ``ratio`` times the noise floor, taken as
-    the ``floor_percentile`` of frame RMS over the last ``floor_window_s`` (so steady noise
-    such as a fan or a phone line is not speech), and never below ``min_rms``. The stream
-    should start with a little non-speech for the floor to settle.
+    ``vad`` is "auto" (Silero, or the energy detector if Silero cannot load), "silero" or
+    "energy" (see :mod:`host.speech.vad`). The energy detector compares each 10 ms frame's
+    RMS with ``ratio`` times the noise floor, taken as the ``floor_percentile`` of frame RMS
+    over the last ``floor_window_s`` (so steady noise such as a fan or a phone line is not
+    speech), and never below ``min_rms``. The stream should start with a little non-speech
+    for the floor to settle.
 
     Time is stream time: seconds of audio passed to :meth:`feed` (muted audio included).
     """
 
     FRAME_S = 0.01
+    #: Lead-in the decoder gets before the first speech the VAD found.
+    PREROLL_S = 0.6
+    #: With a complete phrase, the text must also have held this long (partials flicker).
+    EARLY_STABLE_S = 0.1
     BLOCK_FRAMES = 10  # decode in 100 ms blocks: fine-grained enough for the end decision
 
     def __init__(
@@ -382,18 +424,25 @@ class Endpointer:
         ratio: float = 3.0,
         floor_window_s: float = 4.0,
         floor_percentile: float = 10.0,
+        early_silence_s: float | None = EARLY_END_SILENCE_S,
+        vad: str = "auto",
     ) -> None:
         self.recognizer = recognizer
         self.rate = recognizer.sample_rate
         self.silence_s = silence_s
+        self.early_silence_s = early_silence_s
+        self.vad = load_vad(
+            vad,
+            self.rate,
+            min_rms=min_rms,
+            ratio=ratio,
+            floor_window_s=floor_window_s,
+            floor_percentile=floor_percentile,
+        )
         self.stable_s = stable_s
         self.min_speech_s = min_speech_s
         self.max_utterance_s = max_utterance_s
-        self.min_rms = min_rms
-        self.ratio = ratio
-        self.floor_percentile = floor_percentile
         self._frame_bytes = round(self.rate * self.FRAME_S) * SAMPLE_WIDTH
-        self._levels: deque[float] = deque(maxlen=max(1, round(floor_window_s / self.FRAME_S)))
         self._lock = threading.RLock()
         self._pending = b""  # less than one frame, waiting for more audio
         self._samples = 0  # stream position in samples
@@ -401,6 +450,12 @@ class Endpointer:
         self._next_phrases: tuple[Iterable[str] | None] | None = None
         self._ready: deque[Hearing] = deque()
         self._utt = _Utterance()
+        # Audio before any speech is held here, not decoded: the decoder starts at the
+        # first speech with PREROLL_S of lead-in, so what it hears does not depend on
+        # where the previous utterance happened to end, and silence costs no decoding.
+        self._preroll: deque[bytes] = deque()
+        self._preroll_bytes = 0
+        self._decoding = False
 
     # --- public API ---
 
@@ -510,6 +565,8 @@ class Endpointer:
     def _discard(self) -> None:
         self._pending = b""
         self._utt = _Utterance()
+        self._idle()
+        self.vad.reset()  # the audio it would continue from was skipped or is stale
         self._restart(self.time)
 
     def _restart(self, at: float) -> None:
@@ -522,22 +579,35 @@ class Endpointer:
         else:
             self.recognizer.reset(at=at)
 
+    def _idle(self) -> None:
+        """Stop decoding until the next speech (see ``_preroll``)."""
+        self._decoding = False
+        self._preroll.clear()
+        self._preroll_bytes = 0
+
     def _process(self, block: bytes) -> None:
         utt = self._utt
-        start = self.time
-        samples = as_int16(block).astype(np.float64)
-        levels = frame_levels(samples, self._frame_bytes // SAMPLE_WIDTH)
-        self._levels.extend(levels.tolist())
-        threshold = speech_threshold(self._levels, self.min_rms, self.ratio, self.floor_percentile)
-        for i, level in enumerate(levels):
-            if level > threshold:
-                t = start + (i + 1) * self.FRAME_S
-                if utt.first_speech is None:
-                    utt.first_speech = t - self.FRAME_S
-                utt.last_speech = t
-                utt.speech_s += self.FRAME_S
+        samples = as_int16(block)
+        for span_start, span_end in self.vad.speech(samples, self.time):
+            if utt.first_speech is None:
+                utt.first_speech = span_start
+            utt.last_speech = span_end
+            utt.speech_s += span_end - span_start
         self._samples += len(samples)
         now = self.time
+
+        if not self._decoding:
+            self._preroll.append(block)
+            self._preroll_bytes += len(block)
+            limit = round(self.PREROLL_S * self.rate) * SAMPLE_WIDTH
+            while self._preroll_bytes - len(self._preroll[0]) >= limit:
+                self._preroll_bytes -= len(self._preroll.popleft())
+            if utt.first_speech is None:
+                return
+            block = b"".join(self._preroll)
+            self._idle()
+            self._decoding = True
+            self.recognizer.reset(at=now - len(block) / (SAMPLE_WIDTH * self.rate))
 
         if utt.speech_s >= self.min_speech_s and not utt.confirmed:
             utt.confirmed = True
@@ -564,7 +634,7 @@ class Endpointer:
                 # A click or a burst of noise too short to be speech: drop whatever the
                 # decoder made of it so it does not prefix the next real utterance.
                 self._utt = _Utterance()
-                self.recognizer.reset(at=now)
+                self._idle()
             return
         assert utt.first_speech is not None
         if now - utt.first_speech >= self.max_utterance_s:
@@ -572,6 +642,28 @@ class Endpointer:
             self._end(forced=True)
         elif silent_for >= self.silence_s and now - utt.text_changed >= self.stable_s:
             self._end(forced=False)
+        elif self.early_silence_s is not None and silent_for >= self.early_silence_s:
+            complete = complete_phrases(self.recognizer.phrases)
+            if (
+                utt.text not in complete
+                and self.recognizer.partial_lags
+                and utt.probed_at != utt.last_speech
+            ):
+                self._probe()
+            if utt.text in complete and now - utt.text_changed >= self.EARLY_STABLE_S:
+                self._end(forced=False)
+
+    def _probe(self) -> None:
+        """Close the decoder's segment to read its final text now: vosk's partial result
+        lags the audio by up to ~0.4 s. The utterance goes on if more speech follows (its
+        segments are joined as for vosk's own segment ends)."""
+        utt = self._utt
+        utt.probed_at = utt.last_speech
+        segment = self.recognizer.finish()
+        if not segment.empty:
+            utt.segments.append(segment)
+        # A closed segment's text is final: not a sign the speaker is still going.
+        utt.text = " ".join(" ".join(s.alternatives[0].tokens) for s in utt.segments if s.alternatives)
 
     def _end(self, forced: bool) -> None:
         utt = self._utt
@@ -586,6 +678,7 @@ class Endpointer:
             forced=forced,
         )
         self._utt = _Utterance()
+        self._idle()
         self._restart(now)
         if hearing is None:
             log.debug("utterance ended with nothing decoded")

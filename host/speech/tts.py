@@ -6,6 +6,7 @@ before mu-law for a phone call). Nothing here needs audio hardware except :func:
 
 from __future__ import annotations
 
+import contextlib
 import io
 import logging
 import shutil
@@ -13,7 +14,8 @@ import subprocess
 import threading
 import time
 import wave
-from collections.abc import Callable
+from collections import OrderedDict
+from collections.abc import Callable, Iterable, Iterator
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
@@ -62,17 +64,24 @@ def load_piper_voice(model_path: str | None = None, config_path: str | None = No
         raise TTSError(f"cannot load the Piper voice: {exc}") from exc
 
 
-def piper_synthesize(text: str, rate: int = SAMPLE_RATE, voice: Any = None) -> bytes:
-    """English speech from Piper as pcm16 at ``rate``."""
+def piper_synthesize(text: str, rate: int = SAMPLE_RATE, voice: Any = None, syn_config: Any = None) -> bytes:
+    """English speech from Piper as pcm16 at ``rate``. Piper samples noise, so the same text
+    sounds slightly different each time unless ``syn_config`` sets the noise scales to 0
+    (``piper.SynthesisConfig``), as the tests do."""
+    return b"".join(piper_stream(text, rate, voice, syn_config))
+
+
+def piper_stream(
+    text: str, rate: int = SAMPLE_RATE, voice: Any = None, syn_config: Any = None
+) -> Iterator[bytes]:
+    """English speech from Piper, one pcm16 chunk per sentence as soon as it is made, so
+    playing can start after the first sentence instead of the whole announcement."""
     voice = voice if voice is not None else load_piper_voice()
     try:
-        chunks = list(voice.synthesize(text))
+        for chunk in voice.synthesize(text, syn_config):
+            yield resample(chunk.audio_int16_bytes, int(chunk.sample_rate), rate)
     except Exception as exc:
         raise TTSError(f"Piper failed to speak {text!r}: {exc}") from exc
-    if not chunks:
-        return b""
-    pcm = b"".join(chunk.audio_int16_bytes for chunk in chunks)
-    return resample(pcm, int(chunks[0].sample_rate), rate)
 
 
 def espeak_synthesize(
@@ -96,15 +105,78 @@ def espeak_synthesize(
     return resample(pcm, src_rate, rate)
 
 
+#: Announcements repeat ("Your turn, Ann", "Did you say ...?"); keeping the audio of the
+#: recent ones makes them start at once the second time (~0.1-0.3 s of synthesis saved).
+CACHE_SIZE = 256
+
+
 def synthesize(text: str, lang: str = "en", rate: int = SAMPLE_RATE) -> bytes:
-    """Speak ``text`` in ``lang``: Piper for English (espeak-ng if Piper fails), else espeak-ng."""
-    code = _primary(lang)
+    """Speak ``text`` in ``lang``: Piper for English (espeak-ng if Piper fails), else espeak-ng.
+
+    Results are cached (:data:`CACHE_SIZE` texts); see :func:`prepare` to fill the cache.
+    """
+    return _synthesize(" ".join(text.split()), _primary(lang), rate)
+
+
+def synthesize_stream(text: str, lang: str = "en", rate: int = SAMPLE_RATE) -> Iterator[bytes]:
+    """Like :func:`synthesize` but in pieces: a cached text comes whole at once, otherwise
+    Piper's audio comes sentence by sentence (and is cached once complete)."""
+    text, code = " ".join(text.split()), _primary(lang)
+    key = (text, code, rate)
+    with _cache_lock:
+        cached = _cache.get(key)
+    if cached is not None or code != "en":
+        yield cached if cached is not None else _synthesize(text, code, rate)
+        return
+    pieces: list[bytes] = []
+    try:
+        for piece in piper_stream(text, rate):
+            pieces.append(piece)
+            yield piece
+    except TTSError as exc:
+        if pieces:
+            raise  # half an announcement was already played: do not start it again
+        log.warning("%s; falling back to espeak-ng", exc)
+        yield _synthesize(text, code, rate)
+        return
+    _remember(key, b"".join(pieces))
+
+
+def prepare(texts: Iterable[str], lang: str = "en", rate: int = SAMPLE_RATE) -> None:
+    """Synthesize fixed announcements ahead of time (e.g. at start-up, in a thread)."""
+    for text in texts:
+        synthesize(text, lang, rate)
+
+
+_cache: OrderedDict[tuple[str, str, int], bytes] = OrderedDict()
+_cache_lock = threading.Lock()
+
+
+def _remember(key: tuple[str, str, int], pcm: bytes) -> None:
+    with _cache_lock:
+        _cache[key] = pcm
+        _cache.move_to_end(key)
+        while len(_cache) > CACHE_SIZE:
+            _cache.popitem(last=False)
+
+
+def _synthesize(text: str, code: str, rate: int) -> bytes:
+    key = (text, code, rate)
+    with _cache_lock:
+        cached = _cache.get(key)
+        if cached is not None:
+            _cache.move_to_end(key)
+            return cached
+    pcm = None
     if code == "en":
         try:
-            return piper_synthesize(text, rate)
+            pcm = piper_synthesize(text, rate)
         except TTSError as exc:
             log.warning("%s; falling back to espeak-ng", exc)
-    return espeak_synthesize(text, _ESPEAK_VOICES.get(code, code), rate)
+    if pcm is None:
+        pcm = espeak_synthesize(text, _ESPEAK_VOICES.get(code, code), rate)
+    _remember(key, pcm)
+    return pcm
 
 
 def play(pcm: bytes, rate: int = SAMPLE_RATE, device: int | str | None = None) -> None:
@@ -150,14 +222,19 @@ class Speaker:
         self._lock = threading.Lock()  # one announcement at a time
 
     def say(self, text: str) -> bytes:
-        """Synthesise and play ``text``; returns the audio played."""
-        pcm = synthesize(text, self.lang, self.rate)  # before muting: synthesis takes time
-        with self._lock:
-            if self.endpointer is None:
-                self.player(pcm, self.rate)
-            else:
-                with self.endpointer.muting():
-                    self.player(pcm, self.rate)
-                    if self.tail_s > 0:
-                        time.sleep(self.tail_s)
-        return pcm
+        """Synthesise and play ``text``; returns the audio played.
+
+        Playing starts with the first sentence (or at once for a cached announcement);
+        later sentences are synthesised while the earlier ones play.
+        """
+        pieces = synthesize_stream(text, self.lang, self.rate)
+        first = next(pieces, b"")  # before muting: synthesis takes time
+        played = [first]
+        with self._lock, self.endpointer.muting() if self.endpointer else contextlib.nullcontext():
+            self.player(first, self.rate)
+            for piece in pieces:
+                played.append(piece)
+                self.player(piece, self.rate)
+            if self.endpointer is not None and self.tail_s > 0:
+                time.sleep(self.tail_s)
+        return b"".join(played)

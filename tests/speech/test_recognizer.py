@@ -84,9 +84,10 @@ def test_two_utterances_are_two_hearings(endpointer: Endpointer, say: Say) -> No
     first, second = hear(endpointer, pcm)
     assert 53 in top_values(first) and 25 in top_values(second)
     assert first.end < second.start
+    assert endpointer.early_silence_s is not None
     for hearing in (first, second):
-        # decided after silence_s of quiet, without waiting much longer
-        assert endpointer.silence_s <= hearing.latency <= endpointer.silence_s + 0.35
+        # both are complete numbers: decided after early_silence_s, not silence_s, of quiet
+        assert endpointer.early_silence_s <= hearing.latency <= endpointer.early_silence_s + 0.2
         assert hearing.speech_end <= hearing.emitted_at
 
 
@@ -150,7 +151,9 @@ def test_grammar_change_waits_for_the_utterance_in_progress(endpointer: Endpoint
 
 
 def test_max_utterance_length(ko_model: SpeechModel, say: Say) -> None:
-    endpointer = Endpointer(GrammarRecognizer(ko_model, 16000, NUMBERS), max_utterance_s=1.5)
+    # early_silence_s=None: each complete number would otherwise end at its 0.2 s pause
+    recognizer = GrammarRecognizer(ko_model, 16000, NUMBERS)
+    endpointer = Endpointer(recognizer, max_utterance_s=1.5, early_silence_s=None)
     pcm = silence(0.3) + (say("오십삼") + silence(0.2)) * 4 + silence(1.0)
     hearings = hear(endpointer, pcm)
     assert hearings[0].forced

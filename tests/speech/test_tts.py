@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import time
 import types
 from typing import Any
 
@@ -90,3 +91,22 @@ def test_play_uses_sounddevice(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(tts, "load_sounddevice", lambda: fake)
     tts.play(np.zeros(800, "<i2").tobytes(), 8000)
     assert calls == [(np.dtype("<i2"), 800, 8000, True)]
+
+
+def test_announcements_are_cached_and_streamed() -> None:
+    text = "Bob is out. Ann, your turn."
+    pieces = list(tts.synthesize_stream(text, "en", 16000))
+    assert len(pieces) == 2  # one per sentence: playing starts after the first
+    assert all(not is_silent(p) for p in pieces)
+    started = time.perf_counter()
+    again = synthesize(text, "en", 16000)
+    assert time.perf_counter() - started < 0.01  # from the cache, no synthesis
+    assert again == b"".join(pieces)
+    assert list(tts.synthesize_stream(text, "en", 16000)) == [again]
+
+
+def test_speaker_plays_sentence_by_sentence() -> None:
+    played: list[int] = []
+    speaker = Speaker("en", 16000, player=lambda pcm, rate: played.append(len(pcm)))
+    pcm = speaker.say("Cy wins. Say new game to play again.")
+    assert len(played) >= 1 and sum(played) == len(pcm)

@@ -1,0 +1,208 @@
+"""pocketsphinx behind the :class:`GrammarRecognizer` interface: English out of the box.
+
+Facts about pocketsphinx 5.1 this module is built around (checked against the library):
+
+* A phrase list becomes a JSGF grammar with one public rule of whole-phrase alternatives;
+  unlike vosk's bigram "grammar" it cannot mix phrases. Grammars are kept in the decoder
+  by name, so switching back to a list seen before is only ``activate_search``.
+* Frame times restart at 0 with every ``start_utt``, at 100 frames a second.
+* The Python binding returns ``Hypothesis.score`` as ``logmath.exp(score)``, where the
+  score has already been scaled down by 2**10 (pocketsphinx's SENSCR_SHIFT); the lattice
+  posteriors (``Segment.prob``) divide acoustic scores by ``ascale`` (20). N-best shares
+  use the same scaling, so they are comparable with the word posteriors.
+* There is no garbage word: out-of-grammar speech is heard as the nearest phrase.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import re
+import tempfile
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from host.speech.audio import SAMPLE_RATE, SAMPLE_WIDTH
+from host.speech.model import SpeechModel
+from host.speech.recognizer import GrammarRecognizer, WordTiming, _Alternative, _Segment
+
+log = logging.getLogger(__name__)
+
+_FRAME_S = 0.01  # pocketsphinx's default -frate 100
+_SENSCR_SHIFT = 10
+_ASCALE = 20.0
+#: Natural-log N-best score differences are multiplied by this before the softmax.
+NBEST_SCALE = 2**_SENSCR_SHIFT / _ASCALE
+# N-best lists repeat a text once per segmentation; this many entries cover 5 texts.
+_NBEST_SCAN = 40
+# JSGF reserves these; a dictionary word containing one must be quoted.
+_ALT_PRONUNCIATION = re.compile(r"\(\d+\)$")  # "hundred(2)" is "hundred"
+_JSGF_SPECIAL = re.compile(r"[;=|*+<>()\[\]{}/\"\\\s]")
+
+
+def jsgf(phrases: list[str], name: str = "phrases") -> str:
+    """A JSGF grammar accepting exactly one of ``phrases`` (lowercase word sequences)."""
+
+    def token(word: str) -> str:
+        if not _JSGF_SPECIAL.search(word):
+            return word
+        return '"' + word.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+    alternatives = " | ".join(" ".join(token(w) for w in p.split()) for p in phrases)
+    return f"#JSGF V1.0;\ngrammar {name};\npublic <{name}> = {alternatives};\n"
+
+
+#: Top of the mel filter bank for 8 kHz input: telephone speech carries nothing above
+#: ~3.4 kHz, and the model's own 6800 Hz is above Nyquist.
+NARROWBAND_UPPERF = 3500
+
+
+def decoder_config(model: SpeechModel, sample_rate: int) -> Any:
+    from pocketsphinx import Config
+
+    config = Config(hmm=str(model.path), dict=str(model.dictionary), lm=None, loglevel="FATAL")
+    config["samprate"] = float(sample_rate)
+    # The lattice best-path rescoring pass picks a worse phrase than the grammar search
+    # itself: espeak-ng numbers 1..100 read 74 right without it, 63 with it (Piper: 98
+    # both); the N-best list comes from the lattice either way.
+    config["bestpath"] = False
+    # Score 16 Gaussians per codebook instead of 4: espeak-ng numbers 74 -> ~80 of 100,
+    # Piper unchanged, for little CPU (the grammar keeps the search small).
+    config["topn"] = 16
+    if sample_rate < SAMPLE_RATE:
+        # A 256-point FFT covers the 25.6 ms window at 8 kHz. The model's feat.params
+        # override -upperf given on the config, so point the decoder at an edited copy.
+        config["nfft"] = 256
+        config["featparams"] = str(_narrowband_feat_params(model.path, NARROWBAND_UPPERF))
+    return config
+
+
+@lru_cache(maxsize=4)
+def _narrowband_feat_params(hmm: Path, upperf: int) -> Path:
+    text = (hmm / "feat.params").read_text()
+    text = re.sub(r"(?m)^-upperf\s+\S+", f"-upperf {upperf}", text)
+    path = Path(tempfile.mkdtemp(prefix="gamehost-sphinx-")) / "feat.params"
+    path.write_text(text)
+    return path
+
+
+class SphinxRecognizer(GrammarRecognizer):
+    """pocketsphinx decoding one utterance at a time against the current phrase list."""
+
+    def __init__(
+        self,
+        model: SpeechModel,
+        sample_rate: int = SAMPLE_RATE,
+        phrases: Any = (),
+        *,
+        max_alternatives: int = 5,
+        word_confidences: bool = True,
+    ) -> None:
+        from pocketsphinx import Decoder
+
+        self._decoder: Any = Decoder(decoder_config(model, sample_rate))
+        self._searches: dict[str, str] = {}  # grammar text -> search name in the decoder
+        self._in_utt = False
+        self._active: str | None = None
+        super().__init__(
+            model,
+            sample_rate,
+            phrases,
+            max_alternatives=max_alternatives,
+            word_confidences=word_confidences,
+        )
+        self.partial_lags = False  # pocketsphinx's hypothesis keeps up with the audio
+
+    def _compile(self, entries: list[str]) -> str:
+        return jsgf(entries)
+
+    def reset(self, at: float | None = None) -> None:
+        self._base = self.time if at is None else at
+        self._fed = 0
+        if self._in_utt:
+            self._decoder.end_utt()
+            self._in_utt = False
+        self._activate()
+        self._decoder.start_utt()
+        self._in_utt = True
+
+    def _activate(self) -> None:
+        grammar = self._grammar
+        if grammar is None:
+            name = "_lm"
+            if name not in self._searches.values():
+                assert self.model.dictionary is not None
+                lm = self.model.dictionary.parent / "en-us.lm.bin"
+                self._decoder.add_lm_file(name, str(lm))
+                self._searches["\0lm"] = name
+        else:
+            found = self._searches.get(grammar)
+            if found is None:
+                found = f"g{len(self._searches)}"
+                self._decoder.add_jsgf_string(found, grammar)
+                self._searches[grammar] = found
+            name = found
+        # Tracked here: Decoder.current_search() crashes before any search is active.
+        if self._active != name:
+            self._decoder.activate_search(name)
+            self._active = name
+
+    def accept(self, pcm: bytes) -> _Segment | None:
+        # Never closes a segment by itself: the Endpointer decides where utterances end.
+        if pcm:
+            self._decoder.process_raw(pcm, False, False)
+            self._fed += len(pcm) // SAMPLE_WIDTH
+        return None
+
+    def partial(self) -> str:
+        hyp = self._decoder.hyp()
+        return str(hyp.hypstr) if hyp is not None else ""
+
+    def finish(self) -> _Segment:
+        base = self._base
+        self._decoder.end_utt()
+        self._in_utt = False
+        segment = _Segment(self._alternatives(base))
+        self.reset()
+        return segment
+
+    def _alternatives(self, base: float) -> list[_Alternative]:
+        hyp = self._decoder.hyp()
+        if hyp is None or not str(hyp.hypstr).strip():
+            return []
+        words = [
+            WordTiming(
+                word=_ALT_PRONUNCIATION.sub("", str(seg.word)),
+                start=base + seg.start_frame * _FRAME_S,
+                end=base + (seg.end_frame + 1) * _FRAME_S,
+                confidence=min(1.0, max(0.0, float(seg.prob))) if self.word_confidences else None,
+            )
+            for seg in self._decoder.seg()
+            if _is_word(str(seg.word))
+        ]
+        best_text = " ".join(str(hyp.hypstr).split())
+        scores = {best_text: _log_score(hyp.score)}
+        if self.max_alternatives > 1:
+            for i, entry in enumerate(self._decoder.nbest()):
+                if i >= _NBEST_SCAN or len(scores) >= self.max_alternatives:
+                    break
+                if entry is None:  # the iterator yields None for a failed path
+                    continue
+                text = " ".join(str(entry.hypstr).split())
+                if text and text not in scores:
+                    scores[text] = _log_score(entry.score)
+        return [
+            _Alternative(tuple(text.split()), score, words if text == best_text else [])
+            for text, score in scores.items()
+        ]
+
+
+def _is_word(word: str) -> bool:
+    # <s>, </s>, <sil>, [NOISE], (NULL): fillers, not words anyone said.
+    return bool(word) and word[0] not in "<[("
+
+
+def _log_score(linear: float) -> float:
+    """The binding's ``exp(score)`` back to a log score scaled like the word posteriors."""
+    return math.log(linear) * NBEST_SCALE if linear > 0 else -1e9  # underflow: never best

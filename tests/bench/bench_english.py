@@ -1,0 +1,333 @@
+"""English speech out of the box: accuracy, latency, speed, phone audio and noise.
+
+Run: python tests/bench/bench_english.py [--quick] [--only accuracy,latency,speed,phone,noise]
+
+Speech is synthesised here: the numbers 1..100 by Piper's joe voice and espeak-ng
+(en-us), and Sino-Korean numbers by espeak-ng for the Vosk figures. Each clip is 0.5 s of
+silence, the number (espeak's own leading/trailing silence trimmed) and 1.2 s of silence,
+streamed in 20 ms chunks through ``Endpointer(GrammarRecognizer(...))``.
+
+* accuracy: first-try (top-1) readings with pocketsphinx and a JSGF grammar of the 100
+  numbers; baseline in the same run: pocketsphinx's default language model (no grammar).
+* latency: from the true end of the synthesised speech to the Hearing (stream time waited
+  plus the compute time of the chunk that produced it), with and without the early end of
+  complete phrases, for pocketsphinx (English) and Vosk (Korean). "complete" numbers are
+  those no other number extends (53, 17); "prefix" ones (90, 5) must wait the full silence.
+* speed: CPU seconds per second of audio (RTF) per stream, and how many concurrent 8 kHz
+  Media Streams one core sustains at real time (mu-law decode, resampling, Silero VAD
+  and decoding, 40 % silence as in a call).
+* phone: the numbers through an 8 kHz mu-law round trip, decoded by upsampling to 16 kHz
+  vs pocketsphinx's 8 kHz front end.
+* noise: 24 utterances in one ~56 s stream, mixed with white noise, fan noise (low-passed
+  noise) and card slaps (clicks) at 0..20 dB SNR; utterances found / merged / split,
+  false alarms and correct readings, Silero VAD vs the energy VAD on the same audio.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import sys
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from host.speech import tts
+from host.speech.audio import (
+    SAMPLE_RATE,
+    Resampler,
+    as_int16,
+    mulaw_decode,
+    mulaw_encode,
+    pcm_chunks,
+    resample,
+)
+from host.speech.frontend import PHONE_DECODE_RATE
+from host.speech.model import SpeechModel, load_model
+from host.speech.recognizer import Endpointer, GrammarRecognizer, Hearing, complete_phrases
+from tests.speech.english import NUMBERS_EN, parse_english
+from tests.speech.korean import parse_sino, sino
+
+LEAD_S, TAIL_S = 0.5, 1.2
+CHUNK_MS = 20
+
+
+def trim(pcm: bytes) -> bytes:
+    samples = as_int16(pcm)
+    loud = np.nonzero(np.abs(samples) > 50)[0]
+    return samples[loud[0] : loud[-1] + 1].tobytes() if loud.size else pcm
+
+
+def silence(seconds: float, rate: int = SAMPLE_RATE) -> bytes:
+    return bytes(2 * round(rate * seconds))
+
+
+def corpus(voice: str, texts: Sequence[str]) -> list[bytes]:
+    if voice == "piper":
+        return [trim(tts.piper_synthesize(t, SAMPLE_RATE)) for t in texts]
+    lang = "ko" if voice == "espeak-ko" else "en-us"
+    return [trim(tts.espeak_synthesize(t, lang, SAMPLE_RATE)) for t in texts]
+
+
+def decode_clip(
+    endpointer: Endpointer, speech: bytes, rate: int = SAMPLE_RATE
+) -> tuple[Hearing | None, float]:
+    """The first Hearing of lead + speech + tail, and its latency from the end of speech."""
+    speech_end = endpointer.time + LEAD_S + len(speech) / (2 * rate)
+    pcm = silence(LEAD_S, rate) + speech + silence(TAIL_S, rate)
+    for chunk in pcm_chunks(pcm, rate, CHUNK_MS):
+        started = time.perf_counter()
+        hearing = endpointer.feed(chunk)
+        if hearing is not None:
+            compute = time.perf_counter() - started
+            endpointer.reset()
+            return hearing, endpointer.time - speech_end + compute
+    hearing = endpointer.flush()
+    return hearing, float("nan")
+
+
+def pct(values: Sequence[float], q: float) -> float:
+    return float(np.percentile(values, q)) if values else float("nan")
+
+
+# --- accuracy -----------------------------------------------------------------------------
+
+
+def accuracy(model: SpeechModel, clips: dict[str, list[bytes]]) -> None:
+    print("\n== first-try accuracy, numbers 1..100, pocketsphinx ==")
+    for voice, pcms in clips.items():
+        row = []
+        for name, phrases in (("default LM (baseline)", None), ("JSGF grammar", NUMBERS_EN)):
+            endpointer = Endpointer(GrammarRecognizer(model, SAMPLE_RATE, phrases))
+            right = 0
+            for n, pcm in enumerate(pcms, start=1):
+                hearing, _ = decode_clip(endpointer, pcm)
+                right += hearing is not None and parse_english(hearing.text) == n
+            row.append(right)
+            print(f"  {voice:10s} {name:22s} {right:3d}/{len(pcms)}")
+        print(f"  {voice:10s} grammar / baseline: {row[1] / max(row[0], 1):.1f}x")
+
+
+# --- latency ------------------------------------------------------------------------------
+
+
+def latency(model: SpeechModel, ko_model: SpeechModel, clips: dict[str, list[bytes]]) -> None:
+    print("\n== end of speech -> hearing (s): p50 / p99 ==")
+    cases: list[tuple[str, SpeechModel, list[str], list[bytes], Callable[[str], int | None]]] = [
+        ("pocketsphinx en (piper)", model, NUMBERS_EN, clips["piper"], parse_english),
+        ("vosk ko (espeak)", ko_model, [sino(n) for n in range(1, 101)], clips["espeak-ko"], parse_sino),
+    ]
+    for name, m, phrases, pcms, parse in cases:
+        complete = complete_phrases(tuple(phrases))
+        results = {}
+        for early in (None, 0.2):
+            endpointer = Endpointer(GrammarRecognizer(m, SAMPLE_RATE, phrases), early_silence_s=early)
+            kinds: dict[str, list[float]] = {"complete": [], "prefix": []}
+            right = 0
+            for n, pcm in enumerate(pcms, start=1):
+                hearing, lat = decode_clip(endpointer, pcm)
+                if hearing is None or lat != lat:
+                    continue
+                right += parse(hearing.text) == n
+                kinds["complete" if phrases[n - 1] in complete else "prefix"].append(lat)
+            results[early] = kinds
+            label = "early end 0.2 s" if early else "full silence (baseline)"
+            c, p = kinds["complete"], kinds["prefix"]
+            print(
+                f"  {name:24s} {label:24s} complete {pct(c, 50):.2f} / {pct(c, 99):.2f} (n={len(c)})"
+                f"   prefix {pct(p, 50):.2f} / {pct(p, 99):.2f} (n={len(p)})   right {right}/100"
+            )
+        base, new = results[None]["complete"], results[0.2]["complete"]
+        print(f"  {name:24s} complete-move p50 ratio early/baseline: {pct(new, 50) / pct(base, 50):.2f}")
+
+
+# --- speed --------------------------------------------------------------------------------
+
+
+def speed(model: SpeechModel, ko_model: SpeechModel, clips: dict[str, list[bytes]]) -> None:
+    print("\n== CPU per stream (RTF = CPU s / audio s, one thread) ==")
+    stream = b"".join(silence(0.8) + pcm for pcm in clips["piper"][:30])
+    ko_stream = b"".join(silence(0.8) + pcm for pcm in clips["espeak-ko"][:30])
+    audio_s = len(stream) / (2 * SAMPLE_RATE)
+    cases = [
+        ("pocketsphinx 16k, energy VAD", model, NUMBERS_EN, stream, "energy"),
+        ("pocketsphinx 16k, Silero VAD", model, NUMBERS_EN, stream, "silero"),
+        ("vosk ko 16k, Silero VAD", ko_model, [sino(n) for n in range(1, 101)], ko_stream, "silero"),
+    ]
+    for name, m, phrases, pcm, vad in cases:
+        endpointer = Endpointer(GrammarRecognizer(m, SAMPLE_RATE, phrases), vad=vad)
+        started = time.process_time()
+        list(endpointer.hearings(pcm_chunks(pcm, SAMPLE_RATE, CHUNK_MS)))
+        cpu = time.process_time() - started
+        seconds = len(pcm) / (2 * SAMPLE_RATE)
+        print(f"  {name:32s} RTF {cpu / seconds:.3f}")
+
+    # A phone call as the media path would run it: 20 ms mu-law frames in, pcm out.
+    mulaw = mulaw_encode(resample(stream, SAMPLE_RATE, 8000))
+    endpointer = Endpointer(GrammarRecognizer(model, PHONE_DECODE_RATE, NUMBERS_EN))
+    resampler = Resampler(8000, PHONE_DECODE_RATE)
+    started = time.process_time()
+    for i in range(0, len(mulaw), 160):
+        endpointer.feed(resampler(mulaw_decode(mulaw[i : i + 160])))
+    endpointer.flush()
+    cpu = time.process_time() - started
+    rtf = cpu / audio_s
+    print(f"  8 kHz Media Stream (mu-law -> {PHONE_DECODE_RATE} Hz, Silero, pocketsphinx)  RTF {rtf:.3f}")
+    print(f"  concurrent 8 kHz streams one core sustains at real time: ~{int(1 / rtf)}")
+
+
+# --- phone audio --------------------------------------------------------------------------
+
+
+def phone(model: SpeechModel, clips: dict[str, list[bytes]]) -> None:
+    print("\n== phone audio: 8 kHz mu-law round trip, pocketsphinx + JSGF ==")
+    for voice, pcms in clips.items():
+        if voice == "espeak-ko":
+            continue
+        row = {}
+        for name, rate in (("upsampled to 16 kHz", SAMPLE_RATE), ("8 kHz front end", 8000)):
+            endpointer = Endpointer(GrammarRecognizer(model, rate, NUMBERS_EN))
+            right = 0
+            for n, pcm in enumerate(pcms, start=1):
+                narrow = mulaw_decode(mulaw_encode(resample(pcm, SAMPLE_RATE, 8000)))
+                hearing, _ = decode_clip(endpointer, resample(narrow, 8000, rate), rate)
+                right += hearing is not None and parse_english(hearing.text) == n
+            row[name] = right
+            print(f"  {voice:10s} {name:22s} {right:3d}/{len(pcms)}")
+        wide = clips[voice]
+        endpointer = Endpointer(GrammarRecognizer(model, SAMPLE_RATE, NUMBERS_EN))
+        clean = sum(
+            (h := decode_clip(endpointer, pcm)[0]) is not None and parse_english(h.text) == n
+            for n, pcm in enumerate(wide, start=1)
+        )
+        print(f"  {voice:10s} {'16 kHz, no phone':22s} {clean:3d}/{len(wide)} (reference)")
+    print(f"  default for streams: PHONE_DECODE_RATE = {PHONE_DECODE_RATE}")
+
+
+# --- noise --------------------------------------------------------------------------------
+
+
+def noise_stream(clips: list[bytes], texts: list[str]) -> tuple[np.ndarray, list[tuple[float, float, str]]]:
+    """24 utterances with 1.0-1.6 s gaps: the samples and the (start, end, text) truth."""
+    rng = np.random.default_rng(7)
+    parts, truth, t = [silence(1.0)], [], 1.0
+    for pcm, text in zip(clips, texts, strict=True):
+        d = len(pcm) / (2 * SAMPLE_RATE)
+        truth.append((t, t + d, text))
+        gap = float(rng.uniform(1.0, 1.6))
+        parts += [pcm, silence(gap)]
+        t += d + gap
+    return as_int16(b"".join(parts)).astype(np.float64), truth
+
+
+def make_noise(kind: str, n: int, seed: int = 11) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    if kind == "white":
+        return rng.normal(0, 1, n)
+    if kind == "fan":
+        white = rng.normal(0, 1, n)
+        hum = np.sin(2 * np.pi * 120 * np.arange(n) / SAMPLE_RATE)
+        return np.convolve(white, np.ones(40) / 40, mode="same") * 6 + 0.3 * hum
+    # card slaps: sharp decaying clicks, 1-3 a second, of varying strength
+    out = np.zeros(n)
+    click = rng.normal(0, 1, 800) * np.exp(-np.arange(800) / 120)
+    pos = 0
+    while True:
+        pos += int(rng.uniform(0.3, 1.0) * SAMPLE_RATE)
+        if pos + click.size >= n:
+            return out
+        out[pos : pos + click.size] += click * rng.uniform(0.5, 1.5)
+
+
+def mix(speech: np.ndarray, truth: list[tuple[float, float, str]], noise: np.ndarray, snr_db: float) -> bytes:
+    voiced = np.concatenate([speech[round(a * SAMPLE_RATE) : round(b * SAMPLE_RATE)] for a, b, _ in truth])
+    p_speech = float(np.mean(voiced**2))
+    if noise is not None and np.any(noise):
+        # clicks: SNR against the power of the clicks themselves, not of the silence between
+        loud = noise[np.abs(noise) > 1e-9]
+        p_noise = float(np.mean(loud**2))
+        noise = noise * np.sqrt(p_speech / p_noise / 10 ** (snr_db / 10))
+    return np.clip(speech + noise, -32768, 32767).astype("<i2").tobytes()
+
+
+def score(hearings: list[Hearing], truth: list[tuple[float, float, str]]) -> dict[str, int]:
+    def overlaps(h: Hearing, a: float, b: float) -> bool:
+        return h.start < b + 0.1 and h.end > a - 0.1
+
+    result = {"found": 0, "merged": 0, "split": 0, "false": 0, "right": 0}
+    for h in hearings:
+        hit = [i for i, (a, b, _) in enumerate(truth) if overlaps(h, a, b)]
+        if not hit:
+            result["false"] += 1
+        elif len(hit) > 1:
+            result["merged"] += len(hit)
+    for a, b, text in truth:
+        mine = [h for h in hearings if overlaps(h, a, b)]
+        only_mine = [h for h in mine if sum(overlaps(h, x, y) for x, y, _ in truth) == 1]
+        if len(only_mine) > 1:
+            result["split"] += 1
+        elif len(mine) == 1 and only_mine:
+            result["found"] += 1
+            result["right"] += only_mine[0].text == text
+    return result
+
+
+def noise(model: SpeechModel, clips: dict[str, list[bytes]], levels: Sequence[float]) -> None:
+    print("\n== noise: 24 utterances, found / merged / split / false alarms / right ==")
+    picks = list(range(3, 100, 4))[:24]
+    texts = [NUMBERS_EN[i] for i in picks]
+    speech, truth = noise_stream([clips["piper"][i] for i in picks], texts)
+    print(f"  stream {speech.size / SAMPLE_RATE:.0f} s, {len(truth)} utterances (Piper joe, pocketsphinx)")
+    for kind in ("white", "fan", "slaps"):
+        base = make_noise(kind, speech.size)
+        for snr in levels:
+            pcm = mix(speech, truth, base, snr)
+            row = []
+            for vad in ("energy", "silero"):
+                endpointer = Endpointer(GrammarRecognizer(model, SAMPLE_RATE, NUMBERS_EN), vad=vad)
+                hearings = list(endpointer.hearings(pcm_chunks(pcm, SAMPLE_RATE, 100)))
+                s = score(hearings, truth)
+                counts = "/".join(f"{s[k]:2d}" for k in ("found", "merged", "split", "false", "right"))
+                row.append(f"{vad:6s} {counts}")
+            print(f"  {kind:5s} {snr:4.0f} dB   " + "   ".join(row))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="fewer numbers and noise levels")
+    parser.add_argument("--only", default="accuracy,latency,speed,phone,noise")
+    args = parser.parse_args()
+    parts = set(args.only.split(","))
+    if shutil.which("espeak-ng") is None:
+        sys.exit("needs espeak-ng")
+    numbers = range(1, 101)
+    started = time.perf_counter()
+    model = load_model(lang="en", engine="pocketsphinx", download=False)
+    ko_model = load_model(lang="ko", engine="vosk", download=False)
+    clips = {
+        "piper": corpus("piper", [NUMBERS_EN[n - 1] for n in numbers]),
+        "espeak": corpus("espeak", [NUMBERS_EN[n - 1] for n in numbers]),
+    }
+    if parts & {"latency", "speed"}:
+        clips["espeak-ko"] = corpus("espeak-ko", [sino(n) for n in numbers])
+    print(f"corpus synthesised in {time.perf_counter() - started:.0f} s")
+    english = {k: v for k, v in clips.items() if k != "espeak-ko"}
+    if "accuracy" in parts:
+        accuracy(model, english)
+    if "latency" in parts:
+        latency(model, ko_model, clips)
+    if "speed" in parts:
+        speed(model, ko_model, clips)
+    if "phone" in parts:
+        phone(model, english)
+    if "noise" in parts:
+        noise(model, clips, (0, 10, 20) if args.quick else (0, 5, 10, 20))
+    print(f"\ntotal {time.perf_counter() - started:.0f} s")
+
+
+if __name__ == "__main__":
+    main()

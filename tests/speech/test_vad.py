@@ -1,0 +1,97 @@
+"""Voice activity detection and the early end of complete phrases, on real speech."""
+
+from __future__ import annotations
+
+import logging
+
+import numpy as np
+import pytest
+
+from host.speech import vad as vad_module
+from host.speech.audio import SAMPLE_RATE, as_int16, pcm_chunks
+from host.speech.engines import recognizer_for
+from host.speech.model import SpeechModel
+from host.speech.recognizer import EARLY_END_SILENCE_S, Endpointer, complete_phrases
+from host.speech.vad import EnergyVad, SileroVad, load_vad
+from tests.speech.conftest import silence
+from tests.speech.english import NUMBERS_EN
+from tests.speech.test_sphinx import Say, en_model, piper  # noqa: F401  (fixtures)
+
+
+def test_complete_phrases_are_those_nothing_extends() -> None:
+    phrases = ("ninety", "ninety one", "fifty three", "yes", "new game", "new", "a b c", "a")
+    assert complete_phrases(phrases) == {"ninety one", "fifty three", "yes", "new game", "a b c"}
+    assert complete_phrases(tuple(NUMBERS_EN)) >= {"fifty three", "seventeen", "one hundred"}
+    assert "ninety" not in complete_phrases(tuple(NUMBERS_EN))
+    assert "one" not in complete_phrases(tuple(NUMBERS_EN))  # "one hundred"
+    assert complete_phrases(None) == frozenset() and complete_phrases(()) == frozenset()
+
+
+def test_complete_phrase_ends_sooner_than_a_prefix(en_model: SpeechModel, piper: Say) -> None:  # noqa: F811
+    endpointer = Endpointer(recognizer_for(en_model, SAMPLE_RATE, NUMBERS_EN))
+    pcm = silence(0.5) + piper("fifty three") + silence(1.5) + piper("ninety") + silence(1.5)
+    complete, prefix = endpointer.hearings(pcm_chunks(pcm, SAMPLE_RATE, 20))
+    assert (complete.text, prefix.text) == ("fifty three", "ninety")
+    assert EARLY_END_SILENCE_S <= complete.latency <= EARLY_END_SILENCE_S + 0.15
+    assert prefix.latency >= endpointer.silence_s
+    # switched off, the complete phrase waits for the full silence too
+    late = Endpointer(recognizer_for(en_model, SAMPLE_RATE, NUMBERS_EN), early_silence_s=None)
+    pcm = silence(0.5) + piper("fifty three") + silence(1.5)
+    (hearing,) = late.hearings(pcm_chunks(pcm, SAMPLE_RATE, 20))
+    assert hearing.latency >= late.silence_s
+
+
+def test_a_pause_after_a_prefix_keeps_one_utterance(en_model: SpeechModel, piper: Say) -> None:  # noqa: F811
+    endpointer = Endpointer(recognizer_for(en_model, SAMPLE_RATE, NUMBERS_EN))
+    pcm = silence(0.5) + piper("ninety") + silence(0.35) + piper("one") + silence(1.5)
+    (hearing,) = endpointer.hearings(pcm_chunks(pcm, SAMPLE_RATE, 20))
+    assert hearing.text == "ninety one"
+
+
+def fan(seconds: float, rms: float, seed: int = 4) -> np.ndarray:
+    """Low-passed noise, like a fan or an air conditioner."""
+    rng = np.random.default_rng(seed)
+    white = rng.normal(0, 1, round(SAMPLE_RATE * seconds))
+    smooth = np.convolve(white, np.ones(40) / 40, mode="same")
+    return smooth * rms / np.sqrt(np.mean(smooth**2))
+
+
+def test_silero_finds_speech_in_fan_noise(en_model: SpeechModel, piper: Say) -> None:  # noqa: F811
+    speech = as_int16(silence(1.0) + piper("forty two") + silence(1.5)).astype(np.float64)
+    level = np.sqrt(np.mean(as_int16(piper("forty two")).astype(np.float64) ** 2))
+    noisy = np.clip(speech + fan(speech.size / SAMPLE_RATE, level / 10 ** (5 / 20)), -32768, 32767)
+    pcm = noisy.astype("<i2").tobytes()
+    endpointer = Endpointer(recognizer_for(en_model, SAMPLE_RATE, NUMBERS_EN), vad="silero")
+    assert isinstance(endpointer.vad, SileroVad)
+    (hearing,) = endpointer.hearings(pcm_chunks(pcm, SAMPLE_RATE, 20))
+    # one utterance where the speech is (what is decoded from 5 dB noise is not the point)
+    assert 0.8 <= hearing.start <= 1.3 and hearing.end <= 2.2
+
+
+def test_silero_spans_at_eight_khz() -> None:
+    detector = SileroVad(8000)
+    quiet = detector.speech(as_int16(bytes(16000)), 0.0)
+    assert quiet == []
+
+
+def test_energy_fallback_when_silero_cannot_load(
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+    en_model: SpeechModel,  # noqa: F811
+    piper: Say,  # noqa: F811
+) -> None:
+    def broken(rate: int, **kwargs: float) -> SileroVad:
+        raise OSError("libggml.so: cannot open shared object file")
+
+    monkeypatch.setattr(vad_module, "SileroVad", broken)
+    with caplog.at_level(logging.WARNING):
+        endpointer = Endpointer(recognizer_for(en_model, SAMPLE_RATE, NUMBERS_EN))
+    assert isinstance(endpointer.vad, EnergyVad)
+    assert "Silero VAD unavailable" in caplog.text
+    pcm = silence(0.5) + piper("twelve") + silence(1.0)
+    (hearing,) = endpointer.hearings(pcm_chunks(pcm, SAMPLE_RATE, 20))
+    assert hearing.text == "twelve"
+    with pytest.raises(OSError):
+        load_vad("silero", SAMPLE_RATE)
+    with pytest.raises(ValueError):
+        load_vad("webrtc", SAMPLE_RATE)
