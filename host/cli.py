@@ -386,7 +386,11 @@ def table(
     lang: Annotated[str, typer.Option(help="Language spoken at the table: en or ko.")] = "en",
     model: Annotated[
         Path | None,
-        typer.Option(help="Vosk model folder (default: the installed or downloaded model for --lang)."),
+        typer.Option(help="Speech model folder (default: the installed model for --lang)."),
+    ] = None,
+    engine: Annotated[
+        str | None,
+        typer.Option(help="vosk, pocketsphinx or auto: Vosk with a model for --lang, else pocketsphinx."),
     ] = None,
     mic: Annotated[
         bool, typer.Option("--mic", help="Listen to the default microphone (the default).")
@@ -415,7 +419,7 @@ def table(
         read_wav,
     )
     from host.speech.listener import Heard, Listener
-    from host.speech.model import ModelUnavailable, load_model
+    from host.speech.model import ENGINE_CHOICES, ModelUnavailable, describe_model, load_model
     from host.speech.table import StreamClock, TableRunner, Voice
 
     spec = find(game)
@@ -439,7 +443,10 @@ def table(
         except AudioFormatError as exc:
             raise fail(str(exc)) from None
     try:
-        speech_model = load_model(model, lang=lang, download=model is None)
+        chosen = engine or get_settings().speech_engine
+        if chosen not in ENGINE_CHOICES:
+            raise fail(f"--engine must be one of {', '.join(ENGINE_CHOICES)}, not {chosen!r}")
+        speech_model = load_model(model, lang=lang, download=model is None, engine=chosen)
     except ModelUnavailable as exc:
         raise fail(str(exc)) from None
 
@@ -455,6 +462,7 @@ def table(
         raise fail(str(exc)) from None
     if clock is not None:
         clock.listener = listener
+    err.print(describe_model(speech_model))
     err.print(f"Session {session_id} (resume as text with: gamehost play {spec.name} --resume {session_id}).")
     if listener.missing_words:
         err.print(

@@ -228,9 +228,10 @@ class Models:
             if failed is not None and time.monotonic() - failed[0] < MODEL_RETRY_S:
                 raise ModelUnavailable(failed[1])
             try:
+                engine = self.settings.speech_engine
                 if self.settings.media_model_dir is not None:
-                    return load_model(self.settings.media_model_dir, lang=lang)
-                return load_model(lang=lang, download=self.settings.media_model_download)
+                    return load_model(self.settings.media_model_dir, lang=lang, engine=engine)
+                return load_model(lang=lang, download=self.settings.media_model_download, engine=engine)
             except ModelUnavailable as exc:
                 self._failed[lang] = (time.monotonic(), str(exc))
                 raise
