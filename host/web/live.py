@@ -9,7 +9,7 @@ folds the log again, so the page shows the same thing after it.
 from __future__ import annotations
 
 import threading
-from collections import deque
+from collections import OrderedDict, deque
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -20,6 +20,8 @@ from host.store import SessionRow, Store
 
 #: Rulings the page shows, newest first.
 RULINGS = 5
+#: Folds kept: the games watched lately (an old one is folded again if opened).
+FOLDS = 256
 
 
 @dataclass
@@ -34,7 +36,7 @@ class Feed:
 
     def __init__(self, store: Store) -> None:
         self.store = store
-        self._folds: dict[str, _Fold] = {}
+        self._folds: OrderedDict[str, _Fold] = OrderedDict()
         self._lock = threading.Lock()
 
     def fold(self, row: SessionRow) -> _Fold:
@@ -43,6 +45,9 @@ class Feed:
             if fold is None:
                 fold = _Fold(new_table(SessionConfig.model_validate(row.config)))
                 self._folds[row.id] = fold
+                while len(self._folds) > FOLDS:
+                    self._folds.popitem(last=False)
+            self._folds.move_to_end(row.id)
             for stored in self.store.inputs(row.id, after=fold.table.seq):
                 before = fold.table
                 fold.table, events = apply(fold.table, stored)

@@ -145,3 +145,19 @@ def test_blofa_shows_the_declaration_and_no_card_value(sms: Sms) -> None:
     assert "value" not in words.lower()
     for phone in phones:
         assert phone not in page.text
+
+
+def test_after_a_restart_the_page_is_folded_from_the_log(sms: Sms, tmp_path: Path, clock: Clock) -> None:
+    phones = sms.new_game(2)
+    code = code_of(sms, phones[0])
+    first = sms.table(phones[0]).current_player
+    assert first is not None
+    sms.text(phones[["Ann", "Bob"].index(first)], "50")
+    before = sms.client.get(f"/t/{code}").text
+    again = build(tmp_path, None, clock, admin_token=ADMIN)  # a new server on the same database
+    try:
+        after = again.client.get(f"/t/{code}").text
+    finally:
+        again.app.state.store.close()
+    assert f"{first} said 50." in text_of(after)
+    assert after == before

@@ -18,7 +18,9 @@
   function fill(id, nodes) {
     var box = document.getElementById(id);
     if (!box) return;
-    box.replaceChildren.apply(box, nodes);
+    // Not replaceChildren: older TV browsers lack it.
+    while (box.firstChild) box.removeChild(box.firstChild);
+    nodes.forEach(function (node) { box.appendChild(node); });
   }
 
   // The board is generic: label -> text, list, or label -> text table (no game's own code).
