@@ -69,6 +69,7 @@ class Feed:
             "code": row.code,
             "game": table.spec.title,
             "seq": table.seq,
+            "lang": table.lang,
             "status": row.status,
             "running": table.running,
             "over": table.state is not None and table.state.is_over,

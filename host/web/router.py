@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from fastapi import APIRouter, HTTPException, Request, Response
-from fastapi.responses import FileResponse, HTMLResponse, StreamingResponse
+from fastapi.responses import FileResponse, HTMLResponse, RedirectResponse, StreamingResponse
 from fastapi.templating import Jinja2Templates
 
 from games.base import CHANNELS, all_games
@@ -117,6 +117,13 @@ async def table_page(request: Request, code: str) -> Response:
         return templates.TemplateResponse(request, "unknown.html", {"code": code}, status_code=404)
     page = await asyncio.to_thread(_feed(request).page, row)
     return templates.TemplateResponse(request, "table.html", {"page": page})
+
+
+@router.get("/t")
+async def watch(code: str = "") -> Response:
+    """The home page's form: a join code to its page (no script needed)."""
+    code = code.strip()
+    return RedirectResponse(f"/t/{code}" if code.isdigit() else "/", status_code=303)
 
 
 def _message(page: dict[str, Any]) -> str:

@@ -42,6 +42,7 @@ def test_a_message_after_each_move_over_sms(sms: Sms) -> None:
             assert response.headers["content-type"].startswith("text/event-stream")
             stream = events(response.iter_lines())
             seq, page = next(stream)  # the current state at once
+            assert client.get("/healthz", timeout=1.0).status_code == 200  # the stream does not block
             assert seq == store.last_seq(session_id)
             assert [p["name"] for p in page["players"]] == ["Ann", "Bob"]
             for number in (50, 49):  # 49: odd below an even 50, a valid move

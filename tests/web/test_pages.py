@@ -81,6 +81,14 @@ def test_an_empty_admin_token_never_shows_the_list(
         host.app.state.store.close()
 
 
+def test_the_home_form_opens_a_game_by_its_code(sms: Sms) -> None:
+    sms.new_game(2)
+    code = code_of(sms, PHONES[0])
+    opened = sms.client.get("/t", params={"code": f" {code} "}, follow_redirects=False)
+    assert (opened.status_code, opened.headers["location"]) == (303, f"/t/{code}")
+    assert sms.client.get("/t", params={"code": "x/../y"}, follow_redirects=False).headers["location"] == "/"
+
+
 def test_an_unknown_code_is_a_404_page_that_says_so(sms: Sms) -> None:
     for code in ("123456", "abc", "1234567"):
         page = sms.client.get(f"/t/{code}")
