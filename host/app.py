@@ -72,6 +72,9 @@ def create_app(
     from host.channels import health
 
     app.include_router(health.router)
+    from host.web.router import router as web
+
+    app.include_router(web)  # the home page and the table on a screen
     for name in ("sms", "voice", "media"):
         module = _channel(name)
         if module is not None:

@@ -74,11 +74,15 @@ class Settings(BaseSettings):
     # The outbox sender: attempts before an item is dead-lettered, first retry delay.
     outbox_attempts: int = 8
     outbox_backoff: float = 1.0
+    # Shows the sessions in progress on the home page to whoever sends it (Bearer or
+    # ?token=); unset or empty: that list is never shown.
+    admin_token: SecretStr | None = None
 
     @field_validator(
         "twilio_account_sid",
         "twilio_auth_token",
         "twilio_webhook_key",
+        "admin_token",
         "public_url",
         "twilio_api_base",
         "table_undo_grace",

@@ -9,6 +9,7 @@ public, values only once flipped by a challenge, and holding a rule card only at
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -371,6 +372,31 @@ class BlofaTalk:
             yellow=state.piles.yellow,
             captured=len(state.captures),
         )
+
+    def view(self, state: State, lang: str) -> dict[str, object]:
+        # Card backs are public (their colours), faces are not: no value is shown, also not
+        # a revealed one (the announcements say those).
+        board: dict[str, object] = {
+            "Trick": state.trick,
+            "VP": dict(state.total_vp()),
+            "Hands": {
+                p: f"{_colour(Colour.BLUE, lang)} {h.blue}, {_colour(Colour.YELLOW, lang)} {h.yellow}"
+                for p, h in zip(state.players, state.hands, strict=True)
+            },
+            "Piles": {
+                _colour(Colour.BLUE, lang): state.piles.blue,
+                _colour(Colour.YELLOW, lang): state.piles.yellow,
+            },
+        }
+        if state.plays:
+            last = state.plays[-1]
+            who = state.players[last.seat]
+            board["Last declaration"] = _say(lang, "declared", player=who, cards=_cards(last.colours, lang),
+                                             declared=last.declared)
+        board["Rule cards captured"] = len(state.captures)
+        if state.captures:
+            board["Captured by"] = dict(Counter(state.players[seat] for seat in state.captures))
+        return board
 
     def rules(self, options: Options, lang: str) -> str:
         extra = _say(

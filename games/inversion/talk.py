@@ -445,6 +445,24 @@ class InversionTalk:
     def prompt(self, state: inv.State, lang: str) -> str:
         return prompt(state, lang)
 
+    def view(self, state: inv.State, lang: str) -> dict[str, object]:
+        # The lane and the follow card lie face up; hands are real cards the host never sees.
+        board: dict[str, object] = {"Phase": str(state.phase)}
+        if state.suits:
+            board["Suits"] = _suits(state.suits, lang)
+        if state.lane:
+            board["Lane"] = [card_text(c, lang) for c in state.lane]
+        if state.follow is not None:
+            board["Follow card"] = card_text(state.follow, lang)
+        if state.trick:
+            board["Trick"] = state.trick
+        if state.bids:
+            board["Bids"] = {p: "pass" if a is None else a for p, a in state.bids}
+        if state.parent is not None:
+            board["Parent"] = f"{state.parent} ({state.bid})"
+        board["Tricks"] = dict(state.tally())
+        return board
+
     def spoken_prompt(self, state: inv.State, lang: str) -> str:
         return prompt(state, lang)
 

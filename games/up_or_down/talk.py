@@ -293,6 +293,21 @@ class UpOrDownTalk:
     def status(self, state: ud.State, lang: str) -> str:
         return status(state, lang)
 
+    def view(self, state: ud.State, lang: str) -> dict[str, object]:
+        out = [p for p, s in zip(state.players, state.seats, strict=True) if s != ud.SEAT_IN]
+        board: dict[str, object] = {
+            "Last number": "—" if state.last is None else state.last,
+            "Turn": state.turn,
+            # The prompt's own wording: who is to say what, or the result.
+            "Allowed": prompt(state, lang),
+            "In play": list(state.in_play),
+        }
+        if out:
+            board["Out"] = out
+        if state.options.mode is Mode.TRAINING:
+            board["Mistakes"] = dict(zip(state.players, state.mistakes, strict=True))
+        return board
+
     def rules(self, options: ud.Options, lang: str) -> str:
         return rules(options, lang)
 

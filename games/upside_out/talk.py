@@ -490,6 +490,19 @@ class UpsideOutTalk:
             lang, "status", counts=_list(items, lang), deck=state.deck, discard=state.discard, turn=turn
         )
 
+    def view(self, state: r.State, lang: str) -> dict[str, object]:
+        # Only counts: which cards a hand or a secret holds is nobody else's business.
+        board: dict[str, object] = {
+            "Turn order": list(state.order_from(state.current_player or state.players[state.current])),
+            "Hands": {p: state.hand(p) for p in state.active},
+            "Secrets": {p: state.secrets_of(p) for p in state.active},
+            "Deck": state.deck,
+            "Discard": state.discard,
+        }
+        if state.out:
+            board["Out"] = list(state.out)
+        return board
+
     def rules(self, options: r.Options, lang: str) -> str:
         return _say(lang, "rules", deck=load_deck(options.deck).title or options.deck)
 

@@ -1,0 +1,170 @@
+"""The table on a screen: the host's home page and the live view of one game.
+
+``GET /`` lists the games offered (and, for the operator with the admin token, the sessions
+in progress); ``GET /t/<code>`` is one game by its join code, for a phone or a TV at the
+table; ``GET /t/<code>/events`` streams the same data as Server-Sent Events whenever the
+game's log grows. Each message's ``id`` is the log's seq, so a browser's EventSource
+reconnects by itself and gets the current state at once (from the log, also after a restart).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+import json
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+from fastapi import APIRouter, HTTPException, Request, Response
+from fastapi.responses import FileResponse, HTMLResponse, RedirectResponse, StreamingResponse
+from fastapi.templating import Jinja2Templates
+
+from games.base import CHANNELS, all_games
+from host.config import Settings
+from host.store import SessionRow, Store
+from host.web.live import Feed
+
+HERE = Path(__file__).parent
+STATIC = {"table.css": "text/css", "table.js": "text/javascript"}
+#: How often the stream looks at the log; a cheap indexed MAX(seq) query.
+POLL = 0.1
+#: A comment line this often keeps proxies from closing a quiet stream.
+KEEPALIVE = 15.0
+
+router = APIRouter(include_in_schema=False)
+templates = Jinja2Templates(directory=str(HERE / "templates"))
+
+
+def _feed(request: Request) -> Feed:
+    state = request.app.state
+    feed: Feed | None = getattr(state, "web_feed", None)
+    if feed is None:
+        feed = state.web_feed = Feed(state.store)
+    return feed
+
+
+def is_admin(request: Request, settings: Settings) -> bool:
+    """The request carries the admin token (``Authorization: Bearer`` or ``?token=``); no
+    token configured: nobody is."""
+    if settings.admin_token is None:
+        return False
+    expected = settings.admin_token.get_secret_value().encode()
+    header = request.headers.get("authorization", "")
+    scheme, _, given = header.partition(" ")
+    candidates = [given.strip()] if scheme.lower() == "bearer" else []
+    candidates.append(request.query_params.get("token", ""))
+    return any(c and hmac.compare_digest(c.encode(), expected) for c in candidates)
+
+
+def _games() -> list[dict[str, Any]]:
+    out = []
+    for spec in sorted(all_games(), key=lambda s: (not s.default, s.title)):
+        if spec.max_players is None:
+            seats = f"{spec.min_players}+"
+        elif spec.max_players == spec.min_players:
+            seats = str(spec.min_players)
+        else:
+            seats = f"{spec.min_players}-{spec.max_players}"
+        # A one-word name the SMS keyword takes ("NEW UPSIDEOUT"); the default game is bare NEW.
+        keyword = "NEW" if spec.default else f"NEW {spec.name.upper().replace('-', '')}"
+        out.append(
+            {
+                "name": spec.name,
+                "title": spec.title,
+                "summary": spec.summary,
+                "seats": seats,
+                "channels": [c for c in CHANNELS if c in spec.channels],
+                "sms": keyword if "sms" in spec.channels else None,
+            }
+        )
+    return out
+
+
+def _sessions(store: Store, feed: Feed) -> list[dict[str, Any]]:
+    out = []
+    for row in store.sessions():
+        if row.status == "closed" or row.code is None:
+            continue
+        page = feed.page(row)
+        players = ", ".join(p["name"] for p in page["players"])
+        out.append({"code": row.code, "game": page["game"], "status": row.status, "players": players})
+    return out
+
+
+@router.get("/", response_class=HTMLResponse)
+async def home(request: Request) -> Response:
+    settings: Settings = request.app.state.settings
+    sessions = None
+    if is_admin(request, settings):
+        sessions = await asyncio.to_thread(_sessions, request.app.state.store, _feed(request))
+    return templates.TemplateResponse(
+        request, "home.html", {"games": _games(), "sessions": sessions}
+    )
+
+
+def _row(store: Store, code: str) -> SessionRow | None:
+    if not (code.isdigit() and len(code) == 6):
+        return None
+    return store.session_by_code(code)
+
+
+@router.get("/t/{code}", response_class=HTMLResponse)
+async def table_page(request: Request, code: str) -> Response:
+    store: Store = request.app.state.store
+    row = await asyncio.to_thread(_row, store, code)
+    if row is None:
+        return templates.TemplateResponse(request, "unknown.html", {"code": code}, status_code=404)
+    page = await asyncio.to_thread(_feed(request).page, row)
+    return templates.TemplateResponse(request, "table.html", {"page": page})
+
+
+@router.get("/t")
+async def watch(code: str = "") -> Response:
+    """The home page's form: a join code to its page (no script needed)."""
+    code = code.strip()
+    return RedirectResponse(f"/t/{code}" if code.isdigit() else "/", status_code=303)
+
+
+def _message(page: dict[str, Any]) -> str:
+    return f"id: {page['seq']}\nevent: table\ndata: {json.dumps(page, ensure_ascii=False)}\n\n"
+
+
+@router.get("/t/{code}/events")
+async def table_events(request: Request, code: str) -> Response:
+    store: Store = request.app.state.store
+    row = await asyncio.to_thread(_row, store, code)
+    if row is None:
+        raise HTTPException(status_code=404, detail=f"no game has the code {code}")
+    feed = _feed(request)
+    session_id = row.id
+
+    async def stream() -> AsyncIterator[str]:
+        # The current state at once (a reconnect after a restart catches up from the log),
+        # then a message each time the log grows.
+        yield "retry: 1000\n\n"
+        sent, quiet = -1, 0.0
+        while not await request.is_disconnected():
+            if await asyncio.to_thread(store.last_seq, session_id) != sent:
+                fresh = await asyncio.to_thread(store.session, session_id)
+                if fresh is None:
+                    return
+                page = await asyncio.to_thread(feed.page, fresh)
+                sent, quiet = page["seq"], 0.0
+                yield _message(page)
+            elif quiet >= KEEPALIVE:
+                quiet = 0.0
+                yield ": keepalive\n\n"
+            await asyncio.sleep(POLL)
+            quiet += POLL
+
+    headers = {"Cache-Control": "no-store", "X-Accel-Buffering": "no"}
+    return StreamingResponse(stream(), media_type="text/event-stream", headers=headers)
+
+
+@router.get("/static/web/{name}")
+async def static(name: str) -> Response:
+    # A fixed list, so no path from the request reaches the file system.
+    if name not in STATIC:
+        raise HTTPException(status_code=404)
+    return FileResponse(HERE / "static" / name, media_type=STATIC[name])

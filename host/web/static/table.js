@@ -1,0 +1,72 @@
+// The live table: one EventSource on /t/<code>/events. Each message is the whole page's
+// data; the browser reconnects by itself (Last-Event-ID is the log's seq) and the server
+// answers a new connection with the current state at once. Text only via textContent:
+// names and words come from players' messages.
+(function () {
+  "use strict";
+  var script = document.currentScript;
+  var url = script && script.getAttribute("data-events");
+  if (!url || !window.EventSource) return;
+
+  function el(tag, text, cls) {
+    var node = document.createElement(tag);
+    if (text !== undefined && text !== null) node.textContent = String(text);
+    if (cls) node.className = cls;
+    return node;
+  }
+
+  function fill(id, nodes) {
+    var box = document.getElementById(id);
+    if (!box) return;
+    // Not replaceChildren: older TV browsers lack it.
+    while (box.firstChild) box.removeChild(box.firstChild);
+    nodes.forEach(function (node) { box.appendChild(node); });
+  }
+
+  // The board is generic: label -> text, list, or label -> text table (no game's own code).
+  function value(v) {
+    if (Array.isArray(v)) {
+      var ul = el("ul", null, "items");
+      v.forEach(function (x) { ul.appendChild(el("li", x)); });
+      return ul;
+    }
+    if (v !== null && typeof v === "object") {
+      var table = el("table", null, "rows");
+      Object.keys(v).forEach(function (k) {
+        var tr = el("tr");
+        tr.appendChild(el("th", k));
+        tr.appendChild(el("td", v[k]));
+        table.appendChild(tr);
+      });
+      return table;
+    }
+    return document.createTextNode(String(v));
+  }
+
+  function render(page) {
+    document.getElementById("prompt").textContent = page.prompt || "Waiting for the game to start.";
+    fill("players", page.players.map(function (p) {
+      return el("li", p.name, p.acting ? "acting" : "");
+    }));
+    document.getElementById("to-act").textContent = page.to_act.join(", ") || (page.running ? "anyone at the table" : "—");
+    var board = [];
+    Object.keys(page.board).forEach(function (label) {
+      board.push(el("dt", label));
+      var dd = el("dd");
+      dd.appendChild(value(page.board[label]));
+      board.push(dd);
+    });
+    fill("board", board);
+    fill("rulings", page.rulings.map(function (lines) {
+      var li = el("li");
+      lines.forEach(function (line) { li.appendChild(el("p", line)); });
+      return li;
+    }));
+  }
+
+  var link = document.getElementById("link");
+  var source = new EventSource(url);
+  source.addEventListener("table", function (e) { render(JSON.parse(e.data)); });
+  source.onopen = function () { link.className = "link up"; };
+  source.onerror = function () { link.className = "link down"; };
+})();
