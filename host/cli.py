@@ -6,6 +6,7 @@ import json
 import logging
 import re
 import sys
+from collections.abc import Mapping
 from importlib import metadata
 from pathlib import Path
 from typing import Annotated, Any
@@ -107,12 +108,58 @@ def game_options(
     return values
 
 
-def setup_lines(
-    say: list[str] | None, suits: str | None, lane: str | None, first: str | None
-) -> list[tuple[str, str]]:
-    """Table talk to say before the game: the older setup flags, then ``--say`` lines."""
-    flags = (("--suits", suits), ("--lane", lane), ("--first", first))
-    return [*((flag, value) for flag, value in flags if value), *(("--say", line) for line in say or [])]
+# Flags older releases had that say table talk before the game, when the game has no option
+# of that flag (!nversion's setup); a game whose option declares the flag takes it as that.
+SETUP_FLAGS = ("--suits", "--lane", "--first")
+# Flags that stand for an option of the same name (the game must have it).
+OPTION_FLAGS = ("--mode", "--rounds", "--revoke-penalty")
+# Typer takes a game's own option flags (``--dealer Cy``) as extra arguments.
+EXTRA_ARGS = {"allow_extra_args": True, "ignore_unknown_options": True}
+
+
+def flag_values(args: list[str]) -> dict[str, str]:
+    """``--name value`` and ``--name=value`` pairs from the arguments Typer did not know."""
+    found: dict[str, str] = {}
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        if not arg.startswith("--"):
+            raise fail(f"unexpected argument {arg!r}")
+        flag, eq, value = arg.partition("=")
+        if not eq:
+            if i + 1 >= len(args):
+                raise fail(f"{flag} needs a value")
+            value, i = args[i + 1], i + 1
+        found[flag] = value
+        i += 1
+    return found
+
+
+def options_and_setup(
+    spec: GameSpec[Any, Any, Any],
+    opts: list[str] | None,
+    say: list[str] | None,
+    flags: Mapping[str, object],
+    range_: str | None,
+) -> tuple[dict[str, object], list[tuple[str, str]]]:
+    """The game's options and the table talk to say first, from every way a command line
+    gives them: ``--opt``, a game option's own flag, the older flags, ``--range``, ``--say``."""
+    by_flag = {flag: o.name for o in spec.option_info() for flag in o.flags}
+    values: dict[str, object] = dict(parse_range(range_)) if range_ else {}
+    setup: list[tuple[str, str]] = []
+    for flag, value in flags.items():
+        if value is None:
+            continue
+        if flag in by_flag:
+            values[by_flag[flag]] = value
+        elif flag in SETUP_FLAGS:
+            setup.append((flag, str(value)))
+        elif flag in OPTION_FLAGS:
+            values[flag[2:].replace("-", "_")] = value
+        else:
+            have = ", ".join(sorted(by_flag)) or "none"
+            raise fail(f"{spec.name} has no option {flag} (its flags: {have}; or --opt name=value)")
+    return game_options(spec, opts, values), [*setup, *(("--say", line) for line in say or [])]
 
 
 def parse_players(text: str | None) -> list[str]:
@@ -238,8 +285,9 @@ def games(
             out.print(f"  --opt {o['name']}=...{flags}: {o['help']} Default: {o['default']}.")
 
 
-@app.command()
+@app.command(context_settings=EXTRA_ARGS)
 def play(
+    ctx: typer.Context,
     game: GameArgument,
     players: Annotated[str | None, typer.Option(help="Seating order, comma separated: Ann,Bob,Cy.")] = None,
     opt: OptOption = None,
@@ -267,18 +315,19 @@ def play(
         session_id = resume
         table = referee.table(session_id)
         given = (players, mode, range_, rounds, revoke_penalty, suits, lane, first)
-        if opt or say or any(v is not None for v in given):
+        if opt or say or ctx.args or any(v is not None for v in given):
             raise fail("--resume goes on with the saved game as it was: give no players, options or setup")
         err.print(f"Resuming session {session_id} ({', '.join(table.names)}).")
         emit(opening_reply(table), as_json)
     else:
         names = parse_players(players)
-        flags = {"mode": mode, "rounds": rounds, "revoke_penalty": revoke_penalty}
-        options = game_options(spec, opt, {**flags, **(parse_range(range_) if range_ else {})})
+        named: dict[str, object] = {"--mode": mode, "--rounds": rounds, "--revoke-penalty": revoke_penalty}
+        named |= {"--suits": suits, "--lane": lane, "--first": first, **flag_values(ctx.args)}
+        options, setup = options_and_setup(spec, opt, say, named, range_)
         session_id = new_session(referee, spec, names, options, lang)
         where = f" --db {db}" if db is not None else ""
         err.print(f"Session {session_id} (resume with --resume {session_id}{where}).")
-        for reply in said_first(referee, session_id, setup_lines(say, suits, lane, first)):
+        for reply in said_first(referee, session_id, setup):
             emit(reply, as_json)
     for raw in sys.stdin:
         line = raw.rstrip("\n")
@@ -371,8 +420,9 @@ def outbox(
             out.print(f"    last error: {item.detail}")
 
 
-@app.command()
+@app.command(context_settings=EXTRA_ARGS)
 def table(
+    ctx: typer.Context,
     game: GameArgument,
     players: Annotated[str, typer.Option(help="Seating order, comma separated: Ann,Bob,Cy.")],
     opt: OptOption = None,
@@ -429,9 +479,10 @@ def table(
     if "table" not in spec.channels:
         raise fail(f"{spec.title} is not played at a table with a microphone")
     names = parse_players(players)
-    options = game_options(spec, opt, {"mode": mode, "revoke_penalty": revoke_penalty,
-                                       **(parse_range(range_) if range_ else {})})
-    setup = setup_lines(say, suits, lane, first)
+    named: dict[str, object] = {"--mode": mode, "--revoke-penalty": revoke_penalty, "--suits": suits}
+    named["--lane"] = lane
+    named |= {"--first": first, **flag_values(ctx.args)}
+    options, setup = options_and_setup(spec, opt, say, named, range_)
     # The setup is judged on a scratch table first: a wrong option fails before the model loads.
     scratch = Referee(Store(":memory:"))
     said_first(scratch, new_session(scratch, spec, names, options, lang), setup)

@@ -130,3 +130,17 @@ def test_resume_takes_no_new_players_or_options(tmp_path: Path) -> None:
     session = err.split()[1]
     code, _, err = play(tmp_path / "g.db", "", "--resume", session, "--players", "Cy,Dee")
     assert code == 2 and "--resume goes on with the saved game" in err
+
+
+def test_each_game_takes_its_own_option_flags(tmp_path: Path) -> None:
+    def run(*args: str, stdin: str = "") -> tuple[int, str, str]:
+        result = runner.invoke(app, ["play", *args, "--db", str(tmp_path / "g.db")], input=stdin)
+        return result.exit_code, result.stdout, result.stderr
+
+    opening = "Cy: one blue card, two\n"
+    code, out, _ = run("blofa", "--players", "Ann,Bob,Cy,Dana", "--dealer", "Cy", stdin=opening)
+    assert code == 0 and "Cy plays one blue card, declares 2." in out
+    code, out, _ = run("upside-out", "--players", "Ann,Bob", "--first", "Bob", stdin="draw\n")
+    assert code == 0 and "Bob draws 1." in out
+    code, _, err = run("up-or-down", "--players", "Ann,Bob", "--dealer", "Cy")
+    assert code == 2 and "up-or-down has no option --dealer" in " ".join(err.split())
