@@ -9,6 +9,7 @@ first time. The referee knows games only through ``games/base.py``.
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import time
 from collections.abc import Callable, Sequence
@@ -139,7 +140,7 @@ class Referee:
     @staticmethod
     def _seed(session_id: str) -> int:
         # Games draw randomness only from this: one per session, kept in the log.
-        return int(session_id[:8], 16) if session_id[:8].isalnum() else 0
+        return int(hashlib.sha256(session_id.encode()).hexdigest()[:8], 16)
 
     def table(self, session_id: str) -> Table:
         row = self.store.session(session_id)
