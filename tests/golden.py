@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import random
 import sys
+import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -21,6 +22,7 @@ from host.session import SessionConfig
 from host.store import Store
 from tests.clock import Clock
 from tests.inversion_deals import dealt_game
+from tests.sms.conftest import PHONES, build
 
 FOLDER = Path(__file__).parent / "transcripts"
 Script = tuple[SessionConfig, list[str], list[str]]  # config, players, "Name: words" lines
@@ -93,12 +95,44 @@ def render(name: str) -> str:
     return "\n".join(out) + "\n"
 
 
+def render_sms(name: str) -> str:
+    """The same script by text message: each player texts from their own phone; what the
+    sender is answered and what every other phone is sent (no Twilio account: the outbox)."""
+    config, players, lines = SCRIPTS[name]()
+    with tempfile.TemporaryDirectory() as folder:
+        sms = build(Path(folder), None, Clock(1_000_000.0))
+        phones = dict(zip(players, PHONES, strict=False))
+        code = sms.text(phones[players[0]], f"NEW {config.game} {players[0]}")[0].split()[1]
+        for player in players[1:]:
+            sms.text(phones[player], f"JOIN {code} {player}")
+        sms.text(phones[players[0]], "START")
+        sent = len(sms.app.state.outbound.items(limit=10_000))
+        out = [f"# {name} by SMS: players {', '.join(players)} (regenerate: python -m tests.golden --update)"]
+        for line in lines:
+            speaker, _, words = line.partition(": ")
+            out.append(f"> {line}")
+            out += [f"  (to {speaker}) {said}" for said in sms.text(phones[speaker], words)]
+            items = sorted(sms.app.state.outbound.items(limit=10_000), key=lambda item: item.id)
+            by_phone = {phone: player for player, phone in phones.items()}
+            out += [f"  (to {by_phone[item.to]}) {item.body}" for item in items[sent:] if item.kind == "sms"]
+            sent = len(items)
+        assert not sms.table(phones[players[0]]).running, f"{name}: the script did not finish the game"
+        sms.app.state.store.close()
+    return "\n".join(out) + "\n"
+
+
+RENDERS: dict[str, Callable[[str], str]] = {
+    **{name: render for name in SCRIPTS},
+    **{f"{name}-sms": lambda n, base=name: render_sms(base) for name in SCRIPTS},
+}
+
+
 def main() -> None:
     if sys.argv[1:] != ["--update"]:
         raise SystemExit("usage: python -m tests.golden --update")
     FOLDER.mkdir(exist_ok=True)
-    for name in SCRIPTS:
-        (FOLDER / f"{name}.txt").write_text(render(name), encoding="utf-8")
+    for name, make in RENDERS.items():
+        (FOLDER / f"{name}.txt").write_text(make(name), encoding="utf-8")
         print(f"wrote {FOLDER / f'{name}.txt'}")
 
 

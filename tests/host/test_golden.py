@@ -6,12 +6,12 @@ import difflib
 
 import pytest
 
-from tests.golden import FOLDER, SCRIPTS, render
+from tests.golden import FOLDER, RENDERS
 
 
-@pytest.mark.parametrize("name", sorted(SCRIPTS))
+@pytest.mark.parametrize("name", sorted(RENDERS))
 def test_transcript_matches_the_golden_file(name: str) -> None:
     expected = (FOLDER / f"{name}.txt").read_text(encoding="utf-8")
-    actual = render(name)
+    actual = RENDERS[name](name)
     diff = "".join(difflib.unified_diff(expected.splitlines(True), actual.splitlines(True), "golden", "now"))
     assert actual == expected, f"{name} changed (python -m tests.golden --update if intended):\n{diff}"

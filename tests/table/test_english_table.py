@@ -67,3 +67,19 @@ def test_an_english_inversion_trick(tmp_path: Path) -> None:
     kinds = [e["type"] for e in events if e["type"] in ("inversion", "trick_won")]
     assert kinds == ["inversion", "trick_won"]
     assert any(e["type"] == "command" and e["command"] == "status" for e in events)
+
+
+def test_an_english_blofa_trick_with_a_challenge(tmp_path: Path) -> None:
+    audio = wav(tmp_path, piper, ["one blue card two", "pass yellow", "pass", "challenge", "zero"])
+    events, _ = table(tmp_path, "blofa", "--players", "Ann,Bob,Cy,Dana", "--audio", str(audio))
+    kinds = ("declared", "passed", "challenge", "revealed", "clash")
+    ruled = [e["type"] for e in events if e["type"] in kinds]
+    assert ruled == ["declared", "passed", "passed", "challenge", "revealed", "clash"]
+    clash = next(e for e in events if e["type"] == "clash")
+    assert clash["winner"] == "Dana"  # Ann declared 2 with a 0: a bluff
+
+
+def test_english_upside_out_turns(tmp_path: Path) -> None:
+    audio = wav(tmp_path, piper, ["draw", "draw", "draw"])
+    events, _ = table(tmp_path, "upside-out", "--players", "Ann,Bob", "--first", "Ann", "--audio", str(audio))
+    assert [e["player"] for e in events if e["type"] == "drew"] == ["Ann", "Bob", "Ann"]
