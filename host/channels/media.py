@@ -306,13 +306,17 @@ class Media:
         return session
 
     async def close(self, session: StreamSession) -> None:
-        await session.close()
         info = session.info
         if self.live.get(info.call_sid) is session:
             del self.live[info.call_sid]
+        # The player goes back to their channel first, and here on the loop: closing the
+        # session waits on its decoder thread, and when the socket's task is torn down that
+        # wait (or a thread not yet started) is cancelled; it must not leave them on a stream
+        # that is gone. It is one short UPDATE. News ruled meanwhile reaches them by call.
         previous = self._restore.pop(info.call_sid, None)
         if previous is not None and info.address is not None:
-            await asyncio.to_thread(self._restore_channel, info.address, info.call_sid, previous)
+            self._restore_channel(info.address, info.call_sid, previous)
+        await session.close()
         log.info("call %s: media stream ended", info.call_sid)
 
     def _call_info(self, message: dict[str, Any]) -> tuple[CallInfo, str | None]:
