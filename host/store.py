@@ -25,7 +25,7 @@ CREATE TABLE IF NOT EXISTS sessions (
     config TEXT NOT NULL,
     code TEXT UNIQUE,
     status TEXT NOT NULL DEFAULT 'active',
-    pending TEXT,
+    pending TEXT,  -- read-backs of the release before the log kept them; unused now
     created REAL NOT NULL,
     updated REAL NOT NULL
 );
@@ -59,7 +59,6 @@ class SessionRow:
     config: dict[str, Any]
     code: str | None
     status: str
-    pending: dict[str, Any] | None
     created: float
     updated: float
 
@@ -154,13 +153,6 @@ class Store:
                 (status, time.time(), session_id),
             )
 
-    def set_pending(self, session_id: str, pending: dict[str, Any] | None) -> None:
-        with self.transaction() as db:
-            db.execute(
-                "UPDATE sessions SET pending = ? WHERE id = ?",
-                (None if pending is None else json.dumps(pending), session_id),
-            )
-
     # -- the log -------------------------------------------------------------------------
 
     def inputs(self, session_id: str, after: int = 0) -> list[StoredInput]:
@@ -205,7 +197,6 @@ def _row(r: sqlite3.Row) -> SessionRow:
         config=json.loads(r["config"]),
         code=r["code"],
         status=r["status"],
-        pending=json.loads(r["pending"]) if r["pending"] else None,
         created=r["created"],
         updated=r["updated"],
     )

@@ -29,9 +29,7 @@ from games.blofa.rules import (
     refusal,
     to_act,
 )
-from games.blofa.talk import BlofaTalk, _mixes
-
-TALK = BlofaTalk()
+from games.blofa.talk import TALK, _mixes
 
 
 @dataclass
