@@ -27,6 +27,7 @@ import pkgutil
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import MISSING, dataclass, field, fields
+from functools import cached_property
 from typing import Any, Generic, Protocol, TypeVar
 
 from pydantic import TypeAdapter, ValidationError
@@ -284,6 +285,11 @@ class GameSpec(Generic[S, M, Opt]):
         names = frozenset(_word(n) for n in (self.name, self.title, *self.aliases))
         object.__setattr__(self, "_names", names)
 
+    @cached_property
+    def _adapter(self) -> TypeAdapter[Opt]:
+        # Building an adapter costs more than using one: once per game, not per session.
+        return TypeAdapter(self.options)
+
     def known_as(self, text: str) -> bool:
         return _word(text) in self._names
 
@@ -307,7 +313,7 @@ class GameSpec(Generic[S, M, Opt]):
             have = ", ".join(sorted(known)) or "none"
             raise ValueError(f"{self.name} has no option {unknown[0]!r} (options: {have})")
         try:
-            return TypeAdapter(self.options).validate_python(values)
+            return self._adapter.validate_python(values)
         except ValidationError as exc:
             err = exc.errors()[0]
             where = ".".join(str(p) for p in err["loc"])
@@ -315,7 +321,7 @@ class GameSpec(Generic[S, M, Opt]):
             raise ValueError(f"{where}: {message}" if where else message) from None
 
     def options_json(self, options: Opt) -> dict[str, Any]:
-        return dict(TypeAdapter(self.options).dump_python(options, mode="json"))
+        return dict(self._adapter.dump_python(options, mode="json"))
 
     def encode_move(self, move: M | Leave | End) -> dict[str, Any]:
         if isinstance(move, Leave):
