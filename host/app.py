@@ -25,7 +25,7 @@ def create_app(
     settings: Settings | None = None, store: Store | None = None, clock: Clock | None = None
 ) -> FastAPI:
     settings = settings or get_settings()
-    store = store or Store(settings.db)
+    store = store or Store(settings.database)
     referee = Referee(store, clock) if clock is not None else Referee(store)
 
     @asynccontextmanager
@@ -83,6 +83,12 @@ def create_app(
             if setup is not None:
                 setup(app)
     return app
+
+
+def app_from_env() -> FastAPI:
+    """The app as each of several server processes builds it (``gamehost serve --workers``:
+    uvicorn imports ``host.app:app_from_env``); settings come from the environment."""
+    return create_app()
 
 
 def _apology(request: Request, settings: Settings) -> Response:

@@ -16,11 +16,11 @@ from rich.console import Console
 
 from games.base import GameSpec, UnknownGame, all_games, find_game
 from grammars import GrammarError, languages, load
-from host.config import get_settings
+from host.config import Settings, get_settings
 from host.referee import Referee, prompt_text, turn_event
 from host.reply import Reply
 from host.session import SessionConfig, Table
-from host.store import Store
+from host.store import Store, describe
 
 app = typer.Typer(
     help="gamehost: a voice and text referee for table games.",
@@ -177,12 +177,21 @@ def parse_players(text: str | None) -> list[str]:
     return names
 
 
-def open_store(db: Path | None) -> Store:
-    path = db or get_settings().db
+def open_store(db: Path | str | None) -> Store:
+    """A SQLite path or database URL (default: GAMEHOST_DATABASE_URL, else GAMEHOST_DB),
+    migrated to the newest schema."""
+    target = db or get_settings().database
     try:
-        return Store(path)
-    except Exception as exc:  # sqlite3.Error, OSError: a bad --db is the user's to fix
-        raise fail(f"cannot open the database {path}: {exc}") from None
+        return Store(target)
+    except Exception as exc:  # a bad path, URL or server is the user's to fix
+        raise fail(f"cannot open the database {describe(target)}: {exc}") from None
+
+
+def db_settings(db: Path | None, database_url: str | None) -> Settings:
+    """The settings with a database given on the command line taking precedence."""
+    if database_url:
+        return Settings(database_url=database_url)
+    return get_settings() if db is None else Settings(db=db, database_url=None)
 
 
 def split_speaker(line: str, players: tuple[str, ...]) -> tuple[str | None, str]:
@@ -356,14 +365,24 @@ def serve(
     db: Annotated[
         Path | None, typer.Option(help="SQLite file (default: GAMEHOST_DB or the user data directory).")
     ] = None,
+    database_url: Annotated[
+        str | None,
+        typer.Option(help="sqlite:///path or postgresql://... (default: GAMEHOST_DATABASE_URL)."),
+    ] = None,
+    workers: Annotated[
+        int | None,
+        typer.Option(min=1, help="Server processes behind the port (default: GAMEHOST_WORKERS or 1)."),
+    ] = None,
 ) -> None:
-    """Run the web server for the Twilio SMS and voice webhooks."""
+    """Migrate the database, then run the web server for the Twilio SMS and voice webhooks."""
+    import os
+
     import uvicorn
 
     from host.app import create_app
-    from host.config import Settings
 
-    settings = get_settings() if db is None else Settings(db=db)
+    settings = db_settings(db, database_url)
+    workers = workers or settings.workers
     if settings.check_signatures and settings.twilio_auth_token is None:
         # Every webhook would be refused: better not to look as if it were working.
         raise fail(
@@ -375,17 +394,57 @@ def serve(
             "gamehost: DEVELOPMENT MODE: Twilio signatures are NOT checked; anyone who can reach"
             " this server can play as anyone. Never expose it."
         )
-    store = open_store(settings.db)
+    store = open_store(settings.database)  # migrated here, once, before any worker starts
     base = (settings.public_url or f"http://{host}:{port}").rstrip("/")
     err.print(f"gamehost {metadata.version('gamehost')} serving on http://{host}:{port}")
-    err.print(f"  database: {settings.db}")
+    err.print(f"  database: {describe(settings.database)}")
+    if workers > 1:
+        single = " (SQLite: one writer at a time, WAL)" if store.sqlite else ""
+        err.print(f"  workers: {workers}{single}")
     err.print(f"  mode: {'development (signatures NOT checked)' if settings.development else 'production'}")
     err.print(f"  Twilio webhooks: SMS {base}/twilio/sms, voice {base}/twilio/voice,")
     err.print(f"    call status callback {base}/twilio/voice/status (all POST)")
     err.print(f"  health: http://{host}:{port}/healthz; games: {', '.join(s.name for s in all_games())}")
     # ws_max_size: no websocket message near uvicorn's 16 MiB default is Twilio's (a
     # media frame is a few hundred bytes); the media route also closes on > 64 KiB.
-    uvicorn.run(create_app(settings, store), host=host, port=port, log_level="info", ws_max_size=1 << 20)
+    if workers == 1:
+        uvicorn.run(create_app(settings, store), host=host, port=port, log_level="info", ws_max_size=1 << 20)
+        return
+    # Each worker process builds its own app from the environment: hand it the database.
+    store.close()
+    os.environ["GAMEHOST_DATABASE_URL"] = settings.database
+    uvicorn.run(
+        "host.app:app_from_env", factory=True, workers=workers, host=host, port=port,
+        log_level="info", ws_max_size=1 << 20,
+    )
+
+
+@app.command()
+def migrate(
+    db: Annotated[
+        Path | None, typer.Option(help="SQLite file (default: GAMEHOST_DB or the user data directory).")
+    ] = None,
+    database_url: Annotated[
+        str | None,
+        typer.Option(help="sqlite:///path or postgresql://... (default: GAMEHOST_DATABASE_URL)."),
+    ] = None,
+) -> None:
+    """Create the database's tables or bring them up to date (serve does this too)."""
+    from host.migrations import current, head
+
+    target = db_settings(db, database_url).database
+    try:
+        store = Store(target, migrate=False)
+        with store.connection() as conn:
+            before = current(conn)
+        changed = store.migrate()
+    except Exception as exc:
+        raise fail(f"cannot migrate the database {describe(target)}: {exc}") from None
+    store.close()
+    if changed:
+        out.print(f"Migrated {describe(target)} from {before or 'no revision'} to {head()}.")
+    else:
+        out.print(f"{describe(target)} is up to date ({head()}).")
 
 
 @app.command()
@@ -399,11 +458,10 @@ def outbox(
     """Show what the server sent, is sending, gave up on or (no Twilio credentials) stored."""
     import datetime
 
-    from host.config import Settings
     from host.outbound import Outbound
 
-    settings = get_settings() if db is None else Settings(db=db)
-    store = open_store(settings.db)
+    settings = get_settings() if db is None else Settings(db=db, database_url=None)
+    store = open_store(settings.database)
     items = Outbound(settings, store).items(limit=limit, to=to)
     if not items:
         out.print("The outbox is empty.")

@@ -22,6 +22,11 @@ class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="GAMEHOST_", extra="ignore")
 
     db: Path = Field(default_factory=default_db_path)
+    # sqlite:///path or postgresql://user:pass@host/db; unset: the SQLite file ``db``.
+    database_url: str | None = None
+    # Server processes behind one port (``gamehost serve --workers``). With SQLite they
+    # share one file and write one at a time (WAL); PostgreSQL is for real concurrency.
+    workers: int = Field(default=1, ge=1)
     lang: str = "en"
     # Seconds a move can be taken back; None (empty) switches undo off.
     table_undo_grace: float | None = 30.0
@@ -85,6 +90,7 @@ class Settings(BaseSettings):
         "admin_token",
         "public_url",
         "twilio_api_base",
+        "database_url",
         "table_undo_grace",
         "sms_undo_grace",
         "sms_turn_timeout",
@@ -101,6 +107,11 @@ class Settings(BaseSettings):
         if isinstance(value, str) and not value.strip():
             return None
         return value
+
+    @property
+    def database(self) -> str:
+        """What ``Store`` opens: the URL if set, else the SQLite file."""
+        return self.database_url or str(self.db)
 
     @property
     def development(self) -> bool:

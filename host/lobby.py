@@ -8,7 +8,6 @@ digits plus a cap on wrong guesses per number make it hard to guess.
 from __future__ import annotations
 
 import secrets
-import sqlite3
 import time
 from dataclasses import dataclass
 from typing import Literal
@@ -16,26 +15,7 @@ from typing import Literal
 from host.referee import Referee
 from host.reply import Reply
 from host.session import Player, SessionConfig
-from host.store import Store
-
-LOBBY_SCHEMA = """
-CREATE TABLE IF NOT EXISTS members (
-    address TEXT PRIMARY KEY,
-    session_id TEXT NOT NULL,
-    name TEXT NOT NULL,
-    channel TEXT NOT NULL,
-    call_sid TEXT,
-    joined REAL NOT NULL
-);
-CREATE TABLE IF NOT EXISTS optouts (
-    address TEXT PRIMARY KEY,
-    at REAL NOT NULL
-);
-CREATE TABLE IF NOT EXISTS join_failures (
-    address TEXT NOT NULL,
-    at REAL NOT NULL
-);
-"""
+from host.store import Row, Store
 
 CODE_DIGITS = 6
 MAX_FAILED_JOINS = 5  # per number per hour; a million codes then take years to guess
@@ -69,7 +49,6 @@ class Lobby:
     def __init__(self, referee: Referee) -> None:
         self.referee = referee
         self.store: Store = referee.store
-        self.store.ensure_schema(LOBBY_SCHEMA)
 
     # -- membership ------------------------------------------------------------------------
 
@@ -187,7 +166,9 @@ class Lobby:
     def opt_out(self, address: str) -> Reply | None:
         with self.store.transaction():
             self.store.execute(
-                "INSERT OR REPLACE INTO optouts (address, at) VALUES (?, ?)", (address, time.time())
+                "INSERT INTO optouts (address, at) VALUES (?, ?)"
+                " ON CONFLICT (address) DO UPDATE SET at = excluded.at",
+                (address, time.time()),
             )
             return self.leave(address)
 
@@ -195,5 +176,5 @@ class Lobby:
         self.store.execute("DELETE FROM optouts WHERE address = ?", (address,))
 
 
-def _member(row: sqlite3.Row) -> Member:
+def _member(row: Row) -> Member:
     return Member(row["address"], row["session_id"], row["name"], row["channel"], row["call_sid"])

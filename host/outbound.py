@@ -34,30 +34,6 @@ from host.store import Store
 
 log = logging.getLogger(__name__)
 
-OUTBOX_SCHEMA = """
-CREATE TABLE IF NOT EXISTS outbox (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    kind TEXT NOT NULL,          -- 'sms' or 'call'
-    to_addr TEXT NOT NULL,       -- phone number, or call SID for 'call'
-    body TEXT NOT NULL,          -- message text, or TwiML for 'call'
-    status TEXT NOT NULL,        -- pending, sending, sent, dead; 'stored' (no credentials)
-    detail TEXT,                 -- the last error
-    at REAL NOT NULL
-);
-CREATE INDEX IF NOT EXISTS outbox_due ON outbox (status);
-"""
-
-# Added to an outbox table made by an older version (columns are only ever added).
-_COLUMNS = {
-    "from_addr": "TEXT",  # the number of ours an SMS goes out from
-    "summary": "TEXT",  # what a call update says, in words (body is TwiML)
-    "attempts": "INTEGER NOT NULL DEFAULT 0",
-    "next_at": "REAL",  # not before (backoff)
-    "claimed_at": "REAL",  # when a sender marked it 'sending'
-    "sid": "TEXT",  # Twilio's message or call SID once sent
-    "sent_at": "REAL",
-}
-
 CLAIM_MARGIN_S = 5.0  # a 'sending' claim older than the API timeout plus this was orphaned
 MAX_DELAY_S = 60.0  # the longest backoff between two attempts
 BATCH = 20
@@ -101,12 +77,6 @@ class Outbound:
         self.settings = settings
         self.store = store
         self.clock = clock
-        store.ensure_schema(OUTBOX_SCHEMA)
-        have = {r["name"] for r in store.execute("PRAGMA table_info(outbox)")}
-        with store.transaction() as db:
-            for name, decl in _COLUMNS.items():
-                if name not in have:
-                    db.execute(f"ALTER TABLE outbox ADD COLUMN {name} {decl}")
         self._client = client
         self._client_lock = threading.Lock()
         self._wake = threading.Event()
@@ -144,12 +114,12 @@ class Outbound:
         status = "pending" if self.configured else "stored"
         now = self.clock()
         with self.store.transaction() as db:
-            cur = db.execute(
+            rows = db.execute(
                 "INSERT INTO outbox (kind, to_addr, from_addr, body, summary, status, at, next_at)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
                 (kind, to, from_, body, summary, status, now, now),
             )
-            row_id = int(cur.lastrowid or 0)
+            row_id = int(rows[0]["id"])
         if status == "pending":
             self._wake.set()  # the sender waits for the store lock, so it sees the commit
         return row_id
@@ -163,16 +133,17 @@ class Outbound:
     # -- sending -------------------------------------------------------------------------
 
     def claim(self, limit: int = BATCH) -> list[OutboxItem]:
-        """Mark due rows ``sending`` (one transaction) and return them."""
+        """Mark due rows ``sending`` (one transaction) and return them. On PostgreSQL
+        rows another worker is claiming are skipped (``FOR UPDATE SKIP LOCKED``), so each
+        row is claimed by one sender; SQLite has one writer at a time anyway."""
         now = self.clock()
         orphaned = now - (self.settings.twilio_timeout + CLAIM_MARGIN_S)
         with self.store.transaction() as db:
-            rows = list(
-                db.execute(
-                    "SELECT * FROM outbox WHERE (status = 'pending' AND next_at <= ?)"
-                    " OR (status = 'sending' AND sid IS NULL AND claimed_at < ?) ORDER BY id LIMIT ?",
-                    (now, orphaned, limit),
-                )
+            rows = db.execute(
+                "SELECT * FROM outbox WHERE (status = 'pending' AND next_at <= ?)"
+                " OR (status = 'sending' AND sid IS NULL AND claimed_at < ?) ORDER BY id LIMIT ?"
+                + db.for_update(skip_locked=True),
+                (now, orphaned, limit),
             )
             for r in rows:
                 db.execute(

@@ -31,25 +31,6 @@ from host.reply import Reply
 
 log = logging.getLogger(__name__)
 
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS turn_reminders (
-    session_id TEXT NOT NULL,
-    seq INTEGER NOT NULL,   -- the input that started the turn
-    at REAL NOT NULL,
-    PRIMARY KEY (session_id, seq)
-);
-"""
-
-# Sessions whose turn clock is running: active, with a limit, and their latest input.
-_CANDIDATES = """
-SELECT s.id AS id, json_extract(s.config, '$.turn_timeout') AS turn_timeout, i.seq AS seq, i.at AS at
-FROM sessions s JOIN inputs i ON i.session_id = s.id
-WHERE s.status = 'active'
-  AND json_extract(s.config, '$.turn_timeout') > 0
-  AND i.seq = (SELECT MAX(seq) FROM inputs WHERE session_id = s.id)
-  AND i.at + json_extract(s.config, '$.turn_timeout') / 2.0 <= ?
-"""
-
 TICK_SECONDS = 1.0
 
 
@@ -71,7 +52,6 @@ class TurnTimer:
         self.outbound = outbound
         self.store = referee.store
         self.clock = clock or referee.clock
-        self.store.ensure_schema(SCHEMA)
         # In-memory shortcuts only; the stored log and turn_reminders stay the truth.
         self._quiet: dict[str, int] = {}
         self._reminded: dict[str, int] = {}  # session -> turn-start seq reminded
@@ -80,8 +60,7 @@ class TurnTimer:
         """Send due reminders and rule expired turns; what was done, in order."""
         now = self.clock() if now is None else now
         actions: list[TimerAction] = []
-        for row in self.store.execute(_CANDIDATES, (now,)):
-            session_id, seq, started, limit = row["id"], row["seq"], row["at"], float(row["turn_timeout"])
+        for session_id, limit, seq, started in self.store.running_clocks(now):
             if self._quiet.get(session_id) == seq:
                 continue
             if self._reminded.get(session_id) == seq and now < started + limit:
@@ -96,7 +75,7 @@ class TurnTimer:
                     if action is not None:
                         self._deliver(action)
             except Exception:  # one broken session must not stop the others' clocks
-                log.exception("turn timer failed for session %s", row["id"])
+                log.exception("turn timer failed for session %s", session_id)
                 continue
             if action is not None:
                 actions.append(action)
@@ -120,15 +99,9 @@ class TurnTimer:
                     return None
                 log.info("session %s: turn %d of %s timed out", session_id, turn, player)
                 return TimerAction("timeout", session_id, turn, player, reply)
-            if self.store.execute(
-                "SELECT 1 FROM turn_reminders WHERE session_id = ? AND seq = ?", (session_id, seq)
-            ):
+            if not self.store.remember_reminder(session_id, seq, now):
                 self._reminded[session_id] = seq
-                return None  # reminded already (perhaps before a restart)
-            self.store.execute(
-                "INSERT INTO turn_reminders (session_id, seq, at) VALUES (?, ?, ?)",
-                (session_id, seq, now),
-            )
+                return None  # reminded already (perhaps before a restart, or by another worker)
             self._reminded[session_id] = seq
             g = load(table.config.lang)
             minutes = max(1, math.ceil((started + limit - now) / 60))

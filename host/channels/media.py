@@ -123,18 +123,6 @@ def stream_twiml(*args: Any, **kwargs: Any) -> str:
 # and the start message's customParameters are the client's word. A stream is bound to
 # the call whose TwiML opened it: a random single-use token, stored with that call's SID
 # and the game, player and number it may play as, short-lived.
-TOKEN_SCHEMA = """
-CREATE TABLE IF NOT EXISTS stream_tokens (
-    token TEXT PRIMARY KEY,
-    call_sid TEXT NOT NULL,
-    session_id TEXT NOT NULL,
-    player TEXT,
-    address TEXT,
-    lang TEXT NOT NULL,
-    expires REAL NOT NULL,
-    used REAL
-);
-"""
 TOKEN_TTL_S = 300.0  # from the TwiML to the stream's start (spoken lines come first)
 
 
@@ -176,7 +164,7 @@ def redeem_token(store: Store, token: str, call_sid: str, now: float | None = No
     """The grant for ``token`` used by call ``call_sid`` (consumed), or why it is refused."""
     at = time.time() if now is None else now
     with store.transaction() as db:
-        rows = list(db.execute("SELECT * FROM stream_tokens WHERE token = ?", (token,)))
+        rows = db.execute("SELECT * FROM stream_tokens WHERE token = ?" + db.for_update(), (token,))
         if not rows:
             return "unknown stream token"
         row = rows[0]
@@ -396,7 +384,6 @@ _services: weakref.WeakKeyDictionary[Outbound, Media] = weakref.WeakKeyDictionar
 
 def setup(app: FastAPI) -> None:
     state = app.state
-    state.store.ensure_schema(TOKEN_SCHEMA)
     media = Media(state.settings, state.referee, state.lobby, state.outbound, Models(state.settings))
     state.media = media
     _services[state.outbound] = media

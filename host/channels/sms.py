@@ -49,14 +49,6 @@ from host.twilio_security import TwilioForm
 
 log = logging.getLogger(__name__)
 
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS sms_numbers (
-    address TEXT PRIMARY KEY,   -- a player's phone number
-    host TEXT NOT NULL,         -- the number of ours they last texted: we answer from it
-    at REAL NOT NULL
-);
-"""
-
 CHANNEL = "sms"
 OPT_OUT = frozenset({"STOP", "STOPALL", "UNSUBSCRIBE", "CANCEL", "END", "QUIT", "REVOKE", "OPTOUT"})
 OPT_IN = frozenset({"START", "YES", "UNSTOP"})
@@ -107,7 +99,6 @@ class SmsChannel:
         self.lobby = lobby
         self.outbound = outbound
         self.store = referee.store
-        self.store.ensure_schema(SCHEMA)
         self.g: Grammar = load(settings.lang)
 
     # -- one incoming text -----------------------------------------------------------------
@@ -125,7 +116,8 @@ class SmsChannel:
                     return Answer(list(saved.get("messages", [])))
             if host:
                 self.store.execute(
-                    "INSERT OR REPLACE INTO sms_numbers (address, host, at) VALUES (?, ?, ?)",
+                    "INSERT INTO sms_numbers (address, host, at) VALUES (?, ?, ?)"
+                    " ON CONFLICT (address) DO UPDATE SET host = excluded.host, at = excluded.at",
                     (address, host, self.referee.clock()),
                 )
             answer = self._dispatch(address, body[:MAX_BODY], key)

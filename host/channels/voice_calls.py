@@ -1,5 +1,6 @@
-"""The voice channel's own tables: each call (its turn-token counter, a one-phone game
-being set up, the channel to go back to) and which phone a one-phone game is played on."""
+"""The voice channel's own tables (made by host/migrations): each call (its turn-token
+counter, a one-phone game being set up, the channel to go back to) and which phone a
+one-phone game is played on."""
 
 from __future__ import annotations
 
@@ -10,26 +11,6 @@ from typing import Any
 from urllib.parse import urlencode
 
 from host.store import Store
-
-VOICE_SCHEMA = """
-CREATE TABLE IF NOT EXISTS voice_calls (
-    call_sid TEXT PRIMARY KEY,
-    address TEXT NOT NULL,
-    base_url TEXT NOT NULL,               -- TwiML sent by REST needs absolute URLs
-    session_id TEXT,
-    shared INTEGER NOT NULL DEFAULT 0,    -- the whole table on this one phone
-    prev_channel TEXT,                    -- the member's channel before the call (sms)
-    counter INTEGER NOT NULL DEFAULT 0,   -- numbers this call's turn tokens
-    setup TEXT,                           -- JSON: a one-phone game being set up
-    ended INTEGER NOT NULL DEFAULT 0,
-    at REAL NOT NULL
-);
-CREATE TABLE IF NOT EXISTS voice_rooms (
-    address TEXT PRIMARY KEY,             -- the phone a one-phone game is played on
-    session_id TEXT NOT NULL,
-    at REAL NOT NULL
-);
-"""
 
 
 @dataclass(frozen=True)
@@ -56,7 +37,6 @@ class Calls:
 
     def __init__(self, store: Store) -> None:
         self.store = store
-        store.ensure_schema(VOICE_SCHEMA)
 
     def get(self, sid: str) -> Call | None:
         rows = self.store.execute("SELECT * FROM voice_calls WHERE call_sid = ?", (sid,))
@@ -70,7 +50,8 @@ class Calls:
 
     def open(self, sid: str, address: str, base_url: str) -> Call:
         self.store.execute(
-            "INSERT OR IGNORE INTO voice_calls (call_sid, address, base_url, at) VALUES (?, ?, ?, ?)",
+            "INSERT INTO voice_calls (call_sid, address, base_url, at) VALUES (?, ?, ?, ?)"
+            " ON CONFLICT (call_sid) DO NOTHING",
             (sid, address, base_url, time.time()),
         )
         call = self.get(sid)
@@ -79,7 +60,11 @@ class Calls:
 
     def update(self, sid: str, **fields: Any) -> Call:
         assert set(fields) <= self._FIELDS, fields
-        values = [json.dumps(v) if k == "setup" and v is not None else v for k, v in fields.items()]
+        # Flags are integers in the table (PostgreSQL will not store a bool in one).
+        values = [
+            json.dumps(v) if k == "setup" and v is not None else int(v) if isinstance(v, bool) else v
+            for k, v in fields.items()
+        ]
         sets = ", ".join(f"{k} = ?" for k in fields)
         self.store.execute(f"UPDATE voice_calls SET {sets} WHERE call_sid = ?", (*values, sid))
         call = self.get(sid)
@@ -90,8 +75,8 @@ class Calls:
         """A fresh turn token for this call: ``session.turn.counter``."""
         with self.store.transaction() as db:
             db.execute("UPDATE voice_calls SET counter = counter + 1 WHERE call_sid = ?", (sid,))
-            counter = db.execute("SELECT counter FROM voice_calls WHERE call_sid = ?", (sid,)).fetchone()
-        return f"{session_id}.{turn}.{counter[0] if counter else 0}"
+            rows = db.execute("SELECT counter FROM voice_calls WHERE call_sid = ?", (sid,))
+        return f"{session_id}.{turn}.{rows[0]['counter'] if rows else 0}"
 
     def end(self, sid: str) -> Call | None:
         """Mark a call over; the call as it was, or None if unknown or already over."""
@@ -115,7 +100,8 @@ class Calls:
 
     def set_room(self, address: str, session_id: str) -> None:
         self.store.execute(
-            "INSERT OR REPLACE INTO voice_rooms (address, session_id, at) VALUES (?, ?, ?)",
+            "INSERT INTO voice_rooms (address, session_id, at) VALUES (?, ?, ?)"
+            " ON CONFLICT (address) DO UPDATE SET session_id = excluded.session_id, at = excluded.at",
             (address, session_id, time.time()),
         )
 
