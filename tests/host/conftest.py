@@ -1,8 +1,8 @@
-"""A referee over a real SQLite file, on a clock the test moves."""
+"""A referee over a real SQLite file or PostgreSQL database, on a clock the test moves."""
 
 from __future__ import annotations
 
-from pathlib import Path
+from collections.abc import Iterator
 
 import pytest
 
@@ -17,5 +17,7 @@ def clock() -> Clock:
 
 
 @pytest.fixture
-def referee(tmp_path: Path, clock: Clock) -> Referee:
-    return Referee(Store(tmp_path / "log.sqlite3"), clock)
+def referee(database: str, clock: Clock) -> Iterator[Referee]:
+    store = Store(database)
+    yield Referee(store, clock)
+    store.close()

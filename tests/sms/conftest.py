@@ -93,10 +93,15 @@ class Sms:
         return phones
 
 
-def build(tmp_path: Path, fake: FakeTwilio | None, clock: Clock, **overrides: Any) -> Sms:
+def build(
+    tmp_path: Path, fake: FakeTwilio | None, clock: Clock, database: str | None = None, **overrides: Any
+) -> Sms:
+    """A host on ``database`` (a SQLite path or PostgreSQL URL; default a file in tmp_path)."""
     path = tmp_path / "gamehost.sqlite3"
+    if database is not None and "://" in database:
+        overrides.setdefault("database_url", database)
     settings = make_settings(path, fake, **overrides)
-    app = create_app(settings, Store(path), clock)
+    app = create_app(settings, Store(settings.database), clock)
     return Sms(app, TestClient(app), fake, clock, path)
 
 
@@ -106,7 +111,7 @@ def clock() -> Clock:
 
 
 @pytest.fixture
-def sms(tmp_path: Path, fake: FakeTwilio, clock: Clock) -> Iterator[Sms]:
-    host = build(tmp_path, fake, clock)
+def sms(tmp_path: Path, fake: FakeTwilio, clock: Clock, database: str) -> Iterator[Sms]:
+    host = build(tmp_path, fake, clock, database)
     yield host
     host.app.state.store.close()

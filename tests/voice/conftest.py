@@ -201,16 +201,20 @@ class Phone:
         assert len(self.updates()) == self.updates_seen, f"unexpected update for {self.number}"
 
 
-def build(tmp_path: Path, fake: FakeTwilio | None, **overrides: Any) -> Host:
+def build(tmp_path: Path, fake: FakeTwilio | None, database: str | None = None, **overrides: Any) -> Host:
+    """A host on ``database`` (a SQLite path or PostgreSQL URL; default a file in tmp_path)."""
     path = tmp_path / "gamehost.sqlite3"
+    if database is not None and "://" in database:
+        overrides.setdefault("database_url", database)
     clock = Clock()
-    app = create_app(make_settings(path, fake, **overrides), Store(path), clock)
+    settings = make_settings(path, fake, **overrides)
+    app = create_app(settings, Store(settings.database), clock)
     return Host(app, TestClient(app), fake, path, clock)
 
 
 @pytest.fixture
-def host(tmp_path: Path, fake: FakeTwilio) -> Iterator[Host]:
-    built = build(tmp_path, fake)
+def host(tmp_path: Path, fake: FakeTwilio, database: str) -> Iterator[Host]:
+    built = build(tmp_path, fake, database)
     yield built
     built.app.state.store.close()
 
