@@ -129,7 +129,7 @@ class Store:
             self._lock = threading.RLock()
         else:
             self.engine = create_engine(
-                self.url, isolation_level="AUTOCOMMIT", pool_size=8, max_overflow=24, pool_pre_ping=True
+                self.url, isolation_level="AUTOCOMMIT", pool_size=8, max_overflow=24, pool_recycle=3600
             )
             self._lock = nullcontext()
         if migrate:

@@ -100,6 +100,8 @@ def build(
     path = tmp_path / "gamehost.sqlite3"
     if database is not None and "://" in database:
         overrides.setdefault("database_url", database)
+    elif database is not None:
+        path = Path(database)
     settings = make_settings(path, fake, **overrides)
     app = create_app(settings, Store(settings.database), clock)
     return Sms(app, TestClient(app), fake, clock, path)

@@ -206,6 +206,8 @@ def build(tmp_path: Path, fake: FakeTwilio | None, database: str | None = None, 
     path = tmp_path / "gamehost.sqlite3"
     if database is not None and "://" in database:
         overrides.setdefault("database_url", database)
+    elif database is not None:
+        path = Path(database)
     clock = Clock()
     settings = make_settings(path, fake, **overrides)
     app = create_app(settings, Store(settings.database), clock)
