@@ -1,0 +1,168 @@
+"""Signed SMS load on SQLite (1 worker) and PostgreSQL (1, 2 and 4 workers behind one port).
+
+Run: python tests/bench/bench_pg.py [--games 200] [--clients 32] [--seconds 8]
+
+Each configuration is a real ``gamehost serve [--workers N]`` in a child process on
+127.0.0.1 (no Twilio account: the other players' texts go to the outbox), PostgreSQL a
+private cluster started here (tests/pg.py). ``--games`` two-player training games are made
+by text, then client threads keep them all moving, one request in flight per thread,
+each move a signed form post. Afterwards every game's log is compared with the moves the
+clients had answered: a move missing from the log is lost, one there twice is doubled
+(both must be 0). Prints requests/s, p50/p99 latency, and the ratio of 4 workers to 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import httpx
+from bench_sms import TOKEN, Game, Run, make_games, post  # beside this script
+from live_server import free_port, run_workers
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+from host.store import Store  # noqa: E402
+from tests import pg  # noqa: E402
+
+
+class Served:
+    """``gamehost serve`` on a free port."""
+
+    def __init__(self, database: str, workers: int) -> None:
+        self.port = free_port()
+        self.base = f"http://127.0.0.1:{self.port}"
+        env = {**os.environ, "TWILIO_AUTH_TOKEN": TOKEN, "GAMEHOST_MODE": "production",
+               "GAMEHOST_DATABASE_URL": database, "GAMEHOST_WORKERS": str(workers)}
+        for unset in ("TWILIO_ACCOUNT_SID", "GAMEHOST_PUBLIC_URL", "GAMEHOST_DB"):
+            env.pop(unset, None)
+        cmd = [sys.executable, "-m", "host.cli", "serve", "--port", str(self.port)]
+        self.proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                if httpx.get(f"{self.base}/healthz", timeout=1).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            if self.proc.poll() is not None or time.monotonic() > deadline:
+                self.stop()
+                raise RuntimeError(f"gamehost serve --workers {workers} did not start")
+            time.sleep(0.1)
+        time.sleep(0.5 * workers)  # the other workers come up after the first answers
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        try:
+            self.proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+
+
+def drive(base: str, games: list[Game], clients: int, seconds: float, moves: dict[str, int]) -> Run:
+    """Like bench_sms.drive, also counting each game's answered moves (by its first phone)."""
+    run = Run()
+    lock = threading.Lock()
+    stop = time.perf_counter() + seconds
+
+    def worker(mine: list[Game]) -> None:
+        latencies: list[float] = []
+        errors = 0
+        done: dict[str, int] = {}
+        with httpx.Client(base_url=base, timeout=60) as client:
+            while time.perf_counter() < stop:
+                for game in mine:
+                    if time.perf_counter() >= stop:
+                        break
+                    phone, number = game.next_move()
+                    t0 = time.perf_counter()
+                    try:
+                        answer = post(client, base, phone, number)
+                    except httpx.HTTPError:
+                        errors += 1
+                        continue
+                    latencies.append(time.perf_counter() - t0)
+                    if answer and f"said {number}." in answer[0]:
+                        done[game.phones[0]] = done.get(game.phones[0], 0) + 1
+                    else:
+                        errors += 1
+        with lock:
+            run.latencies.extend(latencies)
+            run.errors += errors
+            for k, v in done.items():
+                moves[k] = moves.get(k, 0) + v
+
+    run.elapsed = run_workers(worker, games, clients)
+    return run
+
+
+def audit(database: str, moves: dict[str, int]) -> tuple[int, int]:
+    """(lost, doubled): answered moves missing from the logs, and logged moves never answered
+    or logged twice."""
+    store = Store(database)
+    try:
+        lost = doubled = 0
+        for phone, answered in moves.items():
+            member = store.execute("SELECT session_id FROM members WHERE address = ?", (phone,))
+            logged = sum(1 for i in store.inputs(member[0]["session_id"]) if i.body["kind"] == "play")
+            lost += max(answered - logged, 0)
+            doubled += max(logged - answered, 0)
+        return lost, doubled
+    finally:
+        store.close()
+
+
+def measure(database: str, workers: int, args: argparse.Namespace) -> tuple[Run, int, int]:
+    server = Served(database, workers)
+    try:
+        games = make_games(server.base, args.games)
+        moves: dict[str, int] = {}
+        drive(server.base, games, args.clients, 1.0, moves)  # warm up (counted in the audit)
+        run = drive(server.base, games, args.clients, args.seconds, moves)
+    finally:
+        server.stop()
+    lost, doubled = audit(database, moves)
+    return run, lost, doubled
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=200)
+    parser.add_argument("--clients", type=int, default=32)
+    parser.add_argument("--seconds", type=float, default=8.0)
+    args = parser.parse_args()
+    results: list[tuple[str, Run, int, int]] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        sqlite = str(Path(tmp) / "bench.sqlite3")
+        results.append(("SQLite, 1 worker", *measure(sqlite, 1, args)))
+        if not pg.available():
+            print("PostgreSQL 15 is not installed: only SQLite was measured", file=sys.stderr)
+        else:
+            for server in pg.serve():
+                for workers in (1, 2, 4):
+                    url = server.new_database()
+                    results.append((f"PostgreSQL, {workers} worker{'s' * (workers > 1)}",
+                                    *measure(url, workers, args)))
+    print(f"Signed SMS moves: {args.games} games, {args.clients} client threads, loopback,"
+          f" {args.seconds:.0f} s each, {os.cpu_count()} cores")
+    print(f"{'':24}{'req/s':>9}{'p50 ms':>9}{'p99 ms':>9}{'errors':>8}{'lost':>6}{'doubled':>9}")
+    for name, run, lost, doubled in results:
+        print(f"{name:24}{run.rate:9.0f}{run.pct(50):9.1f}{run.pct(99):9.1f}{run.errors:8d}{lost:6d}{doubled:9d}")
+    by = {name: run for name, run, _, _ in results}
+    one, four = by.get("PostgreSQL, 1 worker"), by.get("PostgreSQL, 4 workers")
+    if one and four and one.rate:
+        print(f"ratio PostgreSQL 4 workers : 1 worker: throughput {four.rate / one.rate:.2f}x,"
+              f" p50 {four.pct(50) / one.pct(50):.2f}x, p99 {four.pct(99) / one.pct(99):.2f}x")
+    print(json.dumps({name: round(run.rate, 1) for name, run, _, _ in results}))
+    if any(lost or doubled for _, _, lost, doubled in results):
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()
