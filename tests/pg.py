@@ -84,9 +84,11 @@ class PgServer:
             self._shared = self.new_database()
             Store(self._shared).close()
         with psycopg.connect(self._shared, autocommit=True) as conn:
-            tables = [r[0] for r in conn.execute(
-                "SELECT tablename FROM pg_tables WHERE schemaname = 'public' AND tablename != 'alembic_version'"
-            )]
+            query = (
+                "SELECT tablename FROM pg_tables"
+                " WHERE schemaname = 'public' AND tablename != 'alembic_version'"
+            )
+            tables = [r[0] for r in conn.execute(query)]
             conn.execute(f"TRUNCATE {', '.join(tables)} RESTART IDENTITY CASCADE")
         return self._shared
 

@@ -28,8 +28,8 @@ from bench_sms import TOKEN, Game, Run, make_games, post  # beside this script
 from live_server import free_port, run_workers
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-from host.store import Store  # noqa: E402
-from tests import pg  # noqa: E402
+from host.store import Store
+from tests import pg
 
 
 class Served:
