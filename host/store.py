@@ -26,7 +26,7 @@ import time
 import uuid
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager, nullcontext
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -188,6 +188,7 @@ class Store:
             try:
                 conn.exec_driver_sql("BEGIN IMMEDIATE" if self.sqlite else "BEGIN")
                 local.conn, local.depth, local.locked = conn, 1, set()
+                local.rows, local.seqs = {}, {}
                 try:
                     yield self
                 except BaseException:
@@ -197,6 +198,7 @@ class Store:
                     conn.exec_driver_sql("COMMIT")
                 finally:
                     local.conn, local.depth, local.locked = None, 0, set()
+                    local.rows, local.seqs = {}, {}
             finally:
                 if conn is not self._shared:
                     conn.close()
@@ -246,9 +248,17 @@ class Store:
         return session_id
 
     def session(self, session_id: str) -> SessionRow | None:
+        # Inside a transaction the row cannot change but through this Store (it is locked,
+        # or SQLite's writers wait): it is read once.
+        cache: dict[str, SessionRow] | None = self._local.rows if self.in_transaction else None
+        if cache is not None and session_id in cache:
+            return cache[session_id]
         self.lock_session(session_id)
         rows = self.execute("SELECT * FROM sessions WHERE id = ?", (session_id,))
-        return _row(rows[0]) if rows else None
+        row = _row(rows[0]) if rows else None
+        if cache is not None and row is not None:
+            cache[session_id] = row
+        return row
 
     def session_by_code(self, code: str) -> SessionRow | None:
         rows = self.execute("SELECT * FROM sessions WHERE code = ?", (code,))
@@ -263,6 +273,7 @@ class Store:
 
     def set_status(self, session_id: str, status: str) -> None:
         with self.transaction():
+            self._local.rows.pop(session_id, None)
             self.execute(
                 "UPDATE sessions SET status = ?, updated = ? WHERE id = ?",
                 (status, time.time(), session_id),
@@ -278,9 +289,15 @@ class Store:
         return [StoredInput(r["seq"], r["at"], json.loads(r["body"])) for r in rows]
 
     def last_seq(self, session_id: str) -> int:
+        cache: dict[str, int] | None = self._local.seqs if self.in_transaction else None
+        if cache is not None and session_id in cache:
+            return cache[session_id]
         self.lock_session(session_id)
         rows = self.execute("SELECT MAX(seq) AS m FROM inputs WHERE session_id = ?", (session_id,))
-        return int(rows[0]["m"] or 0)
+        seq = int(rows[0]["m"] or 0)
+        if cache is not None:
+            cache[session_id] = seq
+        return seq
 
     def append(self, session_id: str, body: dict[str, Any], at: float) -> int:
         with self.transaction():
@@ -290,6 +307,9 @@ class Store:
                 (session_id, seq, at, json.dumps(body)),
             )
             self.execute("UPDATE sessions SET updated = ? WHERE id = ?", (at, session_id))
+            self._local.seqs[session_id] = seq
+            if (row := self._local.rows.get(session_id)) is not None:
+                self._local.rows[session_id] = replace(row, updated=at)
         return seq
 
     # -- turn clocks (host/timeouts.py) --------------------------------------------------
