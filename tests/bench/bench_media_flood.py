@@ -53,13 +53,12 @@ def rss_mb(pid: int) -> float:
 
 def prepare(db: Path, call_sid: str) -> str:
     """A Korean game and a stream token for ``call_sid``, written before the server starts."""
-    from host.channels.media import TOKEN_SCHEMA, mint_token
+    from host.channels.media import mint_token
     from host.referee import Referee
     from host.session import SessionConfig
     from host.store import Store
 
-    store = Store(db)
-    store.ensure_schema(TOKEN_SCHEMA)
+    store = Store(db)  # migrated: stream_tokens is there
     session = Referee(store).create(SessionConfig(lang="ko"), ["Ann", "Bob"])
     token = mint_token(store, call_sid, session, None, None, "ko")
     store.close()

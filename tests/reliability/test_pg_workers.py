@@ -26,7 +26,7 @@ from tests.twilio_helpers import TEST_ACCOUNT_SID, TEST_AUTH_TOKEN, FakeTwilio, 
 
 HOST_NUMBER = "+15005550006"
 GAMES = 6
-LIMIT = 6.0  # seconds a turn lasts: a reminder at 3 s, the timeout at 6 s
+LIMIT = 4.0  # seconds a turn lasts: a reminder at 2 s, the timeout at 4 s
 
 
 class Worker:
