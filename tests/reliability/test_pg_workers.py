@@ -47,6 +47,10 @@ class Worker:
         self.out = log.open("w")
         cmd = [sys.executable, "-m", "host.cli", "serve", "--port", str(self.port)]
         self.proc = subprocess.Popen(cmd, env=env, stdout=self.out, stderr=subprocess.STDOUT)
+        self.log = log
+
+    def wait(self) -> None:
+        log = self.log
         deadline = time.monotonic() + 30
         while True:
             try:
@@ -85,8 +89,11 @@ class Worker:
 
 @pytest.fixture
 def two(pg_server: PgServer, fake: FakeTwilio, tmp_path: Path) -> Iterator[tuple[str, list[Worker]]]:
-    url = pg_server.migrated_database()
+    # A new, empty database: the two servers start together and migrate it on start.
+    url = pg_server.new_database()
     workers = [Worker(url, fake, tmp_path / f"w{i}.log") for i in range(2)]
+    for w in workers:
+        w.wait()
     yield url, workers
     for w in workers:
         w.stop()
