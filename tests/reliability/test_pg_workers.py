@@ -173,3 +173,31 @@ def test_two_senders_on_one_database_never_claim_the_same_row(pg_server: PgServe
         sender.store.close()
     assert claimed[0] and claimed[1], "both senders took part"
     assert sorted(claimed[0] + claimed[1]) == list(range(1, 301))
+
+
+def test_serve_with_workers_behind_one_port(pg_server: PgServer, fake: FakeTwilio, tmp_path: Path) -> None:
+    """``GAMEHOST_WORKERS=2``: uvicorn's worker processes build the app from the environment
+    (host.app:app_from_env) and answer on one port, all on the one database."""
+    url = pg_server.new_database()
+    os.environ["GAMEHOST_WORKERS"] = "2"
+    try:
+        server = Worker(url, fake, tmp_path / "serve.log")
+    finally:
+        del os.environ["GAMEHOST_WORKERS"]
+    try:
+        server.wait()
+        codes = []
+        for g in range(4):
+            created = server.text(f"+1555060{g:04d}", "NEW Ann", f"SMw{g}")
+            codes.append(created.split("Game ")[1].split()[0])
+        assert "workers: 2" in server.log.read_text()
+        pids = {line.split("[")[1].split("]")[0] for line in server.log.read_text().splitlines()
+                if "Started server process" in line}
+        assert len(pids) == 2
+        store = Store(url)
+        try:
+            assert sorted(s.code or "" for s in store.sessions()) == sorted(codes)
+        finally:
+            store.close()
+    finally:
+        server.stop()
