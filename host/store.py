@@ -253,8 +253,12 @@ class Store:
         cache: dict[str, SessionRow] | None = self._local.rows if self.in_transaction else None
         if cache is not None and session_id in cache:
             return cache[session_id]
-        self.lock_session(session_id)
-        rows = self.execute("SELECT * FROM sessions WHERE id = ?", (session_id,))
+        lock = not self.sqlite and cache is not None and session_id not in self._local.locked
+        # Locking on PostgreSQL is this same read, FOR UPDATE (one round trip).
+        sql = "SELECT * FROM sessions WHERE id = ?" + (" FOR UPDATE" if lock else "")
+        rows = self.execute(sql, (session_id,))
+        if lock:
+            self._local.locked.add(session_id)
         row = _row(rows[0]) if rows else None
         if cache is not None and row is not None:
             cache[session_id] = row
