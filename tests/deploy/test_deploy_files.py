@@ -202,7 +202,8 @@ def test_readme_table_has_every_setting_with_its_default() -> None:
     table = variable_table()
     for field, names, default in settings_vars():
         assert names[0] in table, f"Settings.{field} ({names[0]}) is missing from the README's Deploy table"
-        assert table[names[0]] == default, f"{names[0]}: the README says {table[names[0]]!r}, Settings {default!r}"
+        said = table[names[0]]
+        assert said == default, f"{names[0]}: the README says {said!r}, Settings {default!r}"
     for name in DEPLOY_VARS:
         assert name in table, name
 
@@ -214,7 +215,8 @@ def test_readme_webhook_paths_are_the_servers_routes(tmp_path: Path) -> None:
     assert client.get("/healthz").status_code == 200
     for path in ("/twilio/sms", "/twilio/voice", "/twilio/voice/status"):
         assert client.post(path, data={}).status_code not in (404, 405), f"the server has no POST {path}"
-        assert re.search(r"\{base\}" + re.escape(path) + r"`", section), f"the Deploy section does not give {path}"
+        given = re.search(r"\{base\}" + re.escape(path) + r"`", section)
+        assert given, f"the Deploy section does not give {path}"
     with client.websocket_connect("/twilio/media") as ws:  # development mode: no signature needed
         ws.close()
     assert "wss://games.example.org/twilio/media" in section and "/t/<code>/events" in section
