@@ -86,6 +86,7 @@ def test_every_service_restarts_and_only_the_proxy_is_published() -> None:
     assert set(services) == {"gamehost", "db", "caddy"}
     for name, service in services.items():
         assert service.get("restart") in ("unless-stopped", "always"), name
+        assert service["logging"]["options"]["max-size"], f"{name}'s log would grow without bound"
         if name != "caddy":
             assert "ports" not in service, f"{name} must not be published; Caddy is the way in"
     published = {str(p).split("/")[0] for p in services["caddy"]["ports"]}
