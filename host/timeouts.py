@@ -2,9 +2,10 @@
 
 Everything is derived from what is stored, so a restarted server picks up where the old
 one stopped: a turn starts with the last input logged for its session (a move, a timeout,
-an undo, a leave or the start of the game), the limit is the session's
-``SessionConfig.turn_timeout``, and reminders already sent are remembered in
-``turn_reminders``. At the limit ``Referee.timeout`` rules (a mistake in a tournament, a
+an undo, a leave or the start of the game), the limit is the game's own deadline for the
+step or else the session's ``SessionConfig.turn_timeout`` (``host/deadline.py``), and
+reminders already sent are remembered in ``turn_reminders`` (a game's own deadline has
+none). At the limit ``Referee.timeout`` rules (a mistake in a tournament, a
 pass in training) and everyone is told through their channel's notifier.
 
 ``tick(now)`` does one round of checks and says what it did, so tests drive it with an
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 import math
 from dataclasses import dataclass
@@ -22,8 +24,10 @@ from typing import Literal
 
 from fastapi import FastAPI
 
+from games.base import all_games
 from grammars import load
 from host import notify
+from host.deadline import limit
 from host.lobby import Lobby
 from host.outbound import Outbound
 from host.referee import Clock, Referee
@@ -40,14 +44,17 @@ CREATE TABLE IF NOT EXISTS turn_reminders (
 );
 """
 
-# Sessions whose turn clock is running: active, with a limit, and their latest input.
+# Sessions whose clock may be running: active, with a turn limit half gone or a game that
+# sets its own deadlines, and their latest input.
 _CANDIDATES = """
 SELECT s.id AS id, json_extract(s.config, '$.turn_timeout') AS turn_timeout, i.seq AS seq, i.at AS at
 FROM sessions s JOIN inputs i ON i.session_id = s.id
 WHERE s.status = 'active'
-  AND json_extract(s.config, '$.turn_timeout') > 0
   AND i.seq = (SELECT MAX(seq) FROM inputs WHERE session_id = s.id)
-  AND i.at + json_extract(s.config, '$.turn_timeout') / 2.0 <= ?
+  AND ((json_extract(s.config, '$.turn_timeout') > 0
+        AND i.at + json_extract(s.config, '$.turn_timeout') / 2.0 <= ?)
+       -- or its game sets deadlines of its own (a JSON list of names): judged step by step
+       OR s.game IN (SELECT value FROM json_each(?)))
 """
 
 TICK_SECONDS = 1.0
@@ -58,7 +65,7 @@ class TimerAction:
     kind: Literal["reminder", "timeout"]
     session_id: str
     turn: int
-    player: str
+    player: str | None  # None: a step anyone at the table could take (a game's own deadline)
     reply: Reply
 
 
@@ -80,19 +87,23 @@ class TurnTimer:
         """Send due reminders and rule expired turns; what was done, in order."""
         now = self.clock() if now is None else now
         actions: list[TimerAction] = []
-        for row in self.store.execute(_CANDIDATES, (now,)):
-            session_id, seq, started, limit = row["id"], row["seq"], row["at"], float(row["turn_timeout"])
+        own = json.dumps([spec.name for spec in all_games() if spec.has_deadlines])
+        for row in self.store.execute(_CANDIDATES, (now, own)):
+            session_id, seq, started = row["id"], row["seq"], row["at"]
             if self._quiet.get(session_id) == seq:
                 continue
-            if self._reminded.get(session_id) == seq and now < started + limit:
-                continue
             try:
-                if not self.referee.table(session_id).running:
-                    self._quiet[session_id] = seq  # game over: nothing to time until it changes
+                step = limit(self.referee.table(session_id))
+                if step is None:
+                    self._quiet[session_id] = seq  # nothing timed (or game over) until the next input
                     continue
+                if now < started + step.seconds and (
+                    step.own or now < started + step.seconds / 2 or self._reminded.get(session_id) == seq
+                ):
+                    continue  # a game's own deadline has no reminder
                 # The ruling and the outbox rows telling everyone: one transaction.
                 with self.store.transaction():
-                    action = self._check(session_id, seq, started, limit, now)
+                    action = self._check(session_id, seq, started, now)
                     if action is not None:
                         self._deliver(action)
             except Exception:  # one broken session must not stop the others' clocks
@@ -102,24 +113,25 @@ class TurnTimer:
                 actions.append(action)
         return actions
 
-    def _check(
-        self, session_id: str, seq: int, started: float, limit: float, now: float
-    ) -> TimerAction | None:
+    def _check(self, session_id: str, seq: int, started: float, now: float) -> TimerAction | None:
         with self.store.transaction():
             # A move between the query and here started a new turn: its clock is fresh.
             if self.store.last_seq(session_id) != seq:
                 return None
             table = self.referee.table(session_id)
-            player = table.current_player
-            if not table.running or player is None or not table.spec.timed:
+            step = limit(table)
+            if step is None:
                 return None
+            player = table.current_player
             turn = table.state.turn
-            if now >= started + limit:
+            if now >= started + step.seconds:
                 reply = self.referee.timeout(session_id, turn)
                 if reply is None:
                     return None
-                log.info("session %s: turn %d of %s timed out", session_id, turn, player)
+                log.info("session %s: turn %d (%s) timed out", session_id, turn, player or "anyone")
                 return TimerAction("timeout", session_id, turn, player, reply)
+            if step.own or player is None:
+                return None
             if self.store.execute(
                 "SELECT 1 FROM turn_reminders WHERE session_id = ? AND seq = ?", (session_id, seq)
             ):
@@ -131,7 +143,7 @@ class TurnTimer:
             )
             self._reminded[session_id] = seq
             g = load(table.config.lang)
-            minutes = max(1, math.ceil((started + limit - now) / 60))
+            minutes = max(1, math.ceil((started + step.seconds - now) / 60))
             reply = Reply(
                 session_id,
                 news=[g.phrase("turn_reminder", player=player, minutes=minutes)],

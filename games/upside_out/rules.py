@@ -486,6 +486,11 @@ class UpsideOutRules:
     def owner(self, move: Move) -> str | None:
         return None if isinstance(move, Start) else move.player
 
+    def deadline(self, state: State) -> float | None:
+        """Only the first opening question is timed: nobody claiming a secret within
+        30 seconds brings the second question; the rest of the game has no clock."""
+        return float(OPENING_SECONDS) if state.phase is Phase.OPENING_SECRET else None
+
     def on_timeout(self, state: State) -> tuple[State, list[Event]]:
         if state.phase is Phase.OPENING_SECRET:
             return replace(state, phase=Phase.OPENING_ALONE, turn=state.turn + 1), [Opening("alone")]
