@@ -4,11 +4,17 @@ Two clocks, both asked through the game protocol: a game's own ``deadline`` for 
 (an opening question that waits 30 seconds), and the table's turn clock
 (``SessionConfig.turn_timeout``) for a ``timed`` game's one player to act. Either runs from
 the last input logged for the session. The server's :class:`~host.timeouts.TurnTimer`
-checks every session; :class:`Watch` checks one, for a table or a terminal.
+checks every session; :class:`Watch` checks one, for a table or a terminal, where a script
+can also let time pass (``wait 30``).
 """
 
 from __future__ import annotations
 
+import queue
+import re
+import threading
+import time
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from host.referee import Clock, Referee
@@ -68,3 +74,59 @@ class Watch:
         if left is None or left > 0:
             return None
         return self.referee.timeout(self.session_id, self.referee.table(self.session_id).state.turn)
+
+
+class SkipClock:
+    """A clock a script can move on: ``wait 30`` in a typed or ``--say`` script passes 30
+    seconds at once, so timed steps play the same every run."""
+
+    def __init__(self, base: Clock = time.time) -> None:
+        self.base = base
+        self.skipped = 0.0
+
+    def __call__(self) -> float:
+        return self.base() + self.skipped
+
+    def skip(self, seconds: float) -> None:
+        self.skipped += seconds
+
+
+_WAIT = re.compile(r"\s*\(?\s*(?:wait\s+(\d{1,5}(?:\.\d+)?)\s*(?:s|secs?|seconds?)?|(\d{1,5}(?:\.\d+)?)\s*"
+                   r"(?:s|secs?|seconds?)\s+pass(?:es)?)\s*\)?\s*", re.IGNORECASE)
+
+
+def waited(line: str) -> float | None:
+    """The seconds a script line lets pass ("wait 30", "(30 seconds pass)"), or None."""
+    match = _WAIT.fullmatch(line)
+    if match is None:
+        return None
+    return float(match[1] or match[2])
+
+
+def timed_lines(stream: Iterable[str], watch: Watch) -> Iterator[str | None]:
+    """Lines from ``stream`` (a terminal), and None whenever the step awaited runs out first:
+    a thread reads, so the clock fires while nobody types. A step still overdue after the
+    caller's ruling is not waited on again until the next line."""
+    lines: queue.Queue[str | None] = queue.Queue()
+
+    def read() -> None:
+        for raw in stream:
+            lines.put(raw)
+        lines.put(None)
+
+    threading.Thread(target=read, name="lines", daemon=True).start()
+    overdue = False
+    while True:
+        left = watch.remaining()
+        if left is not None and left <= 0 and overdue:
+            left = None
+        try:
+            raw = lines.get(timeout=None if left is None else max(left, 0.0))
+        except queue.Empty:
+            overdue = True
+            yield None
+            continue
+        if raw is None:
+            return
+        overdue = False
+        yield raw

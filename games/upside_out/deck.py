@@ -21,6 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from games.upside_out.effects import CardText, parse_effect
 from games.upside_out.rules import FACES
 from grammars import load_file
+from grammars.reader import normalise
 
 DECKS = Path(__file__).parent / "decks"
 SAMPLE = "sample"
@@ -78,7 +79,7 @@ class DeckModel(BaseModel):
 @dataclass(frozen=True)
 class Face:
     name: str
-    names: tuple[str, ...]  # the name and aliases, lower case
+    names: tuple[str, ...]  # the name and aliases as read hears them: "U-Turn" is "u turn"
     card: CardText | None  # None: a special card
     special: str | None
 
@@ -89,7 +90,7 @@ class Deck:
     faces: tuple[Face, ...]
 
     def find(self, name: str) -> Face | None:
-        key = " ".join(name.casefold().split())
+        key = normalise(name)
         return next((f for f in self.faces if key in f.names), None)
 
 
@@ -105,7 +106,7 @@ def load_deck(deck: str) -> Deck:
     model = load_file(deck_path(deck), DeckModel)
     faces = []
     for f in model.cards:
-        names = tuple(" ".join(n.casefold().split()) for n in (f.name, *f.aliases))
+        names = tuple(dict.fromkeys(normalise(n) for n in (f.name, *f.aliases)))
         card = None
         if f.special is None:
             assert f.you is not None and f.others is not None
