@@ -19,12 +19,13 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from games.upside_out.effects import CardText, parse_effect
-from games.upside_out.rules import FACES
-from grammars import load_file
+from grammars import GrammarError, load_file
 from grammars.reader import normalise
 
 DECKS = Path(__file__).parent / "decks"
 SAMPLE = "sample"
+FACES = 28  # a printed deck: 28 faces ...
+COPIES = 3  # ... three copies of each
 
 
 class FaceModel(BaseModel):
@@ -98,6 +99,25 @@ def deck_path(deck: str) -> Path:
     """``sample`` (or any bare name of a bundled deck) or a file path."""
     bundled = DECKS / f"{deck}.yaml"
     return bundled if "/" not in deck and bundled.is_file() else Path(deck)
+
+
+def bundled() -> list[str]:
+    """The decks shipped in ``decks/``, by the names the deck option takes."""
+    return sorted(p.stem for p in DECKS.glob("*.yaml"))
+
+
+def checked(deck: str) -> str:
+    """The deck option, if its file loads: a wrong one is refused when the options are
+    made (``GameSpec.make_options``), naming the file and the fault, not at the first card."""
+    path = deck_path(deck)
+    shown = deck if path == Path(deck) else f"decks/{path.name}"  # a bundled deck: no server path
+    if not path.is_file():
+        raise ValueError(f"{shown}: no such deck file (bundled decks: {', '.join(bundled())})")
+    try:
+        load_deck(deck)
+    except GrammarError as exc:  # file:line: the fault, without pydantic's own prefix
+        raise ValueError(str(exc).replace(str(path), shown).replace("Value error, ", "")) from None
+    return deck
 
 
 @cache

@@ -287,6 +287,8 @@ class UpsideOutTalk:
         tokens = _tokens(text)
         if tokens and (named := _player_named(tokens[0], players)) and speaker in (None, named):
             speaker, tokens = named, tokens[1:]
+            if not tokens and state is not None and state.phase in r.OPENING:
+                return Moves((r.Start(named),))  # a name alone answers "who ...?": "Bob!"
         plain = " ".join(t for t in tokens if t != "|")
         commands = load(lang).commands
         if asked is not None:
@@ -329,13 +331,10 @@ class UpsideOutTalk:
     ) -> list[r.Move]:
         lex = _lex(lang)
         plain = tuple(t for t in tokens if t != "|")
-        opening = state is not None and state.phase in (r.Phase.OPENING_SECRET, r.Phase.OPENING_ALONE)
+        opening = state is not None and state.phase in r.OPENING
         # "me" answers the opening question; elsewhere it starts a side of a card.
         if opening and speaker is not None and _find(plain, lex.sides) == (0, len(plain), "you"):
             return [r.Start(speaker)]
-        # A name alone answers "who ...?" too: at a shared microphone "Bob!" is who claims it.
-        if opening and len(plain) == 1 and (named := _player_named(plain[0], players)) is not None:
-            return [r.Start(named)]
         sides = _sides_at(tokens, lang)
         head = tokens[: sides[0][0]] if sides else tokens
         words = [t for t in head if t != "|"]
@@ -558,7 +557,7 @@ class UpsideOutTalk:
 
     def listen_for(self, state: r.State, players: tuple[str, ...], lang: str, confirming: bool) -> Listening:
         w = words_for(lang)
-        if state.phase in (r.Phase.OPENING_SECRET, r.Phase.OPENING_ALONE):
+        if state.phase in r.OPENING:
             return Listening(_spoken(_claims(players, lang)))
         if state.is_over:
             return Listening()
