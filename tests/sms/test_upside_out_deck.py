@@ -23,9 +23,11 @@ def test_a_deck_that_does_not_load_is_answered_clearly(
 ) -> None:
     # A deck file the server's operator put beside the sample one, and got wrong.
     monkeypatch.setattr(deck, "DECKS", tmp_path)
-    (tmp_path / "ours.yaml").write_text("title: ours\ncards:\n  - {name: Dance, you: dance, others: nothing}\n")
+    ours = "title: ours\ncards:\n  - {name: Dance, you: dance, others: nothing}\n"
+    (tmp_path / "ours.yaml").write_text(ours)
     monkeypatch.setitem(find_game("upside-out").option_words, "ours", {"deck": "ours"})
     answer = " ".join(sms.text(PHONES[0], "NEW UPSIDEOUT OURS Ann"))  # the fault, and what is allowed
-    assert answer.startswith("Upside-Out: deck: decks/ours.yaml:3: cards.0.you: unknown effect 'dance'"), answer
+    expected = "Upside-Out: deck: decks/ours.yaml:3: cards.0.you: unknown effect 'dance'"
+    assert answer.startswith(expected), answer
     assert str(tmp_path) not in answer  # no server path in a text
     assert sms.app.state.lobby.member(PHONES[0]) is None  # no game was made
