@@ -28,7 +28,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import MISSING, dataclass, field, fields
 from functools import cached_property
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Any, Generic, Protocol, TypeVar, runtime_checkable
 
 from pydantic import TypeAdapter, ValidationError
 
@@ -141,11 +141,25 @@ class Rules(Protocol[S, M_in, Opt_in]):
         ...
 
     def on_timeout(self, state: S) -> tuple[S, list[Event]]:
-        """The awaited move did not come in time; no events: the game has no turn clock."""
+        """The awaited move did not come in time; no events: the game has no turn clock.
+        The host calls it when the session's turn limit passes (``GameSpec.timed``) or when
+        the game's own :meth:`Deadlines.deadline` does."""
         ...
 
     def owner(self, move: M_in) -> str | None:
         """Who may take ``move`` back; None: anyone at the table (a setup step)."""
+        ...
+
+
+@runtime_checkable
+class Deadlines(Protocol[S_in]):
+    """Rules that set their own clock for some steps (Upside-Out's opening question waits
+    30 seconds) also have ``deadline``; rules without it use only the table's turn clock.
+    Ask through :meth:`GameSpec.deadline`, which knows both kinds."""
+
+    def deadline(self, state: S_in) -> float | None:
+        """Seconds the step awaited in ``state`` may wait, from the last input, before the
+        host calls ``on_timeout``; None: the table's turn clock applies, if it has one."""
         ...
 
 
@@ -295,6 +309,18 @@ class GameSpec(Generic[S, M, Opt]):
 
     def seats(self, count: int) -> bool:
         return count >= self.min_players and (self.max_players is None or count <= self.max_players)
+
+    @property
+    def has_deadlines(self) -> bool:
+        """Whether the rules set their own clock for some steps (:class:`Deadlines`)."""
+        return isinstance(self.rules, Deadlines)
+
+    def deadline(self, state: S) -> float | None:
+        """Seconds the step awaited in ``state`` may wait before ``rules.on_timeout``, by the
+        game's own clock; None: only the table's turn clock (``timed`` games with a session
+        turn limit) applies, as for every game without :class:`Deadlines`."""
+        rules = self.rules
+        return rules.deadline(state) if isinstance(rules, Deadlines) else None
 
     def option_info(self) -> list[OptionInfo]:
         out = []

@@ -6,6 +6,7 @@ import json
 import logging
 import re
 import sys
+import time
 from collections.abc import Mapping
 from importlib import metadata
 from pathlib import Path
@@ -17,6 +18,7 @@ from rich.console import Console
 from games.base import GameSpec, UnknownGame, all_games, find_game
 from grammars import GrammarError, languages, load
 from host.config import Settings, get_settings
+from host.deadline import SkipClock, Watch, timed_lines, waited
 from host.referee import Referee, prompt_text, turn_event
 from host.reply import Reply
 from host.session import SessionConfig, Table
@@ -251,6 +253,10 @@ def said_first(referee: Referee, session_id: str, lines: list[tuple[str, str]]) 
     """Say the setup talk given as options; a line the game does not take exits 2."""
     replies: list[Reply] = []
     for flag, line in lines:
+        seconds = waited(line)
+        if seconds is not None:
+            replies.extend(pass_time(referee, session_id, seconds))
+            continue
         speaker, text = split_speaker(line, referee.table(session_id).names)
         reply = referee.handle(session_id, text, speaker)
         if not reply.accepted:
@@ -263,6 +269,16 @@ def said_first(referee: Referee, session_id: str, lines: list[tuple[str, str]]) 
         reply.prompt = None
         reply.events = [e for e in reply.events if e["type"] != "turn"]
     return replies
+
+
+def pass_time(referee: Referee, session_id: str, seconds: float) -> list[Reply]:
+    """A script's ``wait 30``: the referee's clock moves on, and a step whose time ran out
+    is ruled (the game's ``on_timeout``) as if the table had waited."""
+    clock = referee.clock
+    assert isinstance(clock, SkipClock), "the command line's referees keep a SkipClock"
+    clock.skip(seconds)
+    reply = Watch(referee, session_id).due()
+    return [reply] if reply is not None else []
 
 
 @app.command()
@@ -317,7 +333,7 @@ def play(
     spec = find(game)
     check_lang(lang)
     store = open_store(db)
-    referee = Referee(store)
+    referee = Referee(store, SkipClock())
     if resume is not None:
         if store.session(resume) is None:
             raise fail(f"no saved session {resume!r} in {store.path}")
@@ -338,9 +354,19 @@ def play(
         err.print(f"Session {session_id} (resume with --resume {session_id}{where}).")
         for reply in said_first(referee, session_id, setup):
             emit(reply, as_json)
-    for raw in sys.stdin:
+    watch = Watch(referee, session_id)
+    for raw in timed_lines(sys.stdin, watch):
+        if raw is None:  # the step awaited ran out while nobody typed (the opening's 30 s)
+            due = watch.due()
+            if due is not None:
+                emit(due, as_json)
+            continue
         line = raw.rstrip("\n")
         if not line.strip():
+            continue
+        if (seconds := waited(line)) is not None:
+            for reply in pass_time(referee, session_id, seconds):
+                emit(reply, as_json)
             continue
         table = referee.table(session_id)
         speaker, text = split_speaker(line, table.names)
@@ -542,7 +568,7 @@ def table(
     named |= {"--first": first, **flag_values(ctx.args)}
     options, setup = options_and_setup(spec, opt, say, named, range_)
     # The setup is judged on a scratch table first: a wrong option fails before the model loads.
-    scratch = Referee(Store(":memory:"))
+    scratch = Referee(Store(":memory:"), SkipClock())
     said_first(scratch, new_session(scratch, spec, names, options, lang), setup)
     pcm = b""
     if audio is not None:
@@ -561,7 +587,7 @@ def table(
 
     store = open_store(db)
     clock = StreamClock() if audio is not None else None
-    referee = Referee(store, clock) if clock is not None else Referee(store)
+    referee = Referee(store, SkipClock(clock or time.time))
     settings = get_settings()
     try:
         session_id = new_session(referee, spec, names, options, lang, confirm_below=settings.confirm_below)
@@ -593,7 +619,8 @@ def table(
 
     voice = None if quiet else Voice(lang, SAMPLE_RATE)
     runner = TableRunner(
-        listener, lambda reply: emit(reply, as_json), voice, live=audio is None, on_heard=show
+        listener, lambda reply: emit(reply, as_json), voice, live=audio is None, on_heard=show,
+        due=Watch(referee, session_id).due,
     )
     for opening in openings:
         runner.announce(opening)

@@ -24,7 +24,7 @@ import re
 import threading
 import time
 import uuid
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass, replace
 from functools import lru_cache
@@ -318,11 +318,12 @@ class Store:
 
     # -- turn clocks (host/timeouts.py) --------------------------------------------------
 
-    def running_clocks(self, now: float) -> list[tuple[str, float, int, float]]:
-        """Active sessions with a turn limit whose latest input is at least half the limit
-        old: (session, limit, seq of that input, its time)."""
+    def running_clocks(self, now: float, own_deadlines: Collection[str]) -> list[tuple[str, int, float]]:
+        """Active sessions whose clock may be running, with their latest input (session,
+        its seq, its time): a turn limit at least half gone, or a game in ``own_deadlines``
+        (one that sets deadlines of its own, judged step by step by the caller)."""
         rows = self.execute(
-            "SELECT s.id AS id, s.config AS config, i.seq AS seq, i.at AS at"
+            "SELECT s.id AS id, s.game AS game, s.config AS config, i.seq AS seq, i.at AS at"
             " FROM sessions s JOIN inputs i ON i.session_id = s.id"
             " WHERE s.status = 'active'"
             " AND i.seq = (SELECT MAX(seq) FROM inputs WHERE session_id = s.id)"
@@ -330,8 +331,9 @@ class Store:
         due = []
         for r in rows:
             limit = json.loads(r["config"]).get("turn_timeout")
-            if isinstance(limit, int | float) and limit > 0 and r["at"] + limit / 2.0 <= now:
-                due.append((str(r["id"]), float(limit), int(r["seq"]), float(r["at"])))
+            half_gone = isinstance(limit, int | float) and limit > 0 and r["at"] + limit / 2.0 <= now
+            if half_gone or r["game"] in own_deadlines:
+                due.append((str(r["id"]), int(r["seq"]), float(r["at"])))
         return due
 
     def remember_reminder(self, session_id: str, seq: int, at: float) -> bool:

@@ -2,9 +2,10 @@
 
 Everything is derived from what is stored, so a restarted server picks up where the old
 one stopped: a turn starts with the last input logged for its session (a move, a timeout,
-an undo, a leave or the start of the game), the limit is the session's
-``SessionConfig.turn_timeout``, and reminders already sent are remembered in
-``turn_reminders``. At the limit ``Referee.timeout`` rules (a mistake in a tournament, a
+an undo, a leave or the start of the game), the limit is the game's own deadline for the
+step or else the session's ``SessionConfig.turn_timeout`` (``host/deadline.py``), and
+reminders already sent are remembered in ``turn_reminders`` (a game's own deadline has
+none). At the limit ``Referee.timeout`` rules (a mistake in a tournament, a
 pass in training) and everyone is told through their channel's notifier.
 
 ``tick(now)`` does one round of checks and says what it did, so tests drive it with an
@@ -22,8 +23,10 @@ from typing import Literal
 
 from fastapi import FastAPI
 
+from games.base import all_games
 from grammars import load
 from host import notify
+from host.deadline import limit
 from host.lobby import Lobby
 from host.outbound import Outbound
 from host.referee import Clock, Referee
@@ -39,7 +42,7 @@ class TimerAction:
     kind: Literal["reminder", "timeout"]
     session_id: str
     turn: int
-    player: str
+    player: str | None  # None: a step anyone at the table could take (a game's own deadline)
     reply: Reply
 
 
@@ -60,18 +63,22 @@ class TurnTimer:
         """Send due reminders and rule expired turns; what was done, in order."""
         now = self.clock() if now is None else now
         actions: list[TimerAction] = []
-        for session_id, limit, seq, started in self.store.running_clocks(now):
+        own = {spec.name for spec in all_games() if spec.has_deadlines}
+        for session_id, seq, started in self.store.running_clocks(now, own):
             if self._quiet.get(session_id) == seq:
                 continue
-            if self._reminded.get(session_id) == seq and now < started + limit:
-                continue
             try:
-                if not self.referee.table(session_id).running:
-                    self._quiet[session_id] = seq  # game over: nothing to time until it changes
+                step = limit(self.referee.table(session_id))
+                if step is None:
+                    self._quiet[session_id] = seq  # nothing timed (or game over) until the next input
                     continue
+                if now < started + step.seconds and (
+                    step.own or now < started + step.seconds / 2 or self._reminded.get(session_id) == seq
+                ):
+                    continue  # a game's own deadline has no reminder
                 # The ruling and the outbox rows telling everyone: one transaction.
                 with self.store.transaction():
-                    action = self._check(session_id, seq, started, limit, now)
+                    action = self._check(session_id, seq, started, now)
                     if action is not None:
                         self._deliver(action)
             except Exception:  # one broken session must not stop the others' clocks
@@ -81,30 +88,31 @@ class TurnTimer:
                 actions.append(action)
         return actions
 
-    def _check(
-        self, session_id: str, seq: int, started: float, limit: float, now: float
-    ) -> TimerAction | None:
+    def _check(self, session_id: str, seq: int, started: float, now: float) -> TimerAction | None:
         with self.store.transaction():
             # A move between the query and here started a new turn: its clock is fresh.
             if self.store.last_seq(session_id) != seq:
                 return None
             table = self.referee.table(session_id)
-            player = table.current_player
-            if not table.running or player is None or not table.spec.timed:
+            step = limit(table)
+            if step is None:
                 return None
+            player = table.current_player
             turn = table.state.turn
-            if now >= started + limit:
+            if now >= started + step.seconds:
                 reply = self.referee.timeout(session_id, turn)
                 if reply is None:
                     return None
-                log.info("session %s: turn %d of %s timed out", session_id, turn, player)
+                log.info("session %s: turn %d (%s) timed out", session_id, turn, player or "anyone")
                 return TimerAction("timeout", session_id, turn, player, reply)
+            if step.own or player is None:
+                return None
             if not self.store.remember_reminder(session_id, seq, now):
                 self._reminded[session_id] = seq
                 return None  # reminded already (perhaps before a restart, or by another worker)
             self._reminded[session_id] = seq
             g = load(table.config.lang)
-            minutes = max(1, math.ceil((started + limit - now) / 60))
+            minutes = max(1, math.ceil((started + step.seconds - now) / 60))
             reply = Reply(
                 session_id,
                 news=[g.phrase("turn_reminder", player=player, minutes=minutes)],

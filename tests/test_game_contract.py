@@ -111,3 +111,51 @@ def test_events_have_words_in_every_language_the_game_ships(spec: GameSpec[Any, 
         for lang in others:
             for event in said:
                 assert spec.talk.describe([event], table.options, lang), f"{kind.__name__} in {lang}"
+
+
+@pytest.mark.parametrize("spec", GAMES, ids=[s.name for s in GAMES])
+@pytest.mark.parametrize("seed", range(3))
+def test_timeouts_through_the_protocol(spec: GameSpec[Any, Any, Any], seed: int) -> None:
+    """Random games with the clock running out now and then, as the host runs it: a step
+    the game sets a deadline for (``GameSpec.deadline``) or a timed game's turn. A deadline
+    is a positive number of seconds and its timeout is ruled (events, a new turn); a
+    timeout is ruled once; the log replays to the live table."""
+    rng = random.Random(seed)
+    players = seats(spec, rng)
+    referee = Referee(Store(":memory:"), Clock(1_000_000.0))
+    session = referee.create(SessionConfig(game=spec.name, undo_grace=None), players)
+    declared = (*spec.events, GameOver, MoveUndone)
+    ruled = said = 0
+    while referee.table(session).running and said < MOST_UTTERANCES:
+        table = referee.table(session)
+        state, turn = table.state, table.state.turn
+        deadline = spec.deadline(state)
+        assert deadline is None or deadline > 0, f"{spec.name}: deadline {deadline!r}"
+        clocked = deadline is not None or (spec.timed and table.current_player is not None)
+        if clocked and (not ruled or rng.random() < 0.3):  # the first clocked step always runs out
+            reply = referee.timeout(session, turn)
+            if deadline is not None:
+                assert reply is not None and reply.events, f"{spec.name}: a deadline passed unruled"
+            if reply is not None:
+                ruled += 1
+                after = referee.table(session)
+                assert after.state.turn != turn, "a timeout starts a new step"
+                for event in after.last_events:
+                    assert isinstance(event, declared)
+                    json.dumps(event_json(spec, event))
+                assert referee.timeout(session, turn) is None, "a timeout is ruled once"
+                continue
+        else:
+            spec.rules.on_timeout(state)  # callable at any step, and pure: the table is unchanged
+            assert referee.table(session).state == state
+        heard = spec.talk.listen_for(state, table.names, table.lang, False).moves
+        acting = table.to_act()
+        speaker = rng.choice(sorted(acting) if acting and rng.random() < 0.9 else players)
+        referee.handle(session, utterance(rng, tuple(heard)), speaker)
+        said += 1
+    live = referee.table(session)
+    assert not live.running
+    assert ruled or not (spec.timed or spec.has_deadlines), f"{spec.name}: no timeout was tried"
+    rebuilt = replay(SessionConfig.model_validate(referee.store.session(session).config),  # type: ignore[union-attr]
+                     referee.store.inputs(session))
+    assert rebuilt.state == live.state

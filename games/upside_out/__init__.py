@@ -5,6 +5,7 @@ file (``decks/sample.yaml`` is invented for testing). See ``docs/upside-out.md``
 from __future__ import annotations
 
 from games.base import GameSpec, register
+from games.upside_out.deck import bundled
 from games.upside_out.rules import EVENTS, MOVES, Options, UpsideOutRules, decode, encode
 from games.upside_out.talk import UpsideOutTalk
 
@@ -25,5 +26,7 @@ SPEC = register(
         channels=frozenset({"text", "sms", "table"}),
         languages=("en", "ko"),
         summary="Draw or play one card: its near side hits you, its far side everyone else.",
+        # "NEW UPSIDEOUT SAMPLE": a bundled deck by name (a text never names a server file).
+        option_words={name: {"deck": name} for name in bundled()},
     )
 )

@@ -19,11 +19,13 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from games.upside_out.effects import CardText, parse_effect
-from games.upside_out.rules import FACES
-from grammars import load_file
+from grammars import GrammarError, load_file
+from grammars.reader import normalise
 
 DECKS = Path(__file__).parent / "decks"
 SAMPLE = "sample"
+FACES = 28  # a printed deck: 28 faces ...
+COPIES = 3  # ... three copies of each
 
 
 class FaceModel(BaseModel):
@@ -78,7 +80,7 @@ class DeckModel(BaseModel):
 @dataclass(frozen=True)
 class Face:
     name: str
-    names: tuple[str, ...]  # the name and aliases, lower case
+    names: tuple[str, ...]  # the name and aliases as read hears them: "U-Turn" is "u turn"
     card: CardText | None  # None: a special card
     special: str | None
 
@@ -89,7 +91,7 @@ class Deck:
     faces: tuple[Face, ...]
 
     def find(self, name: str) -> Face | None:
-        key = " ".join(name.casefold().split())
+        key = normalise(name)
         return next((f for f in self.faces if key in f.names), None)
 
 
@@ -99,13 +101,32 @@ def deck_path(deck: str) -> Path:
     return bundled if "/" not in deck and bundled.is_file() else Path(deck)
 
 
+def bundled() -> list[str]:
+    """The decks shipped in ``decks/``, by the names the deck option takes."""
+    return sorted(p.stem for p in DECKS.glob("*.yaml"))
+
+
+def checked(deck: str) -> str:
+    """The deck option, if its file loads: a wrong one is refused when the options are
+    made (``GameSpec.make_options``), naming the file and the fault, not at the first card."""
+    path = deck_path(deck)
+    shown = deck if path == Path(deck) else f"decks/{path.name}"  # a bundled deck: no server path
+    if not path.is_file():
+        raise ValueError(f"{shown}: no such deck file (bundled decks: {', '.join(bundled())})")
+    try:
+        load_deck(deck)
+    except GrammarError as exc:  # file:line: the fault, without pydantic's own prefix
+        raise ValueError(str(exc).replace(str(path), shown).replace("Value error, ", "")) from None
+    return deck
+
+
 @cache
 def load_deck(deck: str) -> Deck:
     """The deck option's file, validated; raises ``grammars.GrammarError`` naming file:line."""
     model = load_file(deck_path(deck), DeckModel)
     faces = []
     for f in model.cards:
-        names = tuple(" ".join(n.casefold().split()) for n in (f.name, *f.aliases))
+        names = tuple(dict.fromkeys(normalise(n) for n in (f.name, *f.aliases)))
         card = None
         if f.special is None:
             assert f.you is not None and f.others is not None

@@ -23,15 +23,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
+
+from pydantic import AfterValidator
 
 from games.core import End, Event, GameOver, IllegalMove, Leave, Outcome, Refusal
+from games.upside_out.deck import COPIES, FACES, checked
 from games.upside_out.effects import SPECIALS, CardText, Effect, Step, effect_text, parse_effect
 
 MIN_PLAYERS = 2
 MAX_PLAYERS = 4
-FACES = 28
-COPIES = 3
 CARDS = FACES * COPIES
 HAND = 7
 SECRETS = 3
@@ -46,9 +47,12 @@ class Phase(StrEnum):
     OVER = "over"
 
 
+OPENING = (Phase.OPENING_SECRET, Phase.OPENING_ALONE)  # who starts is still being asked
+
+
 @dataclass(frozen=True)
 class Options:
-    deck: str = field(
+    deck: Annotated[str, AfterValidator(checked)] = field(
         default="sample",
         metadata={
             "help": "deck file (YAML) with the 28 card texts; 'sample' is the invented test deck",
@@ -485,6 +489,11 @@ class UpsideOutRules:
 
     def owner(self, move: Move) -> str | None:
         return None if isinstance(move, Start) else move.player
+
+    def deadline(self, state: State) -> float | None:
+        """Only the first opening question is timed: nobody claiming a secret within
+        30 seconds brings the second question; the rest of the game has no clock."""
+        return float(OPENING_SECONDS) if state.phase is Phase.OPENING_SECRET else None
 
     def on_timeout(self, state: State) -> tuple[State, list[Event]]:
         if state.phase is Phase.OPENING_SECRET:

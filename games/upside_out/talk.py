@@ -69,6 +69,7 @@ class Names(BaseModel):
     """The words ``words()`` writes for a move, which ``read`` must take back."""
 
     model_config = ConfigDict(extra="forbid")
+    start: str
     draw: str
     play: str
     reveal: str
@@ -286,6 +287,8 @@ class UpsideOutTalk:
         tokens = _tokens(text)
         if tokens and (named := _player_named(tokens[0], players)) and speaker in (None, named):
             speaker, tokens = named, tokens[1:]
+            if not tokens and state is not None and state.phase in r.OPENING:
+                return Moves((r.Start(named),))  # a name alone answers "who ...?": "Bob!"
         plain = " ".join(t for t in tokens if t != "|")
         commands = load(lang).commands
         if asked is not None:
@@ -328,7 +331,7 @@ class UpsideOutTalk:
     ) -> list[r.Move]:
         lex = _lex(lang)
         plain = tuple(t for t in tokens if t != "|")
-        opening = state is not None and state.phase in (r.Phase.OPENING_SECRET, r.Phase.OPENING_ALONE)
+        opening = state is not None and state.phase in r.OPENING
         # "me" answers the opening question; elsewhere it starts a side of a card.
         if opening and speaker is not None and _find(plain, lex.sides) == (0, len(plain), "you"):
             return [r.Start(speaker)]
@@ -402,7 +405,8 @@ class UpsideOutTalk:
             who = e.player or load(lang).phrases["nobody"]
             return load(lang).phrase("undo", player=who, number=self.move_text(e.move, lang))
         if isinstance(e, r.Opening):
-            return _say(lang, f"opening_{e.question}")
+            # The second question is asked by the prompt that follows: the event says why.
+            return _say(lang, "opening_nobody" if e.question == "alone" else f"opening_{e.question}")
         if isinstance(e, r.FirstPlayer):
             return _say(lang, "first", player=e.player, order=_list(e.order, lang))
         if isinstance(e, r.Played):
@@ -548,17 +552,18 @@ class UpsideOutTalk:
 
     # -- speech --------------------------------------------------------------------------
 
+    # Speech listens for phrases, not free talk: a card described on the fly is typed (or
+    # said by its deck name). Phrases are given as the recogniser spells words (``_spoken``).
+
     def listen_for(self, state: r.State, players: tuple[str, ...], lang: str, confirming: bool) -> Listening:
         w = words_for(lang)
-        if state.phase in (r.Phase.OPENING_SECRET, r.Phase.OPENING_ALONE):
-            return Listening(tuple(w.verbs.start))
+        if state.phase in r.OPENING:
+            return Listening(_spoken(_claims(players, lang)))
         if state.is_over:
             return Listening()
-        deck = load_deck(state.deck_file)
-        names = [f.name for f in deck.faces if f.card is not None]
+        names = _card_names(load_deck(state.deck_file))
         if not state.owed:
-            plays = [f"{w.names.play} {n}" for n in names]
-            return Listening((*w.verbs.draw, *plays, *(f"{p} {w.names.turned}" for p in plays)))
+            return Listening(_spoken(_turn_phrases(names, lang)))
         phrases: list[str] = [*w.verbs.done, *w.reactions.mirror, *w.reactions.counter, *w.reactions.decoy]
         for owed in state.owed:
             if owed.kind == "discard":
@@ -567,24 +572,25 @@ class UpsideOutTalk:
                 phrases += [f"{w.names.donate} {to_words(n, lang)}" for n in range(1, owed.count + 1)]
             if owed.kind in ("discard", "reveal"):
                 phrases += [f"{w.names.reveal} {n}" for n in names]
-        return Listening(tuple(dict.fromkeys(phrases)))
+        return Listening(_spoken(phrases))
 
     def vocabulary(self, players: tuple[str, ...], options: r.Options, lang: str) -> list[str]:
+        """Every phrase ``listen_for`` can give, for these players and this deck."""
         w = words_for(lang)
-        groups: list[list[str]] = [
-            *w.verbs.model_dump().values(),
-            *w.reactions.model_dump().values(),
-            *w.sides.model_dump().values(),
-            *w.steps.values(),
-            *w.recipients.values(),
-            w.turned,
-            w.from_discard,
-            w.count,
-            list(w.counts),
-            [to_words(n, lang) for n in range(1, 11)],
-            [f.name for f in load_deck(options.deck).faces],
+        names = _card_names(load_deck(options.deck))
+        verbs = (w.names.discard, w.names.donate)
+        counted = [f"{verb} {to_words(n, lang)}" for verb in verbs for n in range(1, 11)]
+        phrases = [
+            *_claims(players, lang),
+            *_turn_phrases(names, lang),
+            *w.verbs.done,
+            *w.reactions.mirror,
+            *w.reactions.counter,
+            *w.reactions.decoy,
+            *counted,
+            *(f"{w.names.reveal} {n}" for n in names),
         ]
-        return list(dict.fromkeys(p for group in groups for p in group))
+        return list(_spoken(phrases))
 
     def hear(
         self, text: str, state: r.State | None, players: tuple[str, ...], confirming: bool, lang: str
@@ -624,6 +630,30 @@ _RULES = r.UpsideOutRules()
 
 
 # -- helpers -----------------------------------------------------------------------------------
+
+
+def _spoken(phrases: Sequence[str]) -> tuple[str, ...]:
+    """Phrases as a recogniser's dictionary spells them: lower case, punctuation as spaces
+    ("plays U-Turn" is "plays u turn"), which ``read`` takes back the same."""
+    return tuple(dict.fromkeys(p for p in (normalise(p) for p in phrases) if p))
+
+
+def _card_names(deck: Deck) -> list[str]:
+    """Names and aliases of the ordinary cards (the special ones are said as reactions)."""
+    return [n for f in deck.faces if f.card is not None for n in f.names]
+
+
+def _claims(players: tuple[str, ...], lang: str) -> list[str]:
+    """Answers to the opening question: a typed "me" has a sender, but a shared microphone
+    does not know who spoke, so the claimant says their name ("Bob", "Bob starts")."""
+    w = words_for(lang)
+    return [*w.verbs.start, *players, *(f"{p} {w.names.start}" for p in players)]
+
+
+def _turn_phrases(names: list[str], lang: str) -> list[str]:
+    w = words_for(lang)
+    plays = [f"{w.names.play} {n}" for n in names]
+    return [*w.verbs.draw, *plays, *(f"{p} {w.names.turned}" for p in plays)]
 
 
 def _player_named(token: str, players: tuple[str, ...]) -> str | None:

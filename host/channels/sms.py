@@ -189,7 +189,10 @@ class SmsChannel:
             # A game without a turn clock plays at the table's pace.
             turn_timeout=self.settings.sms_turn_timeout if spec.timed else None,
         )
-        joined = self.lobby.create(address, name, CHANNEL, config)
+        try:
+            joined = self.lobby.create(address, name, CHANNEL, config)
+        except ValueError as exc:  # options the game refuses (a deck file that does not load)
+            return self._say(None, [f"{spec.title}: {exc}"])
         log.info("%s made game %s (%s, %s)", address, joined.session_id, spec.name, options)
         if spec.default:
             line = self.g.phrase("sms_created", code=joined.code, name=name)

@@ -84,12 +84,14 @@ class TableRunner:
         *,
         live: bool = False,
         on_heard: Callable[[Heard], None] | None = None,
+        due: Callable[[], Reply | None] | None = None,
     ) -> None:
         self.listener = listener
         self.emit = emit
         self.voice = voice
         self.live = live  # a microphone: drop the wall time spent speaking, not the audio length
         self.on_heard = on_heard
+        self.due = due  # the ruling of a step whose time ran out (host/deadline.py Watch.due)
         self.rate = listener.endpointer.rate
         self._drop = 0  # bytes of input still to ignore because the host was speaking
 
@@ -116,6 +118,11 @@ class TableRunner:
                 self.listener.feed(dropped)  # keeps stream time, hears nothing
         if chunk:
             self._handle(self.listener.feed(chunk))
+        # The table's clock runs with the input (stream time for a file): a timed step that
+        # nobody answered (an opening question) is ruled as the time passes.
+        ruled = self.due() if self.due is not None else None
+        if ruled is not None:
+            self.announce(ruled)
 
     def run(self, chunks: Iterable[bytes]) -> None:
         for chunk in chunks:

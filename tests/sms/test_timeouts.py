@@ -122,3 +122,63 @@ def _eventually(check: Callable[[], bool], timeout: float = 10.0) -> bool:
             return True
         time.sleep(0.02)
     return False
+
+
+# -- a game's own deadline (Upside-Out's opening question waits 30 seconds) -------------------
+
+OPENING = 30.0  # games/upside_out/rules.py OPENING_SECONDS
+ALONE = "most recently alone"
+
+
+def _upside_out(sms: Sms) -> list[str]:
+    phones = [f"+1555020{i:04d}" for i in range(1, 4)]
+    created = sms.text(phones[0], "NEW UPSIDEOUT Ann")
+    code = created[0].split()[1]
+    for phone, name in zip(phones[1:], ("Bob", "Cy"), strict=True):
+        sms.text(phone, f"JOIN {code} {name}")
+    started = sms.text(phones[0], "START")
+    assert "personal secret" in started[-1], started
+    return phones
+
+
+def test_a_games_own_deadline_asks_the_second_question_once(sms: Sms, clock: Clock) -> None:
+    ann, bob, cy = _upside_out(sms)
+    assert sms.table(ann).config.turn_timeout is None  # the game has no turn clock
+    clock.advance(OPENING / 2)
+    assert timer(sms).tick() == []  # no reminder for a game's own deadline
+    clock.advance(OPENING / 2 - 0.5)
+    assert timer(sms).tick() == []
+    clock.advance(0.5)
+    [asked] = timer(sms).tick()
+    assert (asked.kind, asked.player) == ("timeout", None)
+    for phone in (ann, bob, cy):
+        assert ALONE in sms.last(phone)
+        assert sum(ALONE in m for m in sms.inbox(phone)) == 1
+    clock.advance(10 * OPENING)
+    assert timer(sms).tick() == []  # the second question waits for an answer, unclocked
+    assert "Cy starts" in sms.text(cy, "me")[0]
+    clock.advance(10 * OPENING)
+    assert timer(sms).tick() == []
+    assert all(sum(ALONE in m for m in sms.inbox(p)) == 1 for p in (ann, bob, cy))
+
+
+def test_no_second_question_after_someone_claimed(sms: Sms, clock: Clock) -> None:
+    ann, bob, _cy = _upside_out(sms)
+    clock.advance(OPENING - 1)
+    assert "Bob starts" in sms.text(bob, "me")[0]
+    clock.advance(10 * OPENING)
+    assert timer(sms).tick() == []
+    assert not any(ALONE in m for m in sms.inbox(ann))
+
+
+def test_a_games_deadline_is_kept_across_a_restart(tmp_path: Path, fake: FakeTwilio, clock: Clock) -> None:
+    first = build(tmp_path, fake, clock)
+    ann, _bob, _cy = _upside_out(first)
+    clock.advance(OPENING - 1)
+    assert timer(first).tick() == []
+    first.app.state.store.close()
+    second = build(tmp_path, fake, clock)
+    clock.advance(1)
+    assert [a.kind for a in timer(second).tick()] == ["timeout"]
+    assert ALONE in second.last(ann)
+    second.app.state.store.close()

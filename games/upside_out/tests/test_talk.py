@@ -142,13 +142,18 @@ def test_ambiguous_asks_which() -> None:
 def test_listening_offers_the_moves_possible_now() -> None:
     state = R.new_game(P3, Options(first="Ann"), 0, None)
     heard = T.listen_for(state, P3, "en", False)
-    assert isinstance(heard, Listening) and "draw" in heard.moves and "plays Windfall" in heard.moves
+    # As a recogniser's dictionary spells them: lower case, "U-Turn" as "u turn".
+    assert isinstance(heard, Listening) and "draw" in heard.moves and "plays windfall" in heard.moves
+    assert "plays u turn" in heard.moves and "plays u turn turned" in heard.moves
     assert "mirror" not in heard.moves
     state, _ = R.play(state, Play("Ann", T_card("purge")))
     heard = T.listen_for(state, P3, "en", False)
     assert "mirror" in heard.moves and "discards two" in heard.moves and "draw" not in heard.moves
     vocabulary = T.vocabulary(P3, Options(), "en")
-    assert "Windfall" in vocabulary and "everyone else" in vocabulary and "mirror" in vocabulary
+    assert "plays windfall" in vocabulary and "reveals a secret hush" in vocabulary and "mirror" in vocabulary
+    assert set(heard.moves) <= set(vocabulary) and "everyone else" not in vocabulary  # never listened for
+    opening = T.listen_for(R.new_game(P3, Options(), 0, None), P3, "en", False)
+    assert "bob starts" in opening.moves  # a shared microphone does not know who said "me"
 
 
 def T_card(name: str) -> Any:
