@@ -22,7 +22,7 @@ from games.inversion import talk as words
 from games.inversion.cards import Card, Suit, deck
 from games.inversion.rules import InversionOutcome
 from games.inversion.words import card_words, grammar, words_of
-from host.sms_text import NAME_MAX, SEGMENT, fit, fits_one_segment, gsm_length, turn_prefix
+from host.sms_text import NAME_MAX, SEGMENT, fit, fits_one_segment, gsm_length, texted, turn_prefix
 from tests.sms.conftest import PHONES, Sms, new_sid
 
 # -- helpers -----------------------------------------------------------------------------
@@ -478,7 +478,7 @@ def test_every_inversion_phrase_fits_one_segment(key: str, template: str) -> Non
     assert all(fits_one_segment(m) for m in messages), messages
     if not _fields(template) & LISTS:
         assert len(messages) == 1, f"{key} needs {len(messages)} messages: {messages}"
-    assert " ".join(m.removeprefix(PREFIX) for m in messages) == text
+    assert " ".join(m.removeprefix(PREFIX) for m in messages) == texted(text)
 
 
 def _states() -> list[inv.State]:

@@ -18,6 +18,7 @@ from host.sms_text import (
     gsm_length,
     is_gsm7,
     sanitize_name,
+    texted,
     to_gsm7,
     turn_prefix,
 )
@@ -35,6 +36,13 @@ LISTS = {"players", "counts", "out"}
 def _prompt() -> str:
     g = load("en")
     return g.phrase("turn_both", player=LONG_NAME, up="even", down="even", last=CHAIN)
+
+
+def _why() -> str:
+    """The longest reason a number is wrong."""
+    g = load("en")
+    fields = {"number": CHAIN, "parity": "even", "last": CHAIN, "low": RANGE, "high": RANGE}
+    return max((g.phrase(k, **fields) for k in g.phrases if k.startswith("why_")), key=len)
 
 
 def _values(key: str) -> dict[str, str]:
@@ -56,6 +64,9 @@ def _values(key: str) -> dict[str, str]:
         "numbers": f"{CHAIN} or {CHAIN} or {CHAIN}",
         "count": "999",
         "minutes": "1440",
+        "seconds": "59",
+        "why": _why(),
+        "parity": "even",
         "code": "123456",
         "up": "even",
         "down": "even",
@@ -72,7 +83,8 @@ def _fields(template: str) -> set[str]:
 
 
 # !nversion seats at most 4, with its own fields: tests/sms/test_inversion_sms.py.
-TEMPLATES = sorted((k, v) for k, v in load("en").phrases.items() if not k.startswith("inv_"))
+# sms_texted is how the rest is texted, not a text of its own.
+TEMPLATES = sorted((k, v) for k, v in load("en").phrases.items() if not k.startswith("inv_") and k != "sms_texted")
 
 
 @pytest.mark.parametrize(("key", "template"), TEMPLATES, ids=[k for k, _ in TEMPLATES])
@@ -85,18 +97,18 @@ def test_every_template_fits_one_segment_with_the_longest_names_and_numbers(key:
     if not _fields(template) & LISTS:
         # One name and a few numbers never need a second message.
         assert len(messages) == 1, f"{key} needs {len(messages)} messages: {messages}"
-    assert " ".join(m.removeprefix(PREFIX) for m in messages) == text
+    assert " ".join(m.removeprefix(PREFIX) for m in messages) == texted(text)
 
 
 def test_the_longest_combined_move_reply_fits_in_one_or_is_split_in_order() -> None:
     g = load("en")
     lines = [
-        g.phrase("mistake_training", player=LONG_NAME, number=CHAIN, count=999),
+        g.phrase("mistake_training", player=LONG_NAME, number=CHAIN, why=_why(), count=999),
         _prompt(),
     ]
     messages = fit(lines, PREFIX)
     assert all(fits_one_segment(m) for m in messages)
-    assert " ".join(m.removeprefix(PREFIX) for m in messages) == " ".join(lines)
+    assert " ".join(m.removeprefix(PREFIX) for m in messages) == texted(" ".join(lines))
 
 
 def test_gsm_length_counts_extension_characters_twice_and_refuses_ucs2() -> None:
