@@ -376,8 +376,7 @@ def play(
         options, setup = options_and_setup(spec, opt, say, named, range_)
         check_setup(spec, names, options, lang, setup)
         session_id = new_session(referee, spec, names, options, lang)
-        where = f" --db {db}" if db is not None else ""
-        err.print(f"Session {session_id} (resume with --resume {session_id}{where}).")
+        err.print(f"Session {session_id} (resume with {resume_hint(session_id, db)}).")
         for reply in said_first(referee, session_id, setup):
             emit(reply, as_json)
     for raw in sys.stdin:
@@ -388,6 +387,11 @@ def play(
         speaker, text = split_speaker(line, table.names)
         emit(referee.handle(session_id, text, speaker), as_json)
     store.close()
+
+
+def resume_hint(session_id: str, db: Path | None) -> str:
+    """The options that go on with a session: its database too when one was given."""
+    return f"--resume {session_id}" + (f" --db {db}" if db is not None else "")
 
 
 def opening_reply(table: Table) -> Reply:
@@ -587,8 +591,7 @@ def table(
     if clock is not None:
         clock.listener = listener
     err.print(describe_model(speech_model))
-    where = f" --db {db}" if db is not None else ""
-    hint = f"gamehost play {spec.name} --resume {session_id}{where}"
+    hint = f"gamehost play {spec.name} {resume_hint(session_id, db)}"
     err.print(f"Session {session_id} (resume as text with: {hint}).")
     if listener.missing_words:
         err.print(

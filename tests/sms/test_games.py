@@ -54,7 +54,8 @@ def test_two_players_tournament_to_the_end(sms: Sms) -> None:
         "#3 Bob said 52. Ann: an even number above 52 or an odd number below 52."
     ]
     assert move(sms, phones, ann, "I'll go 53") == [
-        "#4 Ann said 53. Wrong: 53 is odd, so it must be below 52. Ann is out. Bob wins! Bob opens the next game: text NEW."
+        "#4 Ann said 53. Wrong: 53 is odd, so it must be below 52. "
+        "Ann is out. Bob wins! Bob opens the next game: text NEW."
     ]
     assert not sms.table(ann).running
     # Every REST message really went through the SDK, from the number the players texted.
@@ -73,12 +74,16 @@ def test_three_players_tournament_with_numbers_out_of_turn(sms: Sms) -> None:
     assert sms.text(cy, "49") == ["#2 Waiting for Bob."]
     assert {p: len(sms.inbox(p)) for p in phones} == before
     assert sms.table(ann).state.turn == 2  # type: ignore[union-attr]
-    assert move(sms, phones, bob, "51")[0].startswith("#3 Bob said 51. Wrong: 51 is odd, so it must be below 50. Bob is out. Cy:")
+    assert move(sms, phones, bob, "51")[0].startswith(
+        "#3 Bob said 51. Wrong: 51 is odd, so it must be below 50. "
+        "Bob is out. Cy:"
+    )
     assert sms.text(bob, "47") == ["#3 Waiting for Cy."]
     # The chain goes on from Bob's wrong 51.
     assert move(sms, phones, cy, "fifty three")[0].startswith("#4 Cy said 53. Ann: an odd number above 53")
     assert move(sms, phones, ann, "54") == [
-        "#5 Ann said 54. Wrong: 54 is even, so it must be below 53. Ann is out. Cy wins! Cy opens the next game: text NEW."
+        "#5 Ann said 54. Wrong: 54 is even, so it must be below 53. "
+        "Ann is out. Cy wins! Cy opens the next game: text NEW."
     ]
     assert sms.text(bob, "status") == ["#5 Cy wins! Cy opens the next game: text NEW."]
 
@@ -117,6 +122,19 @@ def test_training_mistakes_count_and_the_player_tries_again(sms: Sms) -> None:
         " Bob: an even number above 50 or an odd number below 50."
     ]
     assert sms.table(ann).running
+
+
+def test_a_name_that_cannot_be_texted_is_replaced_and_the_player_told(sms: Sms) -> None:
+    created = sms.text(PHONES[0], "NEW 민수")
+    assert created[0] == "Your name cannot be sent by text, so you play as Player 1."
+    code = created[1].split()[1]
+    assert "You are Player 1." in created[1]
+    joined = sms.text(PHONES[1], f"JOIN {code} 🎲")
+    assert joined[0].startswith(
+        "Your name cannot be sent by text, so you play as Player 2. You joined game"
+    ) and "as Player 2. Players: Player 1, Player 2." in joined[0]
+    # A name that only loses some letters keeps the rest, as the others see it too.
+    assert "as Zoe." in sms.text(PHONES[2], f"JOIN {code} Zoë")[0]
 
 
 def test_join_problems_are_explained(sms: Sms) -> None:

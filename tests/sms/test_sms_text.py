@@ -84,7 +84,9 @@ def _fields(template: str) -> set[str]:
 
 # !nversion seats at most 4, with its own fields: tests/sms/test_inversion_sms.py.
 # sms_texted is how the rest is texted, not a text of its own.
-TEMPLATES = sorted((k, v) for k, v in load("en").phrases.items() if not k.startswith("inv_") and k != "sms_texted")
+TEMPLATES = sorted(
+    (k, v) for k, v in load("en").phrases.items() if not k.startswith("inv_") and k != "sms_texted"
+)
 
 
 @pytest.mark.parametrize(("key", "template"), TEMPLATES, ids=[k for k, _ in TEMPLATES])
@@ -165,3 +167,25 @@ def test_fit_always_gives_single_segments_in_order(lines: list[str], turn: int |
     # Nothing is lost or reordered, only whitespace between pieces may differ.
     sent = "".join("".join(m.removeprefix(prefix).split()) for m in messages)
     assert sent == "".join("".join(to_gsm7(line).split()) for line in lines)
+
+
+@pytest.mark.parametrize(
+    ("said", "sent"),
+    [
+        ("Cy wins! Cy opens the next game: say new game.", "Cy wins! Cy opens the next game: text NEW."),
+        ("Say new game to play again.", "Text NEW to play again."),
+        ("A game is running. Say finish to end it first.", "A game is running. Text FINISH to end it first."),
+        ("게임이 끝났어요. 새 게임이라고 하세요.", "게임이 끝났어요. 새 게임이라고 보내세요."),
+        ("Ann: say keep blue.", "Ann: say keep blue."),  # only what the grammar says to text
+    ],
+)
+def test_what_to_say_is_texted_as_what_to_text(said: str, sent: str) -> None:
+    assert texted(said) == sent
+
+
+def test_no_text_tells_anyone_to_say_a_command() -> None:
+    g = load("en")
+    lines = [g.phrase(k, winner="Ann", last_mistake="Ann", counts="Ann 1", turn="") for k in
+             ("winner", "game_over_training", "game_over_training_clean", "no_game", "game_finished",
+              "game_running", "not_understood_wait")]
+    assert not any("say new game" in m.lower() or "say finish" in m.lower() for m in fit(lines))

@@ -122,3 +122,12 @@ def _eventually(check: Callable[[], bool], timeout: float = 10.0) -> bool:
             return True
         time.sleep(0.02)
     return False
+
+
+def test_a_reminder_under_a_minute_says_seconds(tmp_path: Path, fake: FakeTwilio, clock: Clock) -> None:
+    sms = build(tmp_path, fake, clock, sms_turn_timeout=90.0)
+    ann, bob = sms.new_game(2)
+    sms.text(ann, "50")
+    clock.advance(45)
+    assert [a.kind for a in timer(sms).tick()] == ["reminder"]
+    assert sms.last(bob).startswith("#2 Reminder: Bob, your turn. 45 s left.")
