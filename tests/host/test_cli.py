@@ -11,6 +11,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from games.blofa.rules import Colour, PlayCards, Reveal
+from games.blofa.talk import TALK as BLOFA
 from host.cli import app
 from host.config import Settings
 from host.lobby import Lobby
@@ -204,3 +206,18 @@ def test_the_outbox_says_who_a_call_is_and_what_a_bare_twiml_update_said(tmp_pat
     assert f"call to Ann, +15550100001 (CA{'1' * 32})" in out and "sms to Ann (+15550100001)" in out
     assert "said: Bob said 50." in out and "<Say>" not in out
     assert out.count("stored (no Twilio credentials)") == 2
+
+
+
+def test_blofa_says_moves_back_with_numbers_in_words(tmp_path: Path) -> None:
+    said = "Ann: one blue card, two\nBob: challenge\nAnn: zero\nundo\n"
+    result = runner.invoke(
+        app, ["play", "blofa", "--players", "Ann,Bob,Cy,Dana", "--db", str(tmp_path / "g.db")], input=said
+    )
+    assert result.exit_code == 0, result.output
+    assert "Taken back: zero." in result.stdout.splitlines()  # the table's move, not "nobody took back 0"
+    dana = (PlayCards("Dana", (Colour.BLUE,), 3), PlayCards("Dana", (Colour.YELLOW,), 3))
+    assert BLOFA.ambiguous(dana, "en").text == (
+        "Did you mean Dana: one blue card, three or Dana: one yellow card, three?"
+    )
+    assert BLOFA.move_text(Reveal((2, 1)), "en") == "two and one"
