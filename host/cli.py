@@ -349,14 +349,14 @@ def play(
     suits: SuitsOption = None,
     lane: LaneOption = None,
     first: FirstOption = None,
-    lang: Annotated[str, typer.Option(help="Language of the words understood and said.")] = "en",
+    lang: Annotated[str | None, typer.Option(help="Language of the words said (default: en).")] = None,
     db: Annotated[Path | None, typer.Option(help="SQLite file (default: the user data directory).")] = None,
     resume: Annotated[str | None, typer.Option(help="Go on with a saved session by its ID.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="One JSON object per event, per line.")] = False,
 ) -> None:
     """Referee a game typed on standard input: one "Name: utterance" per line, or a bare utterance."""
     spec = find(game)
-    check_lang(lang)
+    check_lang(lang or "en")
     store = open_store(db)
     referee = Referee(store)
     if resume is not None:
@@ -364,13 +364,18 @@ def play(
             raise fail(f"no saved session {resume!r} in {store.path}")
         session_id = resume
         table = referee.table(session_id)
-        given = (players, mode, range_, rounds, revoke_penalty, suits, lane, first)
+        given = (players, mode, range_, rounds, revoke_penalty, suits, lane, first, lang)
         if opt or say or ctx.args or any(v is not None for v in given):
-            raise fail("--resume goes on with the saved game as it was: give no players, options or setup")
+            raise fail(
+                "--resume goes on with the saved game as it was: give no players, options, setup or --lang"
+            )
+        if table.spec.name != spec.name:
+            raise fail(f"session {resume} is a game of {table.spec.name}, not {spec.name}")
         err.print(f"Resuming session {session_id} ({', '.join(table.names)}).")
         emit(opening_reply(table), as_json)
     else:
         names = parse_players(players)
+        lang = lang or "en"
         named: dict[str, object] = {"--mode": mode, "--rounds": rounds, "--revoke-penalty": revoke_penalty}
         named |= {"--suits": suits, "--lane": lane, "--first": first, **flag_values(ctx.args)}
         options, setup = options_and_setup(spec, opt, say, named, range_)

@@ -138,6 +138,10 @@ def test_resume_takes_no_new_players_or_options(tmp_path: Path) -> None:
     session = err.split()[1]
     code, _, err = play(tmp_path / "g.db", "", "--resume", session, "--players", "Cy,Dee")
     assert code == 2 and "--resume goes on with the saved game" in err
+    code, _, err = play(tmp_path / "g.db", "", "--resume", session, "--lang", "ko")
+    assert code == 2 and "--resume goes on with the saved game" in err
+    result = runner.invoke(app, ["play", "blofa", "--db", str(tmp_path / "g.db"), "--resume", session])
+    assert result.exit_code == 2 and "is a game of up-or-down, not blofa" in result.stderr
 
 
 def test_each_game_takes_its_own_option_flags(tmp_path: Path) -> None:
