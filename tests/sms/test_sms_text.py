@@ -176,6 +176,8 @@ def test_fit_always_gives_single_segments_in_order(lines: list[str], turn: int |
         ("Say new game to play again.", "Text NEW to play again."),
         ("A game is running. Say finish to end it first.", "A game is running. Text FINISH to end it first."),
         ("게임이 끝났어요. 새 게임이라고 하세요.", "게임이 끝났어요. 새 게임이라고 보내세요."),
+        ("차례가 되면 숫자를 말하거나 도움말이라고 하세요.", "차례가 되면 숫자나 도움말을 보내세요."),
+        ("민수 승리! 새 게임 하려면 새 게임.", "민수 승리! 새 게임 하려면 새 게임이라고 보내세요."),
         ("Ann: say keep blue.", "Ann: say keep blue."),  # only what the grammar says to text
     ],
 )
