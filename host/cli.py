@@ -302,8 +302,12 @@ def check_setup(
 ) -> None:
     """Judge the options and setup talk on a scratch table: a wrong one exits 2 before
     anything is saved (or a speech model loads)."""
-    scratch = Referee(Store(":memory:"))
-    said_first(scratch, new_session(scratch, spec, names, options, lang), setup)
+    store = Store(":memory:")
+    try:
+        scratch = Referee(store)
+        said_first(scratch, new_session(scratch, spec, names, options, lang), setup)
+    finally:
+        store.close()
 
 
 @app.command(cls=Command)
