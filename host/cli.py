@@ -11,9 +11,11 @@ from collections.abc import Mapping
 from importlib import metadata
 from pathlib import Path
 from typing import Annotated, Any
+from xml.etree import ElementTree
 
 import typer
 from rich.console import Console
+from typer.core import TyperCommand, TyperGroup
 
 from games.base import GameSpec, UnknownGame, all_games, find_game
 from grammars import GrammarError, languages, load
@@ -24,7 +26,28 @@ from host.reply import Reply
 from host.session import SessionConfig, Table
 from host.store import Store, describe
 
+
+def _plain_flags(params: list[Any]) -> None:
+    """A flag takes no value, so help shows none (Typer would show ``--json <bool>``)."""
+    for param in params:
+        if getattr(param, "is_flag", False) and param.metavar is None:
+            param.metavar = ""
+
+
+class Command(TyperCommand):
+    def format_help(self, ctx: Any, formatter: Any) -> None:
+        _plain_flags(self.get_params(ctx))
+        super().format_help(ctx, formatter)
+
+
+class Group(TyperGroup):
+    def format_help(self, ctx: Any, formatter: Any) -> None:
+        _plain_flags(self.get_params(ctx))
+        super().format_help(ctx, formatter)
+
+
 app = typer.Typer(
+    cls=Group,
     help="gamehost: a voice and text referee for table games.",
     no_args_is_help=True,
     add_completion=False,
@@ -56,14 +79,18 @@ GameArgument = Annotated[str, typer.Argument(help="The game to referee (gamehost
 # and these older flags stay as aliases for them (--mode, --range, --rounds,
 # --revoke-penalty) or for table talk said before the game (--suits, --lane, --first).
 OptOption = Annotated[
-    list[str] | None, typer.Option("--opt", help="A game option, name=value (gamehost games lists them).")
+    list[str] | None,
+    typer.Option("--opt", metavar="NAME=VALUE", help="A game option (gamehost games lists them)."),
 ]
 SayOption = Annotated[
     list[str] | None,
-    typer.Option("--say", help='Table talk said first, e.g. "hearts spades clubs" (repeatable).'),
+    typer.Option("--say", metavar="TEXT", help='Table talk said first, e.g. "hearts clubs" (repeatable).'),
 ]
 ModeOption = Annotated[str | None, typer.Option(help="Option mode (e.g. tournament or training).")]
-RangeOption = Annotated[str | None, typer.Option("--range", help="Options low and high, e.g. 1-100.")]
+RangeOption = Annotated[
+    str | None, typer.Option("--range", metavar="LOW-HIGH", help="Options low and high, e.g. 1-100.")
+]
+PlayersHelp = "Seating order, comma separated: Ann,Bob,Cy."
 RoundsOption = Annotated[int | None, typer.Option(help="Option rounds.")]
 PenaltyOption = Annotated[str | None, typer.Option(help="Option revoke_penalty (announce or trick).")]
 SuitsOption = Annotated[str | None, typer.Option(help="Said first: the suits, e.g. heart,spade,club.")]
@@ -147,6 +174,14 @@ def options_and_setup(
     """The game's options and the table talk to say first, from every way a command line
     gives them: ``--opt``, a game option's own flag, the older flags, ``--range``, ``--say``."""
     by_flag = {flag: o.name for o in spec.option_info() for flag in o.flags}
+    known = {o.name for o in spec.option_info()}
+
+    def no_option(flag: str) -> typer.Exit:
+        have = ", ".join(sorted([*by_flag, *(["--range"] if {"low", "high"} <= known else [])])) or "none"
+        return fail(f"{spec.name} has no option {flag} (its flags: {have}; or --opt name=value)")
+
+    if range_ and not {"low", "high"} <= known:
+        raise no_option("--range")
     values: dict[str, object] = dict(parse_range(range_)) if range_ else {}
     setup: list[tuple[str, str]] = []
     for flag, value in flags.items():
@@ -156,11 +191,10 @@ def options_and_setup(
             values[by_flag[flag]] = value
         elif flag in SETUP_FLAGS:
             setup.append((flag, str(value)))
-        elif flag in OPTION_FLAGS:
+        elif flag in OPTION_FLAGS and flag[2:].replace("-", "_") in known:
             values[flag[2:].replace("-", "_")] = value
         else:
-            have = ", ".join(sorted(by_flag)) or "none"
-            raise fail(f"{spec.name} has no option {flag} (its flags: {have}; or --opt name=value)")
+            raise no_option(flag)
     return game_options(spec, opts, values), [*setup, *(("--say", line) for line in say or [])]
 
 
@@ -257,7 +291,12 @@ def said_first(referee: Referee, session_id: str, lines: list[tuple[str, str]]) 
         if seconds is not None:
             replies.extend(pass_time(referee, session_id, seconds))
             continue
-        speaker, text = split_speaker(line, referee.table(session_id).names)
+        table = referee.table(session_id)
+        if flag in SETUP_FLAGS and table.to_act():
+            # Past the setup steps (or a game with none) the line would be taken as a move.
+            raise fail(f"{flag} does not apply to {table.spec.name}: it has no setup step for it"
+                       f" (it starts: {prompt_text(table)})")
+        speaker, text = split_speaker(line, table.names)
         reply = referee.handle(session_id, text, speaker)
         if not reply.accepted:
             raise fail(f"{flag}: {' '.join(reply.private) or 'not understood'}")
@@ -281,7 +320,21 @@ def pass_time(referee: Referee, session_id: str, seconds: float) -> list[Reply]:
     return [reply] if reply is not None else []
 
 
-@app.command()
+def check_setup(
+    spec: GameSpec[Any, Any, Any], names: list[str], options: dict[str, object], lang: str,
+    setup: list[tuple[str, str]],
+) -> None:
+    """Judge the options and setup talk on a scratch table: a wrong one exits 2 before
+    anything is saved (or a speech model loads)."""
+    store = Store(":memory:")
+    try:
+        scratch = Referee(store, SkipClock())
+        said_first(scratch, new_session(scratch, spec, names, options, lang), setup)
+    finally:
+        store.close()
+
+
+@app.command(cls=Command)
 def games(
     as_json: Annotated[bool, typer.Option("--json", help="One JSON object per game, per line.")] = False,
 ) -> None:
@@ -310,11 +363,11 @@ def games(
             out.print(f"  --opt {o['name']}=...{flags}: {o['help']} Default: {o['default']}.")
 
 
-@app.command(context_settings=EXTRA_ARGS)
+@app.command(cls=Command, context_settings=EXTRA_ARGS)
 def play(
     ctx: typer.Context,
     game: GameArgument,
-    players: Annotated[str | None, typer.Option(help="Seating order, comma separated: Ann,Bob,Cy.")] = None,
+    players: Annotated[str | None, typer.Option(metavar="NAMES", help=PlayersHelp)] = None,
     opt: OptOption = None,
     say: SayOption = None,
     mode: ModeOption = None,
@@ -324,14 +377,14 @@ def play(
     suits: SuitsOption = None,
     lane: LaneOption = None,
     first: FirstOption = None,
-    lang: Annotated[str, typer.Option(help="Language of the words understood and said.")] = "en",
+    lang: Annotated[str | None, typer.Option(help="Language of the words said (default: en).")] = None,
     db: Annotated[Path | None, typer.Option(help="SQLite file (default: the user data directory).")] = None,
     resume: Annotated[str | None, typer.Option(help="Go on with a saved session by its ID.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="One JSON object per event, per line.")] = False,
 ) -> None:
     """Referee a game typed on standard input: one "Name: utterance" per line, or a bare utterance."""
     spec = find(game)
-    check_lang(lang)
+    check_lang(lang or "en")
     store = open_store(db)
     referee = Referee(store, SkipClock())
     if resume is not None:
@@ -339,19 +392,24 @@ def play(
             raise fail(f"no saved session {resume!r} in {store.path}")
         session_id = resume
         table = referee.table(session_id)
-        given = (players, mode, range_, rounds, revoke_penalty, suits, lane, first)
+        given = (players, mode, range_, rounds, revoke_penalty, suits, lane, first, lang)
         if opt or say or ctx.args or any(v is not None for v in given):
-            raise fail("--resume goes on with the saved game as it was: give no players, options or setup")
+            raise fail(
+                "--resume goes on with the saved game as it was: give no players, options, setup or --lang"
+            )
+        if table.spec.name != spec.name:
+            raise fail(f"session {resume} is a game of {table.spec.name}, not {spec.name}")
         err.print(f"Resuming session {session_id} ({', '.join(table.names)}).")
         emit(opening_reply(table), as_json)
     else:
         names = parse_players(players)
+        lang = lang or "en"
         named: dict[str, object] = {"--mode": mode, "--rounds": rounds, "--revoke-penalty": revoke_penalty}
         named |= {"--suits": suits, "--lane": lane, "--first": first, **flag_values(ctx.args)}
         options, setup = options_and_setup(spec, opt, say, named, range_)
+        check_setup(spec, names, options, lang, setup)
         session_id = new_session(referee, spec, names, options, lang)
-        where = f" --db {db}" if db is not None else ""
-        err.print(f"Session {session_id} (resume with --resume {session_id}{where}).")
+        err.print(f"Session {session_id} (resume with {resume_hint(session_id, db)}).")
         for reply in said_first(referee, session_id, setup):
             emit(reply, as_json)
     watch = Watch(referee, session_id)
@@ -374,6 +432,11 @@ def play(
     store.close()
 
 
+def resume_hint(session_id: str, db: Path | None) -> str:
+    """The options that go on with a session: its database too when one was given."""
+    return f"--resume {session_id}" + (f" --db {db}" if db is not None else "")
+
+
 def opening_reply(table: Table) -> Reply:
     """What to show when a session starts or resumes: the prompt and the turn."""
     reply = Reply("")
@@ -384,7 +447,7 @@ def opening_reply(table: Table) -> Reply:
     return reply
 
 
-@app.command()
+@app.command(cls=Command)
 def serve(
     host: Annotated[str, typer.Option(help="Interface to listen on.")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="Port to listen on.")] = 8000,
@@ -473,7 +536,7 @@ def migrate(
         out.print(f"{describe(target)} is up to date ({head()}).")
 
 
-@app.command()
+@app.command(cls=Command)
 def outbox(
     db: Annotated[
         Path | None, typer.Option(help="SQLite file (default: GAMEHOST_DB or the user data directory).")
@@ -492,23 +555,46 @@ def outbox(
     if not items:
         out.print("The outbox is empty.")
         return
+    whom = recipients(store)
     for item in items:
         when = datetime.datetime.fromtimestamp(item.at).strftime("%Y-%m-%d %H:%M:%S")
         state = "stored (no Twilio credentials)" if item.status == "stored" else item.status
         tries = f", {item.attempts} {'try' if item.attempts == 1 else 'tries'}" if item.attempts else ""
         sid = f", Twilio SID {item.sid}" if item.sid else ""
-        out.print(f"#{item.id} {when}  {item.kind} to {item.to}  {state}{tries}{sid}")
-        # A call update's TwiML is not what the caller heard: its summary is.
-        out.print(f"    said: {item.said}")
+        to = f"{whom[item.to]} ({item.to})" if item.to in whom else item.to
+        out.print(f"#{item.id} {when}  {item.kind} to {to}  {state}{tries}{sid}")
+        # A call update's TwiML is not what the caller heard: its summary is (or, for rows
+        # stored without one, the TwiML's words).
+        said = item.said if item.kind != "call" or item.summary is not None else twiml_words(item.body)
+        out.print(f"    said: {said}")
         if item.detail and item.status != "sent":
             out.print(f"    last error: {item.detail}")
 
 
-@app.command(context_settings=EXTRA_ARGS)
+def recipients(store: Store) -> dict[str, str]:
+    """Who a phone number or a live call is: the player's name (and, for a call, number)."""
+    whom: dict[str, str] = {}
+    for row in store.execute("SELECT address, name, call_sid FROM members"):
+        whom[str(row["address"])] = str(row["name"])
+        if row["call_sid"]:
+            whom[str(row["call_sid"])] = f"{row['name']}, {row['address']}"
+    return whom
+
+
+def twiml_words(twiml: str) -> str:
+    """The words of a TwiML document (what ``<Say>`` says), without its markup."""
+    try:
+        root = ElementTree.fromstring(twiml)
+    except ElementTree.ParseError:
+        return twiml
+    return " ".join(" ".join(root.itertext()).split())
+
+
+@app.command(cls=Command, context_settings=EXTRA_ARGS)
 def table(
     ctx: typer.Context,
     game: GameArgument,
-    players: Annotated[str, typer.Option(help="Seating order, comma separated: Ann,Bob,Cy.")],
+    players: Annotated[str, typer.Option(metavar="NAMES", help=PlayersHelp)],
     opt: OptOption = None,
     say: SayOption = None,
     mode: ModeOption = None,
@@ -567,9 +653,7 @@ def table(
     named["--lane"] = lane
     named |= {"--first": first, **flag_values(ctx.args)}
     options, setup = options_and_setup(spec, opt, say, named, range_)
-    # The setup is judged on a scratch table first: a wrong option fails before the model loads.
-    scratch = Referee(Store(":memory:"), SkipClock())
-    said_first(scratch, new_session(scratch, spec, names, options, lang), setup)
+    check_setup(spec, names, options, lang, setup)
     pcm = b""
     if audio is not None:
         # The file is checked before the model loads: a wrong file fails at once.
@@ -598,7 +682,8 @@ def table(
     if clock is not None:
         clock.listener = listener
     err.print(describe_model(speech_model))
-    err.print(f"Session {session_id} (resume as text with: gamehost play {spec.name} --resume {session_id}).")
+    hint = f"gamehost play {spec.name} {resume_hint(session_id, db)}"
+    err.print(f"Session {session_id} (resume as text with: {hint}).")
     if listener.missing_words:
         err.print(
             f"The speech model in {speech_model.path} lacks {len(listener.missing_words)} word(s); "

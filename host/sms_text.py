@@ -13,9 +13,12 @@ several parts that may arrive out of order. So everything the host texts goes th
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from collections.abc import Iterable
+
+from grammars import languages, load
 
 SEGMENT = 160  # GSM-7 characters in a single-part SMS
 
@@ -156,16 +159,48 @@ def _split(text: str, room: int) -> list[str]:
     return [*pieces, current] if current else pieces
 
 
+@functools.cache
+def _texted_rules() -> tuple[tuple[re.Pattern[str], str], ...]:
+    """Each language's ``sms_texted`` phrase: ``spoken=texted`` pairs separated by ``;``."""
+    rules: list[tuple[re.Pattern[str], str]] = []
+    for lang in languages():
+        for pair in load(lang).phrases.get("sms_texted", "").split(";"):
+            spoken, eq, texted = pair.partition("=")
+            if eq and spoken.strip():
+                pattern = re.compile(rf"(?<!\w){re.escape(spoken.strip())}(?!\w)", re.IGNORECASE)
+                rules.append((pattern, texted.strip()))
+    return tuple(rules)
+
+
+def texted(line: str) -> str:
+    """``line`` as said over SMS: what the host tells people to say, they text ("Say new game"
+    becomes "Text NEW"; grammars/<lang>/phrases.yaml ``sms_texted``).
+
+    >>> texted("Cy wins! Cy opens the next game: say new game.")
+    'Cy wins! Cy opens the next game: text NEW.'
+    >>> texted("Say new game to play again.")
+    'Text NEW to play again.'
+    """
+    for pattern, words in _texted_rules():
+        line = pattern.sub(functools.partial(_as_texted, words), line)
+    return line
+
+
+def _as_texted(words: str, match: re.Match[str]) -> str:
+    """``words`` capitalised like the spoken words they replace."""
+    return words[:1].upper() + words[1:] if match[0][:1].isupper() else words
+
+
 def fit(lines: Iterable[str], prefix: str = "", limit: int = SEGMENT) -> list[str]:
     """Messages carrying ``lines`` in order, each ``prefix`` + text within one segment.
 
-    Lines are packed together while they fit; a line too long on its own is split at
-    sentence, then clause, then word boundaries."""
+    Lines are said as texted (:func:`texted`) and packed together while they fit; a line
+    too long on its own is split at sentence, then clause, then word boundaries."""
     prefix = to_gsm7(prefix) + (" " if prefix.endswith(" ") else "")
     room = limit - gsm_length(prefix)
     if room < 20:
         raise ValueError(f"prefix {prefix!r} leaves no room")
-    pieces = [p for line in lines if (clean := to_gsm7(line)) for p in _split(clean, room)]
+    pieces = [p for line in lines if (clean := to_gsm7(texted(line))) for p in _split(clean, room)]
     return [prefix + chunk for chunk in _pack(pieces, room)]
 
 

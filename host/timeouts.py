@@ -112,10 +112,11 @@ class TurnTimer:
                 return None  # reminded already (perhaps before a restart, or by another worker)
             self._reminded[session_id] = seq
             g = load(table.config.lang)
-            minutes = max(1, math.ceil((started + step.seconds - now) / 60))
+            left = max(1, math.ceil(started + step.seconds - now))  # seconds; under a minute said as such
             reply = Reply(
                 session_id,
-                news=[g.phrase("turn_reminder", player=player, minutes=minutes)],
+                news=[g.phrase("turn_reminder", player=player, minutes=math.ceil(left / 60)) if left >= 60
+                      else g.phrase("turn_reminder_seconds", player=player, seconds=left)],
                 prompt=table.spec.talk.prompt(table.state, table.lang),
                 turn=turn,
                 next_player=player,

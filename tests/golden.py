@@ -42,6 +42,8 @@ def up_or_down_script() -> Script:
         game, _ = ud.play(game, number)
     lines[1:1] = ["Bob: whose turn", "Cy: fifty and sixty", "Bob: umm"]
     lines[5:5] = ["Cy: score", "Ann: undo"]
+    # The winner opens a rematch with a number outside the range; the chain goes on from it.
+    lines += ["Cy: new game", "Cy: a million", "Ann: 54", "Bob: whose turn"]
     return SessionConfig(), players, lines
 
 

@@ -419,13 +419,19 @@ class BlofaTalk:
     def move_text(self, move: Move, lang: str) -> str:
         match move:
             case PlayCards(player, colours, declared):
-                return _say(lang, "move_play", player=player, cards=_cards(colours, lang), declared=declared)
+                return _say(
+                    lang, "move_play", player=player, cards=_cards(colours, lang), declared=declared,
+                    declared_words=to_words(declared, lang),
+                )
             case Pass(player, pile):
                 return _say(lang, "move_pass", player=player, pile=_colour(pile, lang))
             case Challenge(player):
                 return _say(lang, "move_challenge", player=player)
             case Reveal(values):
-                return _say(lang, "move_reveal", values=_join([str(v) for v in values], lang))
+                return _say(
+                    lang, "move_reveal", values=_join([str(v) for v in values], lang),
+                    values_words=_join([to_words(v, lang) for v in values], lang),
+                )
             case Keep(player, colour, rule):
                 if rule:
                     return _say(lang, "move_capture", player=player)
@@ -564,9 +570,11 @@ def _keep_prompt(player: str, choices: tuple[str, ...], lang: str) -> str:
 def _describe(event: Event, options: Options, lang: str) -> list[str]:
     if isinstance(event, MoveUndone):
         # The host's undo: the shared wording, with the move as the talk says it.
-        who = event.player or load(lang).phrases["nobody"]
-        what = TALK.move_text(event.move, lang).removeprefix(f"{who}: ")  # "Bob took back pass yellow"
-        return [load(lang).phrase("undo", player=who, number=what)]
+        if event.player is None:  # a move of the table's (the values of revealed cards)
+            return [_say(lang, "undo_table", what=TALK.move_text(event.move, lang))]
+        # "Bob took back pass yellow"
+        what = TALK.move_text(event.move, lang).removeprefix(f"{event.player}: ")
+        return [load(lang).phrase("undo", player=event.player, number=what)]
     match event:
         case TrickStarted(dealer, trick):
             return [_say(lang, "trick_started", dealer=dealer, trick=trick)]

@@ -212,6 +212,27 @@ def is_valid(last: int | None, n: int, options: Options) -> bool:
     return False
 
 
+def fault(last: int | None, n: int, options: Options) -> str | None:
+    """Which rule ``n`` breaks after ``last``, or None when it is valid: ``outside`` the
+    range, the ``same`` number again, or its parity on the wrong side of ``last``
+    (``not_above``: a number of ``last``'s parity must be above it; ``not_below``: one of
+    the other parity must be below it).
+
+    >>> o = Options()
+    >>> [fault(53, n, o) for n in (101, 53, 54, 25, 67)]
+    ['outside', 'same', 'not_below', 'not_above', None]
+    """
+    if not options.low <= n <= options.high:
+        return "outside"
+    if last is None:
+        return None
+    if n == last:
+        return "same"
+    if n % 2 == last % 2:
+        return None if n > last else "not_above"
+    return None if n < last else "not_below"
+
+
 def valid_numbers(state: State) -> list[int]:
     o = state.options
     return [n for n in range(o.low, o.high + 1) if is_valid(state.last, n, o)]

@@ -73,10 +73,10 @@ def describe(event: Event, lang: str = "en", number: NumberStyle = digits) -> st
     if isinstance(event, MoveMade):
         return g.phrase("move", player=event.player, number=number(event.number))
     if isinstance(event, MistakeCounted):
-        return g.phrase("mistake_training", player=event.player, number="", count=event.mistakes)
+        return g.phrase("mistake_count", player=event.player, count=event.mistakes)
     if isinstance(event, PlayerOut):
-        key = {"timeout": "timeout_out", "left": "left_out"}.get(event.reason, "mistake_out")
-        return g.phrase(key, player=event.player, number="")
+        key = {"timeout": "timeout_out", "left": "left_out"}.get(event.reason, "out")
+        return g.phrase(key, player=event.player)
     if isinstance(event, TurnPassed):
         return g.phrase("timeout_pass", player=event.player)
     if isinstance(event, PlayerLeft):
@@ -88,9 +88,30 @@ def describe(event: Event, lang: str = "en", number: NumberStyle = digits) -> st
     return ""
 
 
-def describe_all(events: list[Event], lang: str = "en", number: NumberStyle = digits) -> list[str]:
-    """Lines for a ruling: a wrong number and its consequence become one sentence."""
+def why(move: MoveMade, options: ud.Options, lang: str = "en", number: NumberStyle = digits) -> str:
+    """Which rule a wrong number broke, in words ("54 is even, so it must be below 53.")."""
     g = load(lang)
+    broken = ud.fault(move.previous, move.number, options)
+    if broken is None:
+        return ""
+    parity = g.phrases[ud.parity(move.number)]
+    last = number(move.previous) if move.previous is not None else ""
+    if broken != "outside" and move.previous is not None and not options.low <= move.previous <= options.high:
+        # After a number outside the range the prompt named only the parity left.
+        c = ud.constraint(move.previous, options)
+        broken, parity = "parity", g.phrases[c.up if c.up_possible else c.down]
+    return g.phrase(
+        f"why_{broken}", number=number(move.number), parity=parity, last=last,
+        low=number(options.low), high=number(options.high),
+    )
+
+
+def describe_all(
+    events: list[Event], lang: str = "en", number: NumberStyle = digits, options: ud.Options | None = None
+) -> list[str]:
+    """Lines for a ruling: a wrong number, why it is wrong and its consequence become one line."""
+    g = load(lang)
+    options = options or ud.Options()
     lines: list[str] = []
     i = 0
     while i < len(events):
@@ -98,8 +119,9 @@ def describe_all(events: list[Event], lang: str = "en", number: NumberStyle = di
         following = events[i + 1] if i + 1 < len(events) else None
         if isinstance(event, MoveMade) and not event.valid and following is not None:
             said = number(event.number)
+            reason = why(event, options, lang, number)
             if isinstance(following, PlayerOut):
-                lines.append(g.phrase("mistake_out", player=event.player, number=said))
+                lines.append(g.phrase("mistake_out", player=event.player, number=said, why=reason))
                 i += 2
                 continue
             if isinstance(following, MistakeCounted):
@@ -108,6 +130,7 @@ def describe_all(events: list[Event], lang: str = "en", number: NumberStyle = di
                         "mistake_training",
                         player=event.player,
                         number=said,
+                        why=reason,
                         count=following.mistakes,
                     )
                 )
@@ -126,6 +149,10 @@ def constraint_text(state: ud.State, lang: str = "en", number: NumberStyle = dig
     if state.last is None:
         return g.phrase("turn_first", player=player, low=number(o.low), high=number(o.high))
     c = ud.constraint(state.last, o)
+    if not o.low <= c.last <= o.high:
+        # After a number outside the range only one parity is left, anywhere in the range.
+        parity = g.phrases[c.up if c.up_possible else c.down]
+        return g.phrase("turn_range", player=player, parity=parity, low=number(o.low), high=number(o.high))
     fields = {
         "player": player,
         "up": g.phrases[c.up],
@@ -185,6 +212,10 @@ def spoken_turn(state: ud.State, lang: str = "en") -> str:
         low, high = to_words(o.low, lang), to_words(o.high, lang)
         return voice_phrase(lang, "turn_first", player=player, low=low, high=high)
     c = ud.constraint(state.last, o)
+    if not o.low <= c.last <= o.high:
+        low, high = to_words(o.low, lang), to_words(o.high, lang)
+        parity = words[c.up if c.up_possible else c.down]
+        return voice_phrase(lang, "turn_range", player=player, parity=parity, low=low, high=high)
     fields = {"player": player, "up": words[c.up], "down": words[c.down], "last": to_words(c.last, lang)}
     if c.up_possible and c.down_possible:
         return voice_phrase(lang, "turn_both", **fields)
@@ -282,7 +313,7 @@ class UpOrDownTalk:
         return None
 
     def describe(self, events: Sequence[Event], options: ud.Options, lang: str) -> list[str]:
-        return describe_all(list(events), lang)
+        return describe_all(list(events), lang, options=options)
 
     def prompt(self, state: ud.State, lang: str) -> str:
         return prompt(state, lang)

@@ -179,7 +179,8 @@ class SmsChannel:
         while rest and (chosen := spec.option_words.get(words.keys[rest[0]].lower())) is not None:
             options.update(chosen)
             rest.pop(0)
-        name = sanitize_name(" ".join(words.raw[i] for i in rest)) or "Player 1"
+        asked = " ".join(words.raw[i] for i in rest)
+        name = sanitize_name(asked) or "Player 1"
         config = SessionConfig(
             game=spec.name,
             options=options,
@@ -200,9 +201,14 @@ class SmsChannel:
             line = self.g.phrase(
                 "sms_created_game", code=joined.code, name=name, game=spec.title, seats=_seat_range(spec)
             )
-        answer = self._say(None, [line])
+        answer = self._say(None, [*self._renamed(asked, name), line])
         answer.session_id = joined.session_id
         return answer
+
+    def _renamed(self, asked: str, name: str) -> list[str]:
+        """Telling someone whose name cannot be texted (not GSM-7) the one they play under."""
+        replaced = asked.strip() and not sanitize_name(asked)
+        return [self.g.phrase("sms_name_replaced", name=name)] if replaced else []
 
     def _join(self, address: str, words: Words, after: int, default: str | None = None) -> Answer:
         g = self.g
@@ -223,7 +229,8 @@ class SmsChannel:
         table = self.referee.table(row.id) if row is not None and row.status != "closed" else None
         if table is not None and len(table.players) >= _seats(table) and not table.running:
             return self._say(None, [g.phrase("sms_full", count=_seats(table))])
-        asked = sanitize_name(" ".join(words.raw[i:]))
+        typed = " ".join(words.raw[i:])
+        asked = sanitize_name(typed)
         taken = table.names if table is not None else ()
         if not asked and default and default.casefold() not in {n.casefold() for n in taken}:
             asked = default  # the name they played under last time
@@ -244,9 +251,8 @@ class SmsChannel:
         players = ", ".join(table.names)
         creator = table.players[0].name
         log.info("%s joined game %s as %s", address, result.session_id, name)
-        answer = self._say(
-            None, [g.phrase("sms_joined", code=code, name=name, players=players, creator=creator)]
-        )
+        joined_line = g.phrase("sms_joined", code=code, name=name, players=players, creator=creator)
+        answer = self._say(None, [*self._renamed(typed, name), joined_line])
         news = Reply(result.session_id, news=[g.phrase("sms_joined_others", name=name, players=players)])
         answer.tell.append((news, address))
         answer.session_id = result.session_id

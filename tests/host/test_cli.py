@@ -11,7 +11,15 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from games.blofa.rules import Colour, PlayCards, Reveal
+from games.blofa.talk import TALK as BLOFA
 from host.cli import app
+from host.config import Settings
+from host.lobby import Lobby
+from host.outbound import Outbound
+from host.referee import Referee
+from host.session import SessionConfig
+from host.store import Store
 
 runner = CliRunner()
 
@@ -130,6 +138,10 @@ def test_resume_takes_no_new_players_or_options(tmp_path: Path) -> None:
     session = err.split()[1]
     code, _, err = play(tmp_path / "g.db", "", "--resume", session, "--players", "Cy,Dee")
     assert code == 2 and "--resume goes on with the saved game" in err
+    code, _, err = play(tmp_path / "g.db", "", "--resume", session, "--lang", "ko")
+    assert code == 2 and "--resume goes on with the saved game" in err
+    result = runner.invoke(app, ["play", "blofa", "--db", str(tmp_path / "g.db"), "--resume", session])
+    assert result.exit_code == 2 and "is a game of up-or-down, not blofa" in result.stderr
 
 
 def test_each_game_takes_its_own_option_flags(tmp_path: Path) -> None:
@@ -144,3 +156,72 @@ def test_each_game_takes_its_own_option_flags(tmp_path: Path) -> None:
     assert code == 0 and "Bob draws 1." in out
     code, _, err = run("up-or-down", "--players", "Ann,Bob", "--dealer", "Cy")
     assert code == 2 and "up-or-down has no option --dealer" in " ".join(err.split())
+
+
+@pytest.mark.parametrize("command", ["play", "table", "games"])
+def test_help_shows_flags_without_a_value(command: str) -> None:
+    result = runner.invoke(app, [command, "--help"], env={"COLUMNS": "120"})
+    assert result.exit_code == 0
+    rows = [line for line in result.stdout.splitlines() if "--json" in line or "--help" in line]
+    assert len(rows) == 2 and not any("<bool>" in row for row in rows), rows
+    root = runner.invoke(app, ["--help"], env={"COLUMNS": "120"}).stdout
+    assert "--version" in root and "<bool>" not in root
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["up-or-down", "--players", "Ann,Bob", "--suits", "heart,spade"], "--suits does not apply to up-or"),
+        (["up-or-down", "--players", "Ann,Bob", "--first", "53"], "--first does not apply to up-or-down"),
+        (["blofa", "--players", "Ann,Bob,Cy,Dana", "--lane", "9H"], "--lane does not apply to blofa"),
+        (["upside-out", "--players", "Ann,Bob", "--suits", "9H"], "--suits: I didn't catch that."),
+        (["inversion", "--players", "Ann,Bob", "--range", "1-50"], "inversion has no option --range"),
+        (["inversion", "--players", "Ann,Bob", "--mode", "training"], "inversion has no option --mode"),
+    ],
+)
+def test_options_a_game_does_not_take_exit_2_and_save_nothing(
+    tmp_path: Path, args: list[str], message: str
+) -> None:
+    db = tmp_path / "g.db"
+    result = runner.invoke(app, ["play", *args, "--db", str(db)], input="")
+    assert result.exit_code == 2
+    assert message in " ".join(result.stderr.split())
+    assert "Session" not in result.stderr  # judged before a session was made
+    store = Store(db)
+    assert store.execute("SELECT COUNT(*) AS n FROM sessions")[0]["n"] == 0
+    store.close()
+
+
+def test_the_outbox_says_who_a_call_is_and_what_a_bare_twiml_update_said(tmp_path: Path) -> None:
+    db = tmp_path / "o.db"
+    store = Store(db)
+    referee = Referee(store)
+    lobby = Lobby(referee)
+    lobby.create("+15550100001", "Ann", "voice", SessionConfig(game="up-or-down"))
+    lobby.set_call("+15550100001", "CA" + "1" * 32)
+    outbound = Outbound(Settings(db=db, twilio_account_sid=None), store)
+    # A call update stored without a summary: its TwiML's words are what was said.
+    outbound.update_call("CA" + "1" * 32, "<Response><Say>Bob said 50.</Say><Pause/></Response>")
+    outbound.send_sms("+15550100001", "#2 Ann said 50.")
+    store.close()
+    result = runner.invoke(app, ["outbox", "--db", str(db)])
+    assert result.exit_code == 0, result.output
+    out = result.stdout
+    assert f"call to Ann, +15550100001 (CA{'1' * 32})" in out and "sms to Ann (+15550100001)" in out
+    assert "said: Bob said 50." in out and "<Say>" not in out
+    assert out.count("stored (no Twilio credentials)") == 2
+
+
+
+def test_blofa_says_moves_back_with_numbers_in_words(tmp_path: Path) -> None:
+    said = "Ann: one blue card, two\nBob: challenge\nAnn: zero\nundo\n"
+    result = runner.invoke(
+        app, ["play", "blofa", "--players", "Ann,Bob,Cy,Dana", "--db", str(tmp_path / "g.db")], input=said
+    )
+    assert result.exit_code == 0, result.output
+    assert "Taken back: zero." in result.stdout.splitlines()  # the table's move, not "nobody took back 0"
+    dana = (PlayCards("Dana", (Colour.BLUE,), 3), PlayCards("Dana", (Colour.YELLOW,), 3))
+    assert BLOFA.ambiguous(dana, "en").text == (
+        "Did you mean Dana: one blue card, three or Dana: one yellow card, three?"
+    )
+    assert BLOFA.move_text(Reveal((2, 1)), "en") == "two and one"

@@ -49,7 +49,7 @@ def test_tournament_game_to_a_winner(referee: Referee) -> None:
     referee.handle(sid, "5", "Ann")
     referee.handle(sid, "7", "Bob")
     out = referee.handle(sid, "8", "Cy")
-    assert out.public[0] == "Cy said 8. Wrong! Cy is out."
+    assert out.public[0] == "Cy said 8. Wrong: 8 is even, so it must be below 7. Cy is out."
     assert out.next_player == "Ann"
     over = referee.handle(sid, "9", "Ann")  # after 8 (even) an odd number must be below
     assert over.game_over and "Bob wins!" in over.public[-1]
@@ -62,7 +62,7 @@ def test_training_game_results(referee: Referee) -> None:
     sid = start(referee, "Ann,Bob", mode="training")
     referee.handle(sid, "10", "Ann")
     wrong = referee.handle(sid, "11", "Bob")
-    assert wrong.next_player == "Bob" and "mistake 1 for Bob" in wrong.public[0]
+    assert wrong.next_player == "Bob" and "Mistake 1 for Bob" in wrong.public[0]
     referee.handle(sid, "12", "Bob")
     over = referee.handle(sid, "finish", "Ann")
     assert over.events[-1] == {
@@ -136,14 +136,14 @@ def test_a_confirmed_mistake_is_ruled(referee: Referee) -> None:
     referee.handle(sid, "10", "Ann")
     referee.handle(sid, "fifteen", "Bob", hearing=Hearing(("fifteen",), 0.95))  # 50 valid: confusable
     ruled = referee.handle(sid, "yes", "Bob", hearing=Hearing(("yes",), 0.9))
-    assert ruled.public[0] == "Bob said 15. Wrong! Bob is out."
+    assert ruled.public[0] == "Bob said 15. Wrong: 15 is odd, so it must be below 10. Bob is out."
 
 
 def test_a_confident_clear_mistake_is_ruled_at_once(referee: Referee) -> None:
     sid = start(referee)
     referee.handle(sid, "10", "Ann")
     ruled = referee.handle(sid, "eleven", "Bob", hearing=Hearing(("eleven",), 0.95))
-    assert ruled.public[0] == "Bob said 11. Wrong! Bob is out."
+    assert ruled.public[0] == "Bob said 11. Wrong: 11 is odd, so it must be below 10. Bob is out."
 
 
 def test_timeouts_apply_once_per_turn(referee: Referee) -> None:

@@ -49,7 +49,10 @@ def test_an_eliminated_player_cannot_end_the_tournament() -> None:
     referee = Referee(Store(":memory:"), Clock())
     sid = referee.create(SessionConfig(), ["Ann", "Bob", "Cy"])
     referee.handle(sid, "53", "Ann")
-    assert referee.handle(sid, "41", "Bob").news[0] == "Bob said 41. Wrong! Bob is out."
+    assert referee.handle(sid, "41", "Bob").news[0] == (
+        "Bob said 41. Wrong: 41 is odd, so it must be above 53. "
+        "Bob is out."
+    )
     refused = referee.handle(sid, "finish", "Bob")
     assert not refused.accepted and refused.private == ["Bob is not playing in this game."]
     assert referee.table(sid).running

@@ -54,7 +54,8 @@ def test_two_players_tournament_to_the_end(sms: Sms) -> None:
         "#3 Bob said 52. Ann: an even number above 52 or an odd number below 52."
     ]
     assert move(sms, phones, ann, "I'll go 53") == [
-        "#4 Ann said 53. Wrong! Ann is out. Bob wins! Bob opens the next game: say new game."
+        "#4 Ann said 53. Wrong: 53 is odd, so it must be below 52. "
+        "Ann is out. Bob wins! Bob opens the next game: text NEW."
     ]
     assert not sms.table(ann).running
     # Every REST message really went through the SDK, from the number the players texted.
@@ -73,14 +74,18 @@ def test_three_players_tournament_with_numbers_out_of_turn(sms: Sms) -> None:
     assert sms.text(cy, "49") == ["#2 Waiting for Bob."]
     assert {p: len(sms.inbox(p)) for p in phones} == before
     assert sms.table(ann).state.turn == 2  # type: ignore[union-attr]
-    assert move(sms, phones, bob, "51")[0].startswith("#3 Bob said 51. Wrong! Bob is out. Cy:")
+    assert move(sms, phones, bob, "51")[0].startswith(
+        "#3 Bob said 51. Wrong: 51 is odd, so it must be below 50. "
+        "Bob is out. Cy:"
+    )
     assert sms.text(bob, "47") == ["#3 Waiting for Cy."]
     # The chain goes on from Bob's wrong 51.
     assert move(sms, phones, cy, "fifty three")[0].startswith("#4 Cy said 53. Ann: an odd number above 53")
     assert move(sms, phones, ann, "54") == [
-        "#5 Ann said 54. Wrong! Ann is out. Cy wins! Cy opens the next game: say new game."
+        "#5 Ann said 54. Wrong: 54 is even, so it must be below 53. "
+        "Ann is out. Cy wins! Cy opens the next game: text NEW."
     ]
-    assert sms.text(bob, "status") == ["#5 Cy wins! Cy opens the next game: say new game."]
+    assert sms.text(bob, "status") == ["#5 Cy wins! Cy opens the next game: text NEW."]
 
 
 @pytest.mark.parametrize("mode", ["TRAINING", "TOURNAMENT"])
@@ -113,10 +118,23 @@ def test_training_mistakes_count_and_the_player_tries_again(sms: Sms) -> None:
     ann, bob = phones = sms.new_game(2, "TRAINING")
     move(sms, phones, ann, "50")
     assert move(sms, phones, bob, "51") == [
-        "#3 Bob said 51. That doesn't fit: mistake 1 for Bob. Try again."
+        "#3 Bob said 51. That doesn't fit: 51 is odd, so it must be below 50. Mistake 1 for Bob. Try again."
         " Bob: an even number above 50 or an odd number below 50."
     ]
     assert sms.table(ann).running
+
+
+def test_a_name_that_cannot_be_texted_is_replaced_and_the_player_told(sms: Sms) -> None:
+    created = sms.text(PHONES[0], "NEW 민수")
+    assert created[0] == "Your name cannot be sent by text, so you play as Player 1."
+    code = created[1].split()[1]
+    assert "You are Player 1." in created[1]
+    joined = sms.text(PHONES[1], f"JOIN {code} 🎲")
+    assert joined[0].startswith(
+        "Your name cannot be sent by text, so you play as Player 2. You joined game"
+    ) and "as Player 2. Players: Player 1, Player 2." in joined[0]
+    # A name that only loses some letters keeps the rest, as the others see it too.
+    assert "as Zoe." in sms.text(PHONES[2], f"JOIN {code} Zoë")[0]
 
 
 def test_join_problems_are_explained(sms: Sms) -> None:
@@ -128,7 +146,7 @@ def test_join_problems_are_explained(sms: Sms) -> None:
     ]
     assert sms.text(PHONES[1], "join") == ["To join, text JOIN and the 6-digit code, like JOIN 123456 Ann."]
     assert sms.text(PHONES[1], f"join {code} ANN") == [
-        f"That game has a ANN already. Text JOIN {code} and another name."
+        f"That game already has a player named ANN. Text JOIN {code} and another name."
     ]
     # Spaces inside the code, punctuation, a default name.
     assert sms.text(PHONES[1], f"Join: {code[:3]} {code[3:]}")[0].startswith(
@@ -229,12 +247,12 @@ def test_the_creators_start_begins_and_an_opted_out_start_opts_in(sms: Sms) -> N
 
 def test_help_rules_status_at_any_point(sms: Sms) -> None:
     assert "NEW" in sms.text(PHONES[0], "help")[0]
-    assert sms.text(PHONES[0], "rules")[0].startswith("Say a number.")
+    assert sms.text(PHONES[0], "rules")[0].startswith("Text a number.")
     code = sms.text(PHONES[0], "NEW Ann")[0].split()[1]
     assert sms.text(PHONES[0], "STATUS please") == [f"Game {code}. Players: Ann. Ann texts START to begin."]
     sms.text(PHONES[1], f"JOIN {code} Bob")
     sms.text(PHONES[0], "START")
-    assert sms.text(PHONES[1], "rules")[0].startswith("#1 Say a number.")
+    assert sms.text(PHONES[1], "rules")[0].startswith("#1 Text a number.")
     assert sms.text(PHONES[1], "status") == ["#1 Turn 1. No number yet. Players: Ann, Bob."]
     assert sms.text(PHONES[1], "help")[0].startswith("#1 NEW, NEW TRAINING or NEW INVERSION")
     assert sms.text(PHONES[1], "whose turn?") == ["#1 Ann: any number from 1 to 100."]

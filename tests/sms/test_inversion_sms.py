@@ -22,7 +22,7 @@ from games.inversion import talk as words
 from games.inversion.cards import Card, Suit, deck
 from games.inversion.rules import InversionOutcome
 from games.inversion.words import card_words, grammar, words_of
-from host.sms_text import NAME_MAX, SEGMENT, fit, fits_one_segment, gsm_length, turn_prefix
+from host.sms_text import NAME_MAX, SEGMENT, fit, fits_one_segment, gsm_length, texted, turn_prefix
 from tests.sms.conftest import PHONES, Sms, new_sid
 
 # -- helpers -----------------------------------------------------------------------------
@@ -165,7 +165,7 @@ def test_a_whole_two_player_game_by_text(sms: Sms) -> None:
         "#25 Bob: 10 of clubs."
         " Bob wins trick 10 with the 10 of clubs: nobody followed hearts, highest number."
         " Tricks: Ann 7, Bob 3. All 30 cards accounted for.",
-        "#25 Ann wins the game, 7 tricks to 3. Say new game to play again.",
+        "#25 Ann wins the game, 7 tricks to 3. Text NEW to play again.",
     ]
     # Each phone was sent every move of the other (``move`` checked each), in turn order.
     assert answers[5][0] in sms.inbox(ann) and answers[4][0] in sms.inbox(bob)
@@ -265,11 +265,11 @@ def test_three_players_through_the_auction(sms: Sms) -> None:
         "#15 Trick 3, follow card 3 of hearts. Tricks: Ann 1, Bob 1, Cy 0. Bob bid 4."
     ]
     assert move(sms, phones, cy, "finish") == [
-        "#16 Game over. Tricks: Ann 1, Bob 1, Cy 0. Say new game to play again."
+        "#16 Game over. Tricks: Ann 1, Bob 1, Cy 0. Text NEW to play again."
     ]
     assert not sms.table(ann).running
     assert [sms.inbox(p)[-1] for p in (ann, bob)] == [
-        "#16 Game over. Tricks: Ann 1, Bob 1, Cy 0. Say new game to play again."
+        "#16 Game over. Tricks: Ann 1, Bob 1, Cy 0. Text NEW to play again."
     ] * 2
 
 
@@ -321,7 +321,7 @@ def test_four_players_with_the_longest_names_play_a_whole_game(sms: Sms, seed: i
     assert LONG[3] in result and "win the game" in result
     # The last card's answer, and so every phone, carries the audit and the result.
     assert "All 50 cards accounted for." in said(last)
-    assert last[-1].endswith(f"{result} Say new game to play again.")
+    assert last[-1].endswith(f"{result} Text NEW to play again.")
     assert sms.fake is not None
     assert all(fits_one_segment(m["Body"]) for m in sms.fake.messages)
 
@@ -360,7 +360,7 @@ def test_help_rules_and_the_welcome_mention_inversion(sms: Sms) -> None:
     assert "NEW INVERSION" in sms.text(PHONES[0], "hello")[0]
     assert "NEW INVERSION" in sms.text(PHONES[0], "help")[0]
     assert sms.text(PHONES[0], "rules inversion")[0].startswith("Follow the suit of the follow card")
-    assert sms.text(PHONES[0], "rules")[0].startswith("Say a number.")
+    assert sms.text(PHONES[0], "rules")[0].startswith("Text a number.")
     ann, bob = phones = new_inversion(sms, ["Ann", "Bob"])
     assert sms.text(bob, "rules")[0].startswith("Follow the suit of the follow card")
     move(sms, phones, ann, "START")
@@ -382,7 +382,7 @@ def test_leaving_a_card_game_ends_it_for_the_others(sms: Sms) -> None:
     sms.text(ann, "START")
     sms.text(bob, "hearts spades clubs diamonds")
     assert sms.text(cy, "LEAVE") == ["You left the game. Text NEW to start another or JOIN and a code."]
-    assert sms.inbox(ann)[-1] == "#3 Cy left, so the game is over. Say new game to play again."
+    assert sms.inbox(ann)[-1] == "#3 Cy left, so the game is over. Text NEW to play again."
     assert sms.inbox(bob)[-1] == sms.inbox(ann)[-1]
     assert not sms.table(ann).running
 
@@ -478,7 +478,7 @@ def test_every_inversion_phrase_fits_one_segment(key: str, template: str) -> Non
     assert all(fits_one_segment(m) for m in messages), messages
     if not _fields(template) & LISTS:
         assert len(messages) == 1, f"{key} needs {len(messages)} messages: {messages}"
-    assert " ".join(m.removeprefix(PREFIX) for m in messages) == text
+    assert " ".join(m.removeprefix(PREFIX) for m in messages) == texted(text)
 
 
 def _states() -> list[inv.State]:

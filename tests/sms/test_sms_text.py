@@ -18,6 +18,7 @@ from host.sms_text import (
     gsm_length,
     is_gsm7,
     sanitize_name,
+    texted,
     to_gsm7,
     turn_prefix,
 )
@@ -35,6 +36,13 @@ LISTS = {"players", "counts", "out"}
 def _prompt() -> str:
     g = load("en")
     return g.phrase("turn_both", player=LONG_NAME, up="even", down="even", last=CHAIN)
+
+
+def _why() -> str:
+    """The longest reason a number is wrong."""
+    g = load("en")
+    fields = {"number": CHAIN, "parity": "even", "last": CHAIN, "low": RANGE, "high": RANGE}
+    return max((g.phrase(k, **fields) for k in g.phrases if k.startswith("why_")), key=len)
 
 
 def _values(key: str) -> dict[str, str]:
@@ -56,6 +64,9 @@ def _values(key: str) -> dict[str, str]:
         "numbers": f"{CHAIN} or {CHAIN} or {CHAIN}",
         "count": "999",
         "minutes": "1440",
+        "seconds": "59",
+        "why": _why(),
+        "parity": "even",
         "code": "123456",
         "up": "even",
         "down": "even",
@@ -72,7 +83,10 @@ def _fields(template: str) -> set[str]:
 
 
 # !nversion seats at most 4, with its own fields: tests/sms/test_inversion_sms.py.
-TEMPLATES = sorted((k, v) for k, v in load("en").phrases.items() if not k.startswith("inv_"))
+# sms_texted is how the rest is texted, not a text of its own.
+TEMPLATES = sorted(
+    (k, v) for k, v in load("en").phrases.items() if not k.startswith("inv_") and k != "sms_texted"
+)
 
 
 @pytest.mark.parametrize(("key", "template"), TEMPLATES, ids=[k for k, _ in TEMPLATES])
@@ -85,18 +99,18 @@ def test_every_template_fits_one_segment_with_the_longest_names_and_numbers(key:
     if not _fields(template) & LISTS:
         # One name and a few numbers never need a second message.
         assert len(messages) == 1, f"{key} needs {len(messages)} messages: {messages}"
-    assert " ".join(m.removeprefix(PREFIX) for m in messages) == text
+    assert " ".join(m.removeprefix(PREFIX) for m in messages) == texted(text)
 
 
 def test_the_longest_combined_move_reply_fits_in_one_or_is_split_in_order() -> None:
     g = load("en")
     lines = [
-        g.phrase("mistake_training", player=LONG_NAME, number=CHAIN, count=999),
+        g.phrase("mistake_training", player=LONG_NAME, number=CHAIN, why=_why(), count=999),
         _prompt(),
     ]
     messages = fit(lines, PREFIX)
     assert all(fits_one_segment(m) for m in messages)
-    assert " ".join(m.removeprefix(PREFIX) for m in messages) == " ".join(lines)
+    assert " ".join(m.removeprefix(PREFIX) for m in messages) == texted(" ".join(lines))
 
 
 def test_gsm_length_counts_extension_characters_twice_and_refuses_ucs2() -> None:
@@ -153,3 +167,27 @@ def test_fit_always_gives_single_segments_in_order(lines: list[str], turn: int |
     # Nothing is lost or reordered, only whitespace between pieces may differ.
     sent = "".join("".join(m.removeprefix(prefix).split()) for m in messages)
     assert sent == "".join("".join(to_gsm7(line).split()) for line in lines)
+
+
+@pytest.mark.parametrize(
+    ("said", "sent"),
+    [
+        ("Cy wins! Cy opens the next game: say new game.", "Cy wins! Cy opens the next game: text NEW."),
+        ("Say new game to play again.", "Text NEW to play again."),
+        ("A game is running. Say finish to end it first.", "A game is running. Text FINISH to end it first."),
+        ("게임이 끝났어요. 새 게임이라고 하세요.", "게임이 끝났어요. 새 게임이라고 보내세요."),
+        ("차례가 되면 숫자를 말하거나 도움말이라고 하세요.", "차례가 되면 숫자나 도움말을 보내세요."),
+        ("민수 승리! 새 게임 하려면 새 게임.", "민수 승리! 새 게임 하려면 새 게임이라고 보내세요."),
+        ("Ann: say keep blue.", "Ann: say keep blue."),  # only what the grammar says to text
+    ],
+)
+def test_what_to_say_is_texted_as_what_to_text(said: str, sent: str) -> None:
+    assert texted(said) == sent
+
+
+def test_no_text_tells_anyone_to_say_a_command() -> None:
+    g = load("en")
+    lines = [g.phrase(k, winner="Ann", last_mistake="Ann", counts="Ann 1", turn="") for k in
+             ("winner", "game_over_training", "game_over_training_clean", "no_game", "game_finished",
+              "game_running", "not_understood_wait")]
+    assert not any("say new game" in m.lower() or "say finish" in m.lower() for m in fit(lines))

@@ -182,3 +182,12 @@ def test_a_games_deadline_is_kept_across_a_restart(tmp_path: Path, fake: FakeTwi
     assert [a.kind for a in timer(second).tick()] == ["timeout"]
     assert ALONE in second.last(ann)
     second.app.state.store.close()
+
+
+def test_a_reminder_under_a_minute_says_seconds(tmp_path: Path, fake: FakeTwilio, clock: Clock) -> None:
+    sms = build(tmp_path, fake, clock, sms_turn_timeout=90.0)
+    ann, bob = sms.new_game(2)
+    sms.text(ann, "50")
+    clock.advance(45)
+    assert [a.kind for a in timer(sms).tick()] == ["reminder"]
+    assert sms.last(bob).startswith("#2 Reminder: Bob, your turn. 45 s left.")

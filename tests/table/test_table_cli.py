@@ -40,6 +40,7 @@ def test_a_korean_game_from_a_wav(tmp_path: Path, script: Script, ko_model: Spee
     args = ("--audio", str(wav), "--lang", "ko", "--model", model, "--json", "--quiet", "-v")
     code, events, err = table(tmp_path, *args)
     assert code == 0, err
+    assert f"--db {tmp_path / 't.db'}" in err  # the resume hint names its database
     # -v: what each utterance was ruled as, and why chatter was not.
     assert "(ignored: unclear)" in err and "-> '오십 삼': Ann, 53." in err, err
     moves = [(e["player"], e["number"], e["valid"]) for e in events if e["type"] == "move"]

@@ -81,11 +81,17 @@ def test_pass_and_play_with_three_players(host: Host) -> None:
     phone.say("eleven")
     # Bob: a clear mistake, heard with high confidence and nothing like a valid number.
     phone.say("twenty two", 0.95)
-    assert "Bob said twenty two. Wrong! Bob is out." in phone.heard
+    assert (
+        "Bob said twenty two. Wrong: twenty two is even, so it must be below eleven. "
+        "Bob is out."
+    ) in phone.heard
     assert phone.heard.endswith("Player three, your turn: even above twenty two, or odd below it.")
     phone.say("seventy seven", 0.97)
     said = phone.heard
-    assert "Player three said seventy seven. Wrong! Player three is out." in said
+    assert (
+        "Player three said seventy seven. Wrong: seventy seven is odd, so it must be below twenty two. "
+        "Player three is out."
+    ) in said
     assert "Ann wins!" in said and "Say new game, or press one, to play again" in said
     table = host.table_of(session)
     assert table.state is not None and table.state.outcome is not None
@@ -134,7 +140,10 @@ def test_keypad_numbers_are_exact_and_never_confirmed(host: Host) -> None:
     phone.press("15")
     said = phone.heard
     assert "Did you say" not in said
-    assert "Player two said fifteen. Wrong! Player two is out." in said
+    assert (
+        "Player two said fifteen. Wrong: fifteen is odd, so it must be above fifty three. "
+        "Player two is out."
+    ) in said
     assert "Player one wins!" in said
 
 

@@ -133,6 +133,7 @@ def test_every_phrase_used_by_the_channel_exists_and_formats() -> None:
     phrases = voice_phrases("en")
     assert used and used <= set(phrases), used - set(phrases)
     fields = dict(player="Ann", players="Ann, Bob", code="one", digits="six", low="two", high="eight",
+                  parity="odd",
                   number="one", up="odd", down="even", last="three")
     for key, text in phrases.items():
         assert spoken(text.format(**fields)), key
