@@ -278,7 +278,13 @@ class StreamListener(ABC):
         return table
 
     def _listen(
-        self, model: SpeechModel, sample_rate: int, every: Iterable[str], *, report_missing: bool
+        self,
+        model: SpeechModel,
+        sample_rate: int,
+        every: Iterable[str],
+        *,
+        report_missing: bool,
+        phone: bool = False,
     ) -> None:
         """Check ``every`` phrase the listener may ever use against the model (reported once,
         here, unless the caller reports :attr:`missing_words` itself), then start listening
@@ -293,7 +299,7 @@ class StreamListener(ABC):
                 ", ".join(self.missing_words),
             )
         self._missing = frozenset(self.missing_words)
-        self.endpointer = Endpointer(recognizer_for(model, sample_rate, self.phrases()))
+        self.endpointer = Endpointer(recognizer_for(model, sample_rate, self.phrases(), phone=phone))
         self._checked_at = 0.0
 
     def _hearable(self, phrases: Iterable[str]) -> list[str]:
@@ -386,14 +392,16 @@ class Listener(StreamListener):
         sample_rate: int = SAMPLE_RATE,
         speaker: str | None = None,
         report_missing: bool = True,
+        phone: bool = False,
     ) -> None:
         """``report_missing`` false: the caller tells the user about :attr:`missing_words`
-        (the table command prints them) instead of a logged warning."""
+        (the table command prints them) instead of a logged warning. ``phone``: the audio
+        is a phone call's (8 kHz mu-law upsampled to ``sample_rate``)."""
         table = self._attach(referee, session_id, speaker)
         self.invalid_prior = INVALID_PRIOR
         self._table = table
         self._key = self._state_key()
-        self._listen(model, sample_rate, every_phrase(table), report_missing=report_missing)
+        self._listen(model, sample_rate, every_phrase(table), report_missing=report_missing, phone=phone)
         self._phrases = self.phrases()
 
     # --- state and phrases ---

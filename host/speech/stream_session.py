@@ -240,7 +240,9 @@ def default_listener(referee: Referee, info: CallInfo) -> ListenerFactory:
     def make(model: SpeechModel) -> ListenerLike:
         from host.speech.listener import Listener
 
-        return Listener(referee, info.session_id, model, sample_rate=SAMPLE_RATE, speaker=info.player)
+        return Listener(
+            referee, info.session_id, model, sample_rate=SAMPLE_RATE, speaker=info.player, phone=True
+        )
 
     return make
 
