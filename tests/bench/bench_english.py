@@ -5,7 +5,7 @@ Run: python tests/bench/bench_english.py [--quick] [--only accuracy,latency,spee
 Speech is synthesised here: the numbers 1..100 by Piper's joe voice and espeak-ng
 (en-us), and Sino-Korean numbers by espeak-ng for the Vosk figures. Each clip is 0.5 s of
 silence, the number (espeak's own leading/trailing silence trimmed) and 1.2 s of silence,
-streamed in 20 ms chunks through ``Endpointer(GrammarRecognizer(...))``.
+streamed in 20 ms chunks through ``Endpointer(recognizer_for(...))``.
 
 * accuracy: first-try (top-1) readings with pocketsphinx and a JSGF grammar of the 100
   numbers; baseline in the same run: pocketsphinx's default language model (no grammar).
@@ -16,8 +16,9 @@ streamed in 20 ms chunks through ``Endpointer(GrammarRecognizer(...))``.
 * speed: CPU seconds per second of audio (RTF) per stream, and how many concurrent 8 kHz
   Media Streams one core sustains at real time (mu-law decode, resampling, Silero VAD
   and decoding, 40 % silence as in a call).
-* phone: the numbers through an 8 kHz mu-law round trip, decoded by upsampling to 16 kHz
-  vs pocketsphinx's 8 kHz front end.
+* phone: the numbers (with the English decoys in the phrase list) through an 8 kHz mu-law
+  round trip, decoded by upsampling to 16 kHz vs pocketsphinx's 8 kHz front end, and as a
+  call's first utterance (fresh decoder) with the model's cepstral mean vs the phone one.
 * noise: 24 utterances in one ~56 s stream, mixed with white noise, fan noise (low-passed
   noise) and card slaps (clicks) at 0..20 dB SNR; utterances found / merged / split,
   false alarms and correct readings, Silero VAD vs the energy VAD on the same audio.
@@ -36,6 +37,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
+from grammars import load as load_grammar
 from host.speech import tts
 from host.speech.audio import (
     SAMPLE_RATE,
@@ -46,9 +48,10 @@ from host.speech.audio import (
     pcm_chunks,
     resample,
 )
+from host.speech.engines import recognizer_for
 from host.speech.frontend import PHONE_DECODE_RATE
 from host.speech.model import SpeechModel, load_model
-from host.speech.recognizer import Endpointer, GrammarRecognizer, Hearing, complete_phrases
+from host.speech.recognizer import Endpointer, Hearing, complete_phrases
 from tests.speech.english import NUMBERS_EN, parse_english
 from tests.speech.korean import parse_sino, sino
 
@@ -102,7 +105,7 @@ def accuracy(model: SpeechModel, clips: dict[str, list[bytes]]) -> None:
     for voice, pcms in clips.items():
         row = []
         for name, phrases in (("default LM (baseline)", None), ("JSGF grammar", NUMBERS_EN)):
-            endpointer = Endpointer(GrammarRecognizer(model, SAMPLE_RATE, phrases))
+            endpointer = Endpointer(recognizer_for(model, SAMPLE_RATE, phrases))
             right = 0
             for n, pcm in enumerate(pcms, start=1):
                 hearing, _ = decode_clip(endpointer, pcm)
@@ -125,7 +128,7 @@ def latency(model: SpeechModel, ko_model: SpeechModel, clips: dict[str, list[byt
         complete = complete_phrases(tuple(phrases))
         results = {}
         for early in (None, 0.2):
-            endpointer = Endpointer(GrammarRecognizer(m, SAMPLE_RATE, phrases), early_silence_s=early)
+            endpointer = Endpointer(recognizer_for(m, SAMPLE_RATE, phrases), early_silence_s=early)
             kinds: dict[str, list[float]] = {"complete": [], "prefix": []}
             right = 0
             for n, pcm in enumerate(pcms, start=1):
@@ -159,7 +162,7 @@ def speed(model: SpeechModel, ko_model: SpeechModel, clips: dict[str, list[bytes
         ("vosk ko 16k, Silero VAD", ko_model, [sino(n) for n in range(1, 101)], ko_stream, "silero"),
     ]
     for name, m, phrases, pcm, vad in cases:
-        endpointer = Endpointer(GrammarRecognizer(m, SAMPLE_RATE, phrases), vad=vad)
+        endpointer = Endpointer(recognizer_for(m, SAMPLE_RATE, phrases), vad=vad)
         started = time.process_time()
         list(endpointer.hearings(pcm_chunks(pcm, SAMPLE_RATE, CHUNK_MS)))
         cpu = time.process_time() - started
@@ -168,7 +171,7 @@ def speed(model: SpeechModel, ko_model: SpeechModel, clips: dict[str, list[bytes
 
     # A phone call as the media path would run it: 20 ms mu-law frames in, pcm out.
     mulaw = mulaw_encode(resample(stream, SAMPLE_RATE, 8000))
-    endpointer = Endpointer(GrammarRecognizer(model, PHONE_DECODE_RATE, NUMBERS_EN))
+    endpointer = Endpointer(recognizer_for(model, PHONE_DECODE_RATE, NUMBERS_EN))
     resampler = Resampler(8000, PHONE_DECODE_RATE)
     started = time.process_time()
     for i in range(0, len(mulaw), 160):
@@ -184,28 +187,36 @@ def speed(model: SpeechModel, ko_model: SpeechModel, clips: dict[str, list[bytes
 
 
 def phone(model: SpeechModel, clips: dict[str, list[bytes]]) -> None:
-    print("\n== phone audio: 8 kHz mu-law round trip, pocketsphinx + JSGF ==")
+    """Each number as the first words of a call (a fresh decoder: live CMN not yet adapted)
+    and as a later one (one decoder for all), with the decoys in the phrase list."""
+    print("\n== phone audio: 8 kHz mu-law (as Twilio), pocketsphinx + JSGF numbers and decoys ==")
+    phrases = [*NUMBERS_EN, *load_grammar("en").decoys]
+    cases: list[tuple[str, int, bool, bool]] = [
+        ("8 kHz front end, later utterance", 8000, False, False),
+        ("upsampled 16k, later utterance", SAMPLE_RATE, False, False),
+        ("upsampled 16k, first, model CMN (baseline)", SAMPLE_RATE, True, False),
+        ("upsampled 16k, first, phone CMN", SAMPLE_RATE, True, True),
+    ]
     for voice, pcms in clips.items():
         if voice == "espeak-ko":
             continue
-        row = {}
-        for name, rate in (("upsampled to 16 kHz", SAMPLE_RATE), ("8 kHz front end", 8000)):
-            endpointer = Endpointer(GrammarRecognizer(model, rate, NUMBERS_EN))
+        narrow = [mulaw_decode(mulaw_encode(resample(pcm, SAMPLE_RATE, 8000))) for pcm in pcms]
+        row: dict[str, int] = {}
+        for name, rate, cold, phone_cmn in cases:
+            shared = Endpointer(recognizer_for(model, rate, phrases, phone=phone_cmn))
             right = 0
-            for n, pcm in enumerate(pcms, start=1):
-                narrow = mulaw_decode(mulaw_encode(resample(pcm, SAMPLE_RATE, 8000)))
-                hearing, _ = decode_clip(endpointer, resample(narrow, 8000, rate), rate)
+            for n, pcm in enumerate(narrow, start=1):
+                endpointer = shared
+                if cold and n > 1:
+                    endpointer = Endpointer(recognizer_for(model, rate, phrases, phone=phone_cmn))
+                hearing, _ = decode_clip(endpointer, resample(pcm, 8000, rate), rate)
                 right += hearing is not None and parse_english(hearing.text) == n
             row[name] = right
-            print(f"  {voice:10s} {name:22s} {right:3d}/{len(pcms)}")
-        wide = clips[voice]
-        endpointer = Endpointer(GrammarRecognizer(model, SAMPLE_RATE, NUMBERS_EN))
-        clean = sum(
-            (h := decode_clip(endpointer, pcm)[0]) is not None and parse_english(h.text) == n
-            for n, pcm in enumerate(wide, start=1)
-        )
-        print(f"  {voice:10s} {'16 kHz, no phone':22s} {clean:3d}/{len(wide)} (reference)")
-    print(f"  default for streams: PHONE_DECODE_RATE = {PHONE_DECODE_RATE}")
+            print(f"  {voice:8s} {name:44s} {right:3d}/{len(pcms)}")
+        base = row["upsampled 16k, first, model CMN (baseline)"]
+        ratio = row["upsampled 16k, first, phone CMN"] / max(base, 1)
+        print(f"  {voice:8s} first utterance, phone CMN / baseline: {ratio:.2f}x")
+    print(f"  default for streams: PHONE_DECODE_RATE = {PHONE_DECODE_RATE}, phone CMN on")
 
 
 # --- noise --------------------------------------------------------------------------------
@@ -288,7 +299,7 @@ def noise(model: SpeechModel, clips: dict[str, list[bytes]], levels: Sequence[fl
             pcm = mix(speech, truth, base, snr)
             row = []
             for vad in ("energy", "silero"):
-                endpointer = Endpointer(GrammarRecognizer(model, SAMPLE_RATE, NUMBERS_EN), vad=vad)
+                endpointer = Endpointer(recognizer_for(model, SAMPLE_RATE, NUMBERS_EN), vad=vad)
                 hearings = list(endpointer.hearings(pcm_chunks(pcm, SAMPLE_RATE, 100)))
                 s = score(hearings, truth)
                 counts = "/".join(f"{s[k]:2d}" for k in ("found", "merged", "split", "false", "right"))
