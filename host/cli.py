@@ -537,6 +537,8 @@ def table(
         err.print(f"[{at:7.2f} s] (ignored: {why})")
 
     voice = None if quiet else Voice(lang, SAMPLE_RATE)
+    if voice is not None:
+        voice.prepare()
     runner = TableRunner(
         listener,
         lambda reply: emit(reply, as_json),

@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterable
 from host.reply import Reply
 from host.speech.audio import SAMPLE_WIDTH, AudioDeviceError, as_int16
 from host.speech.listener import Heard, StreamListener
-from host.speech.tts import TTSError, duration, play, synthesize
+from host.speech.tts import TTSError, duration, play, prepare_in_background, synthesize
 from host.speech.vad import load_vad
 
 log = logging.getLogger(__name__)
@@ -60,6 +60,11 @@ class Voice:
         self.player = player
         self.can_play = True
         self.can_speak = True
+
+    def prepare(self) -> None:
+        """Make the fixed announcements' audio in the background, so they start at once."""
+        if self.can_speak and self.can_play:
+            prepare_in_background(self.lang, self.rate)
 
     def say(self, text: str) -> float:
         """Speak ``text``; return the seconds of audio it took (0 if nothing was said: with
