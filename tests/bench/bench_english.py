@@ -1,6 +1,6 @@
 """English speech out of the box: accuracy, latency, speed, phone audio and noise.
 
-Run: python tests/bench/bench_english.py [--quick] [--only accuracy,latency,speed,phone,noise]
+Run: python tests/bench/bench_english.py [--quick] [--only accuracy,latency,ruling,speed,phone,noise]
 
 Speech is synthesised here: the numbers 1..100 by Piper's joe voice and espeak-ng
 (en-us), and Sino-Korean numbers by espeak-ng for the Vosk figures. Each clip is 0.5 s of
@@ -13,6 +13,8 @@ streamed in 20 ms chunks through ``Endpointer(recognizer_for(...))``.
   plus the compute time of the chunk that produced it), with and without the early end of
   complete phrases, for pocketsphinx (English) and Vosk (Korean). "complete" numbers are
   those no other number extends (53, 17); "prefix" ones (90, 5) must wait the full silence.
+* ruling: compute from a Hearing to the ruling (reading the N-best list, the referee),
+  with ``Talk.listen_for`` remembered per game state vs asked afresh (baseline).
 * speed: CPU seconds per second of audio (RTF) per stream, and how many concurrent 8 kHz
   Media Streams one core sustains at real time (mu-law decode, resampling, Silero VAD
   and decoding, 40 % silence as in a call).
@@ -29,6 +31,7 @@ from __future__ import annotations
 import argparse
 import shutil
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -38,6 +41,9 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from grammars import load as load_grammar
+from host.referee import Referee
+from host.session import SessionConfig
+from host.speech import listener as ls
 from host.speech import tts
 from host.speech.audio import (
     SAMPLE_RATE,
@@ -52,6 +58,7 @@ from host.speech.engines import recognizer_for
 from host.speech.frontend import PHONE_DECODE_RATE
 from host.speech.model import SpeechModel, load_model
 from host.speech.recognizer import Endpointer, Hearing, complete_phrases
+from host.store import Store
 from tests.speech.english import NUMBERS_EN, parse_english
 from tests.speech.korean import parse_sino, sino
 
@@ -129,7 +136,7 @@ def latency(model: SpeechModel, ko_model: SpeechModel, clips: dict[str, list[byt
         results = {}
         for early in (None, 0.2):
             endpointer = Endpointer(recognizer_for(m, SAMPLE_RATE, phrases), early_silence_s=early)
-            kinds: dict[str, list[float]] = {"complete": [], "prefix": []}
+            kinds: dict[str, list[float]] = {"complete": [], "prefix": [], "heard right": []}
             right = 0
             for n, pcm in enumerate(pcms, start=1):
                 hearing, lat = decode_clip(endpointer, pcm)
@@ -137,15 +144,62 @@ def latency(model: SpeechModel, ko_model: SpeechModel, clips: dict[str, list[byt
                     continue
                 right += parse(hearing.text) == n
                 kinds["complete" if phrases[n - 1] in complete else "prefix"].append(lat)
+                if phrases[n - 1] in complete and hearing.text == phrases[n - 1]:
+                    kinds["heard right"].append(lat)
             results[early] = kinds
             label = "early end 0.2 s" if early else "full silence (baseline)"
-            c, p = kinds["complete"], kinds["prefix"]
+            c, p, h = kinds["complete"], kinds["prefix"], kinds["heard right"]
             print(
                 f"  {name:24s} {label:24s} complete {pct(c, 50):.2f} / {pct(c, 99):.2f} (n={len(c)})"
+                f"   of them heard right {pct(h, 50):.2f} / {pct(h, 99):.2f} (n={len(h)})"
                 f"   prefix {pct(p, 50):.2f} / {pct(p, 99):.2f} (n={len(p)})   right {right}/100"
             )
         base, new = results[None]["complete"], results[0.2]["complete"]
-        print(f"  {name:24s} complete-move p50 ratio early/baseline: {pct(new, 50) / pct(base, 50):.2f}")
+        print(
+            f"  {name:24s} complete-move ratio early/baseline: p50 {pct(new, 50) / pct(base, 50):.2f}"
+            f", p99 {pct(new, 99) / pct(base, 99):.2f}"
+        )
+
+
+# --- ruling compute -----------------------------------------------------------------------
+
+
+def ruling(ko_model: SpeechModel, en_model: SpeechModel) -> None:
+    """What the listener adds after the hearing: reading the N-best list and ruling it.
+    Baseline in the same run: ``Talk.listen_for`` asked afresh on every reading."""
+    print("\n== hearing -> ruling compute (ms per utterance, Up-or-Down, 3 players): p50 / p99 ==")
+    korean = [sino(n) for n in range(1, 101)]
+    for lang, model, say in (("en", en_model, NUMBERS_EN), ("ko", ko_model, korean)):
+        with tempfile.TemporaryDirectory() as tmp:
+            referee = Referee(Store(Path(tmp) / "bench.sqlite3"))
+            session = referee.create(SessionConfig(lang=lang), ["Ann", "Bob", "Cy"])
+            listener = ls.Listener(referee, session, model, report_missing=False)
+            table = referee.table(session)
+            hearings = [_hearing((say[n], 0.7), (say[(n + 10) % 100], 0.3)) for n in range(100)]
+            cached, fresh = [], []
+            for h in hearings:
+                started = time.perf_counter()
+                listener.read(h)
+                cached.append(1000 * (time.perf_counter() - started))
+                started = time.perf_counter()
+                ls.read(h, table, ls.PLAYING, decoys=listener.grammar.decoys)
+                fresh.append(1000 * (time.perf_counter() - started))
+            handled = []
+            for n in range(40):  # ruled one after another, whatever the game makes of them
+                started = time.perf_counter()
+                listener.handle(hearings[(n * 37) % 100])
+                handled.append(1000 * (time.perf_counter() - started))
+            referee.store.close()
+        print(
+            f"  {lang}: read, listen_for asked afresh (baseline) {pct(fresh, 50):.2f} / {pct(fresh, 99):.2f}"
+            f"   remembered per state {pct(cached, 50):.2f} / {pct(cached, 99):.2f}"
+            f"   ratio p50 {pct(cached, 50) / pct(fresh, 50):.2f}"
+            f"   | read + rule {pct(handled, 50):.2f} / {pct(handled, 99):.2f}"
+        )
+
+
+def _hearing(*alternatives: tuple[str, float]) -> Hearing:
+    return Hearing(alternatives, (0.0,) * len(alternatives), (), 0.0, 0.5, False, 0.5, 0.7)
 
 
 # --- speed --------------------------------------------------------------------------------
@@ -310,7 +364,7 @@ def noise(model: SpeechModel, clips: dict[str, list[bytes]], levels: Sequence[fl
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer numbers and noise levels")
-    parser.add_argument("--only", default="accuracy,latency,speed,phone,noise")
+    parser.add_argument("--only", default="accuracy,latency,ruling,speed,phone,noise")
     args = parser.parse_args()
     parts = set(args.only.split(","))
     if shutil.which("espeak-ng") is None:
@@ -331,6 +385,8 @@ def main() -> None:
         accuracy(model, english)
     if "latency" in parts:
         latency(model, ko_model, clips)
+    if "ruling" in parts:
+        ruling(ko_model, model)
     if "speed" in parts:
         speed(model, ko_model, clips)
     if "phone" in parts:
