@@ -62,7 +62,7 @@ NARROWBAND_UPPERF = 3500
 #: The model's own (40,3,-1) suits wideband speech; phone audio has nothing above 4 kHz,
 #: so a call's first words were decoded against a far-off mean until the live CMN caught
 #: up ("fifty three" heard as "thirty three"). Measured on the first utterance of a fresh
-#: decoder (tests/bench/bench_english.py, "phone"): see docs/speech.md.
+#: decoder (tests/bench/bench_english.py, "phone"): see docs/media-streams.md.
 PHONE_CMN_INIT = "31.78,12.37,-29.26,32.83,-18.18,-4.19,2.37,-23.21,10.05,-10.74,0.39,5.09,-12.72"
 
 
