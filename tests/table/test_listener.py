@@ -6,12 +6,13 @@ import time
 
 import pytest
 
+from games.base import Listening
 from games.up_or_down import rules as ud
 from grammars import languages, load
 from grammars.reader import CommandSaid, parse
 from host.referee import Referee
 from host.reply import Reply
-from host.session import SessionConfig
+from host.session import SessionConfig, Table
 from host.speech import listener as ls
 from host.speech.audio import AudioDeviceError, pcm_chunks
 from host.speech.listener import Heard, Listener, phrase_list, read
@@ -304,3 +305,22 @@ def test_with_no_sound_card_an_announcement_drops_no_input() -> None:
     voice = Voice("ko", 16000, player=no_device)
     assert voice.say("오십삼") == 0.0 and not voice.can_play  # the room heard nothing
     assert voice.say("사십") == 0.0
+
+
+def test_listen_for_is_asked_once_per_game_state(monkeypatch: pytest.MonkeyPatch) -> None:
+    asked: list[bool] = []
+    real = ls.listen_for
+
+    def counting(table: Table, confirming: bool) -> Listening:
+        asked.append(confirming)
+        return real(table, confirming)
+
+    monkeypatch.setattr(ls, "listen_for", counting)
+    cache = ls.ListenForCache()
+    first = table_for("up-or-down", game_after(53))
+    assert cache(first, False) is cache(first, False)
+    cache(first, True)
+    assert asked == [False, True]
+    later = table_for("up-or-down", game_after(40))
+    assert cache(later, False).moves == real(later, False).moves
+    assert asked == [False, True, False]  # a new state is asked afresh
