@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterable
 from host.reply import Reply
 from host.speech.audio import SAMPLE_WIDTH, AudioDeviceError, as_int16
 from host.speech.listener import Heard, StreamListener
-from host.speech.tts import TTSError, duration, play, prepare_in_background, synthesize
+from host.speech.tts import TTSError, duration, play, prepare_in_background, synthesize_stream
 from host.speech.vad import load_vad
 
 log = logging.getLogger(__name__)
@@ -68,23 +68,23 @@ class Voice:
 
     def say(self, text: str) -> float:
         """Speak ``text``; return the seconds of audio it took (0 if nothing was said: with
-        no sound card the room hears nothing, so no input is dropped for it)."""
+        no sound card the room hears nothing, so no input is dropped for it). Playing
+        starts with the first sentence (a cached announcement at once), not after the last
+        is synthesised."""
         if not self.can_speak or not self.can_play:
             return 0.0
+        seconds = 0.0
         try:
-            pcm = synthesize(text, self.lang, self.rate)
+            for pcm in synthesize_stream(text, self.lang, self.rate):
+                self.player(pcm, self.rate)
+                seconds += duration(pcm, self.rate)
         except TTSError as exc:
             log.warning("%s; announcements are printed only", exc)
             self.can_speak = False
-            return 0.0
-        if self.can_play:
-            try:
-                self.player(pcm, self.rate)
-            except AudioDeviceError as exc:
-                log.warning("%s; announcements are printed only", exc)
-                self.can_play = False
-                return 0.0
-        return duration(pcm, self.rate)
+        except AudioDeviceError as exc:
+            log.warning("%s; announcements are printed only", exc)
+            self.can_play = False
+        return seconds
 
 
 class TableRunner:

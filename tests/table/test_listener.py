@@ -324,3 +324,14 @@ def test_listen_for_is_asked_once_per_game_state(monkeypatch: pytest.MonkeyPatch
     later = table_for("up-or-down", game_after(40))
     assert cache(later, False).moves == real(later, False).moves
     assert asked == [False, True, False]  # a new state is asked afresh
+
+
+def test_the_table_voice_starts_with_the_first_sentence() -> None:
+    played: list[tuple[float, int]] = []
+    voice = Voice("en", 16000, player=lambda pcm, rate: played.append((time.perf_counter(), len(pcm))))
+    started = time.perf_counter()
+    seconds = voice.say("Bob said seventy one. Ann, your turn: a number below seventy one.")
+    finished = time.perf_counter()
+    assert len(played) == 2  # one piece per sentence, each played as soon as it is made
+    assert played[0][0] - started < finished - started - 0.02  # before the second was made
+    assert seconds == pytest.approx(sum(n for _, n in played) / 2 / 16000)
