@@ -702,9 +702,19 @@ def table(
         answer = (heard.reply.news or heard.reply.private or [""])[0]
         err.print(f"{at} -> {given!r}: {answer}")
 
+    def show_ignored(at: float, why: str) -> None:
+        err.print(f"[{at:7.2f} s] (ignored: {why})")
+
     voice = None if quiet else Voice(lang, SAMPLE_RATE)
+    if voice is not None:
+        voice.prepare()
     runner = TableRunner(
-        listener, lambda reply: emit(reply, as_json), voice, live=audio is None, on_heard=show,
+        listener,
+        lambda reply: emit(reply, as_json),
+        voice,
+        live=audio is None,
+        on_heard=show,
+        on_ignored=show_ignored if verbose else None,
         due=Watch(referee, session_id).due,
     )
     for opening in openings:

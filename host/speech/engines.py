@@ -10,9 +10,10 @@ from host.speech.sphinx import SphinxRecognizer
 
 
 def recognizer_for(
-    model: SpeechModel, sample_rate: int, phrases: Iterable[str] | None = ()
+    model: SpeechModel, sample_rate: int, phrases: Iterable[str] | None = (), *, phone: bool = False
 ) -> GrammarRecognizer:
-    """A phrase-list recogniser: Vosk's grammar, or a JSGF grammar for pocketsphinx."""
+    """A phrase-list recogniser: Vosk's grammar, or a JSGF grammar for pocketsphinx.
+    ``phone``: the audio is a phone call's 8 kHz, upsampled to ``sample_rate``."""
     if model.engine == "pocketsphinx":
-        return SphinxRecognizer(model, sample_rate, phrases)
+        return SphinxRecognizer(model, sample_rate, phrases, phone=phone)
     return GrammarRecognizer(model, sample_rate, phrases)

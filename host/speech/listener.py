@@ -34,10 +34,11 @@ import contextlib
 import logging
 import math
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
+from typing import Any
 
-from games.base import Command, Meaning, Moves
+from games.base import Command, Listening, Meaning, Moves
 from grammars import Grammar, load
 from grammars.reader import normalise
 from host.referee import Referee
@@ -120,16 +121,45 @@ def listening(table: Table, speaker: str | None) -> str:
     return PLAYING
 
 
-def phrase_list(table: Table, mode: str, *, decoys: bool = True) -> list[str]:
-    """The phrase list for a session: the game's move phrases now (``Talk.listen_for``),
-    the commands that fit ``mode``, the names, and the grammar's decoys."""
+ListenFor = Callable[[Table, bool], Listening]
+
+
+def listen_for(table: Table, confirming: bool) -> Listening:
+    """``Talk.listen_for`` of the table's state."""
+    return table.spec.talk.listen_for(table.state, table.names, table.lang, confirming)
+
+
+class ListenForCache:
+    """``Talk.listen_for`` remembered per game state: the referee hands out the same state
+    object until something happens, and a listener asks on every utterance and every check
+    of the session (1-2 ms for Up-or-Down's 100 numbers in Korean)."""
+
+    def __init__(self) -> None:
+        self._state: Any = None
+        self._answers: dict[tuple[tuple[str, ...], str, bool], Listening] = {}
+
+    def __call__(self, table: Table, confirming: bool) -> Listening:
+        if table.state is not self._state:
+            self._state, self._answers = table.state, {}
+        key = (table.names, table.lang, confirming)
+        found = self._answers.get(key)
+        if found is None:
+            found = self._answers[key] = listen_for(table, confirming)
+        return found
+
+
+def phrase_list(
+    table: Table, mode: str, *, decoys: bool = True, listen: ListenFor = listen_for
+) -> list[str]:
+    """The phrase list for a session: the game's move phrases now (``Talk.listen_for``,
+    through ``listen``), the commands that fit ``mode``, the names, and the grammar's decoys."""
     g = load(table.lang)
     phrases: list[str] = []
     left_out: tuple[str, ...] = ()
     if mode == IDLE:
         phrases += command_phrases(g, IDLE_COMMANDS)
     else:
-        heard = table.spec.talk.listen_for(table.state, table.names, table.lang, mode == CONFIRMING)
+        heard = listen(table, mode == CONFIRMING)
         phrases += heard.moves
         left_out = heard.left_out
         if mode == CONFIRMING:
@@ -182,6 +212,7 @@ def read(
     decoys: Sequence[str] = (),
     invalid_prior: float = INVALID_PRIOR,
     min_clear: float = MIN_CLEAR,
+    listen: ListenFor = listen_for,
 ) -> Reading:
     """Read an utterance from its N-best list, for any game.
 
@@ -195,7 +226,7 @@ def read(
     talk, lang, state, names = table.spec.talk, table.lang, table.state, table.names
     confirming = mode == CONFIRMING
     spoken_names = {normalise(n) for n in names}
-    if mode == PLAYING and spoken_names & set(talk.listen_for(state, names, lang, False).moves):
+    if mode == PLAYING and spoken_names & set(listen(table, False).moves):
         spoken_names = set()  # names make a move now (who starts): not chatter
     chatter = {*decoys, UNK, *spoken_names}
     game = state if mode != IDLE else None
@@ -278,7 +309,13 @@ class StreamListener(ABC):
         return table
 
     def _listen(
-        self, model: SpeechModel, sample_rate: int, every: Iterable[str], *, report_missing: bool
+        self,
+        model: SpeechModel,
+        sample_rate: int,
+        every: Iterable[str],
+        *,
+        report_missing: bool,
+        phone: bool = False,
     ) -> None:
         """Check ``every`` phrase the listener may ever use against the model (reported once,
         here, unless the caller reports :attr:`missing_words` itself), then start listening
@@ -293,7 +330,7 @@ class StreamListener(ABC):
                 ", ".join(self.missing_words),
             )
         self._missing = frozenset(self.missing_words)
-        self.endpointer = Endpointer(recognizer_for(model, sample_rate, self.phrases()))
+        self.endpointer = Endpointer(recognizer_for(model, sample_rate, self.phrases(), phone=phone))
         self._checked_at = 0.0
 
     def _hearable(self, phrases: Iterable[str]) -> list[str]:
@@ -386,14 +423,17 @@ class Listener(StreamListener):
         sample_rate: int = SAMPLE_RATE,
         speaker: str | None = None,
         report_missing: bool = True,
+        phone: bool = False,
     ) -> None:
         """``report_missing`` false: the caller tells the user about :attr:`missing_words`
-        (the table command prints them) instead of a logged warning."""
+        (the table command prints them) instead of a logged warning. ``phone``: the audio
+        is a phone call's (8 kHz mu-law upsampled to ``sample_rate``)."""
         table = self._attach(referee, session_id, speaker)
         self.invalid_prior = INVALID_PRIOR
+        self._listen_for = ListenForCache()
         self._table = table
         self._key = self._state_key()
-        self._listen(model, sample_rate, every_phrase(table), report_missing=report_missing)
+        self._listen(model, sample_rate, every_phrase(table), report_missing=report_missing, phone=phone)
         self._phrases = self.phrases()
 
     # --- state and phrases ---
@@ -414,7 +454,7 @@ class Listener(StreamListener):
 
     def phrases(self) -> list[str]:
         """The phrase list for the current state (phrases the model can hear)."""
-        return self._hearable(phrase_list(self._table, self.listening))
+        return self._hearable(phrase_list(self._table, self.listening, listen=self._listen_for))
 
     def refresh(self) -> None:
         """Follow the session now (call after changing it other than through this listener)."""
@@ -434,8 +474,14 @@ class Listener(StreamListener):
     def read(self, hearing: recognizer.Hearing) -> Reading:
         """Read a hearing in the session's current state (no side effects)."""
         mode = self.listening
-        decoys = self.grammar.decoys
-        reading = read(hearing, self._table, mode, decoys=decoys, invalid_prior=self.invalid_prior)
+        reading = read(
+            hearing,
+            self._table,
+            mode,
+            decoys=self.grammar.decoys,
+            invalid_prior=self.invalid_prior,
+            listen=self._listen_for,
+        )
         said = reading.meaning
         if reading.ignored is not None:
             return reading

@@ -57,8 +57,16 @@ def jsgf(phrases: list[str], name: str = "phrases") -> str:
 #: ~3.4 kHz, and the model's own 6800 Hz is above Nyquist.
 NARROWBAND_UPPERF = 3500
 
+#: Initial cepstral mean for phone audio upsampled to 16 kHz: the mean the decoder's live
+#: CMN settled on after Piper and espeak-ng numbers through an 8 kHz mu-law round trip.
+#: The model's own (40,3,-1) suits wideband speech; phone audio has nothing above 4 kHz,
+#: so a call's first words were decoded against a far-off mean until the live CMN caught
+#: up ("fifty three" heard as "thirty three"). Measured on the first utterance of a fresh
+#: decoder (tests/bench/bench_english.py, "phone"): see docs/media-streams.md.
+PHONE_CMN_INIT = "31.78,12.37,-29.26,32.83,-18.18,-4.19,2.37,-23.21,10.05,-10.74,0.39,5.09,-12.72"
 
-def decoder_config(model: SpeechModel, sample_rate: int) -> Any:
+
+def decoder_config(model: SpeechModel, sample_rate: int, *, phone: bool = False) -> Any:
     from pocketsphinx import Config
 
     config = Config(hmm=str(model.path), dict=str(model.dictionary), lm=None, loglevel="FATAL")
@@ -70,6 +78,8 @@ def decoder_config(model: SpeechModel, sample_rate: int) -> Any:
     # Score 16 Gaussians per codebook instead of 4: espeak-ng numbers 74 -> ~80 of 100,
     # Piper unchanged, for little CPU (the grammar keeps the search small).
     config["topn"] = 16
+    if phone:
+        config["cmninit"] = PHONE_CMN_INIT
     if sample_rate < SAMPLE_RATE:
         # A 256-point FFT covers the 25.6 ms window at 8 kHz. The model's feat.params
         # override -upperf given on the config, so point the decoder at an edited copy.
@@ -98,10 +108,12 @@ class SphinxRecognizer(GrammarRecognizer):
         *,
         max_alternatives: int = 5,
         word_confidences: bool = True,
+        phone: bool = False,
     ) -> None:
+        """``phone``: the audio is a phone call's, upsampled (see :data:`PHONE_CMN_INIT`)."""
         from pocketsphinx import Decoder
 
-        self._decoder: Any = Decoder(decoder_config(model, sample_rate))
+        self._decoder: Any = Decoder(decoder_config(model, sample_rate, phone=phone))
         self._searches: dict[str, str] = {}  # grammar text -> search name in the decoder
         self._in_utt = False
         self._active: str | None = None

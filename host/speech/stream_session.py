@@ -55,7 +55,7 @@ from host.speech.audio import (
     speech_threshold,
 )
 from host.speech.model import ModelUnavailable, SpeechModel
-from host.speech.tts import synthesize
+from host.speech.tts import prepare_in_background, synthesize
 
 log = logging.getLogger(__name__)
 
@@ -240,7 +240,9 @@ def default_listener(referee: Referee, info: CallInfo) -> ListenerFactory:
     def make(model: SpeechModel) -> ListenerLike:
         from host.speech.listener import Listener
 
-        return Listener(referee, info.session_id, model, sample_rate=SAMPLE_RATE, speaker=info.player)
+        return Listener(
+            referee, info.session_id, model, sample_rate=SAMPLE_RATE, speaker=info.player, phone=True
+        )
 
     return make
 
@@ -320,6 +322,8 @@ class StreamSession:
         """Start speaking and (unless ``listen`` is false: a call we can only apologise to)
         listening; the model loads in the background and the greeting follows it."""
         self._loop = asyncio.get_running_loop()
+        if self._tts is synthesize:  # the cache is synthesize's (a test's stand-in has none)
+            prepare_in_background(self.lang, TELEPHONY_RATE)
         self._tasks = [asyncio.create_task(self._play(), name=f"play {self.info.call_sid}")]
         if listen:
             self._hearing = asyncio.create_task(self._hear(), name=f"hear {self.info.call_sid}")

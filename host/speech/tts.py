@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from grammars import load as load_grammar
 from host.speech.audio import (
     SAMPLE_RATE,
     SAMPLE_WIDTH,
@@ -146,6 +147,38 @@ def prepare(texts: Iterable[str], lang: str = "en", rate: int = SAMPLE_RATE) -> 
     """Synthesize fixed announcements ahead of time (e.g. at start-up, in a thread)."""
     for text in texts:
         synthesize(text, lang, rate)
+
+
+def fixed_phrases(lang: str) -> list[str]:
+    """The grammar's announcements that have no fields to fill ("Too late to take that
+    back."): the same audio every time, so it can be made before it is needed. Single
+    words (list glue) and long texts (SMS help) are never spoken alone."""
+    texts = load_grammar(lang).phrases.values()
+    return [t for t in texts if "{" not in t and " " in t.strip() and len(t) <= SPOKEN_MAX_CHARS]
+
+
+SPOKEN_MAX_CHARS = 80
+_prepared: set[tuple[str, int]] = set()
+
+
+def prepare_in_background(lang: str, rate: int = SAMPLE_RATE) -> threading.Thread | None:
+    """Fill the cache with :func:`fixed_phrases` in a daemon thread, once per process and
+    (language, rate): such an announcement then starts the moment it is due. None if
+    already done or under way."""
+    with _cache_lock:
+        if (lang, rate) in _prepared:
+            return None
+        _prepared.add((lang, rate))
+
+    def run() -> None:
+        try:
+            prepare(fixed_phrases(lang), lang, rate)
+        except TTSError as exc:
+            log.info("announcements not prepared: %s", exc)
+
+    thread = threading.Thread(target=run, name=f"tts-prepare-{lang}", daemon=True)
+    thread.start()
+    return thread
 
 
 _cache: OrderedDict[tuple[str, str, int], bytes] = OrderedDict()

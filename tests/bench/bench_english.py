@@ -1,11 +1,11 @@
 """English speech out of the box: accuracy, latency, speed, phone audio and noise.
 
-Run: python tests/bench/bench_english.py [--quick] [--only accuracy,latency,speed,phone,noise]
+Run: python tests/bench/bench_english.py [--quick] [--only accuracy,latency,ruling,speed,phone,noise]
 
 Speech is synthesised here: the numbers 1..100 by Piper's joe voice and espeak-ng
 (en-us), and Sino-Korean numbers by espeak-ng for the Vosk figures. Each clip is 0.5 s of
 silence, the number (espeak's own leading/trailing silence trimmed) and 1.2 s of silence,
-streamed in 20 ms chunks through ``Endpointer(GrammarRecognizer(...))``.
+streamed in 20 ms chunks through ``Endpointer(recognizer_for(...))``.
 
 * accuracy: first-try (top-1) readings with pocketsphinx and a JSGF grammar of the 100
   numbers; baseline in the same run: pocketsphinx's default language model (no grammar).
@@ -13,11 +13,14 @@ streamed in 20 ms chunks through ``Endpointer(GrammarRecognizer(...))``.
   plus the compute time of the chunk that produced it), with and without the early end of
   complete phrases, for pocketsphinx (English) and Vosk (Korean). "complete" numbers are
   those no other number extends (53, 17); "prefix" ones (90, 5) must wait the full silence.
+* ruling: compute from a Hearing to the ruling (reading the N-best list, the referee),
+  with ``Talk.listen_for`` remembered per game state vs asked afresh (baseline).
 * speed: CPU seconds per second of audio (RTF) per stream, and how many concurrent 8 kHz
   Media Streams one core sustains at real time (mu-law decode, resampling, Silero VAD
   and decoding, 40 % silence as in a call).
-* phone: the numbers through an 8 kHz mu-law round trip, decoded by upsampling to 16 kHz
-  vs pocketsphinx's 8 kHz front end.
+* phone: the numbers (with the English decoys in the phrase list) through an 8 kHz mu-law
+  round trip, decoded by upsampling to 16 kHz vs pocketsphinx's 8 kHz front end, and as a
+  call's first utterance (fresh decoder) with the model's cepstral mean vs the phone one.
 * noise: 24 utterances in one ~56 s stream, mixed with white noise, fan noise (low-passed
   noise) and card slaps (clicks) at 0..20 dB SNR; utterances found / merged / split,
   false alarms and correct readings, Silero VAD vs the energy VAD on the same audio.
@@ -28,6 +31,7 @@ from __future__ import annotations
 import argparse
 import shutil
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -36,6 +40,10 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
+from grammars import load as load_grammar
+from host.referee import Referee
+from host.session import SessionConfig
+from host.speech import listener as ls
 from host.speech import tts
 from host.speech.audio import (
     SAMPLE_RATE,
@@ -46,9 +54,11 @@ from host.speech.audio import (
     pcm_chunks,
     resample,
 )
+from host.speech.engines import recognizer_for
 from host.speech.frontend import PHONE_DECODE_RATE
 from host.speech.model import SpeechModel, load_model
-from host.speech.recognizer import Endpointer, GrammarRecognizer, Hearing, complete_phrases
+from host.speech.recognizer import Endpointer, Hearing, complete_phrases
+from host.store import Store
 from tests.speech.english import NUMBERS_EN, parse_english
 from tests.speech.korean import parse_sino, sino
 
@@ -102,7 +112,7 @@ def accuracy(model: SpeechModel, clips: dict[str, list[bytes]]) -> None:
     for voice, pcms in clips.items():
         row = []
         for name, phrases in (("default LM (baseline)", None), ("JSGF grammar", NUMBERS_EN)):
-            endpointer = Endpointer(GrammarRecognizer(model, SAMPLE_RATE, phrases))
+            endpointer = Endpointer(recognizer_for(model, SAMPLE_RATE, phrases))
             right = 0
             for n, pcm in enumerate(pcms, start=1):
                 hearing, _ = decode_clip(endpointer, pcm)
@@ -125,8 +135,8 @@ def latency(model: SpeechModel, ko_model: SpeechModel, clips: dict[str, list[byt
         complete = complete_phrases(tuple(phrases))
         results = {}
         for early in (None, 0.2):
-            endpointer = Endpointer(GrammarRecognizer(m, SAMPLE_RATE, phrases), early_silence_s=early)
-            kinds: dict[str, list[float]] = {"complete": [], "prefix": []}
+            endpointer = Endpointer(recognizer_for(m, SAMPLE_RATE, phrases), early_silence_s=early)
+            kinds: dict[str, list[float]] = {"complete": [], "prefix": [], "heard right": []}
             right = 0
             for n, pcm in enumerate(pcms, start=1):
                 hearing, lat = decode_clip(endpointer, pcm)
@@ -134,15 +144,62 @@ def latency(model: SpeechModel, ko_model: SpeechModel, clips: dict[str, list[byt
                     continue
                 right += parse(hearing.text) == n
                 kinds["complete" if phrases[n - 1] in complete else "prefix"].append(lat)
+                if phrases[n - 1] in complete and hearing.text == phrases[n - 1]:
+                    kinds["heard right"].append(lat)
             results[early] = kinds
             label = "early end 0.2 s" if early else "full silence (baseline)"
-            c, p = kinds["complete"], kinds["prefix"]
+            c, p, h = kinds["complete"], kinds["prefix"], kinds["heard right"]
             print(
                 f"  {name:24s} {label:24s} complete {pct(c, 50):.2f} / {pct(c, 99):.2f} (n={len(c)})"
+                f"   of them heard right {pct(h, 50):.2f} / {pct(h, 99):.2f} (n={len(h)})"
                 f"   prefix {pct(p, 50):.2f} / {pct(p, 99):.2f} (n={len(p)})   right {right}/100"
             )
         base, new = results[None]["complete"], results[0.2]["complete"]
-        print(f"  {name:24s} complete-move p50 ratio early/baseline: {pct(new, 50) / pct(base, 50):.2f}")
+        print(
+            f"  {name:24s} complete-move ratio early/baseline: p50 {pct(new, 50) / pct(base, 50):.2f}"
+            f", p99 {pct(new, 99) / pct(base, 99):.2f}"
+        )
+
+
+# --- ruling compute -----------------------------------------------------------------------
+
+
+def ruling(ko_model: SpeechModel, en_model: SpeechModel) -> None:
+    """What the listener adds after the hearing: reading the N-best list and ruling it.
+    Baseline in the same run: ``Talk.listen_for`` asked afresh on every reading."""
+    print("\n== hearing -> ruling compute (ms per utterance, Up-or-Down, 3 players): p50 / p99 ==")
+    korean = [sino(n) for n in range(1, 101)]
+    for lang, model, say in (("en", en_model, NUMBERS_EN), ("ko", ko_model, korean)):
+        with tempfile.TemporaryDirectory() as tmp:
+            referee = Referee(Store(Path(tmp) / "bench.sqlite3"))
+            session = referee.create(SessionConfig(lang=lang), ["Ann", "Bob", "Cy"])
+            listener = ls.Listener(referee, session, model, report_missing=False)
+            table = referee.table(session)
+            hearings = [_hearing((say[n], 0.7), (say[(n + 10) % 100], 0.3)) for n in range(100)]
+            cached, fresh = [], []
+            for h in hearings:
+                started = time.perf_counter()
+                listener.read(h)
+                cached.append(1000 * (time.perf_counter() - started))
+                started = time.perf_counter()
+                ls.read(h, table, ls.PLAYING, decoys=listener.grammar.decoys)
+                fresh.append(1000 * (time.perf_counter() - started))
+            handled = []
+            for n in range(40):  # ruled one after another, whatever the game makes of them
+                started = time.perf_counter()
+                listener.handle(hearings[(n * 37) % 100])
+                handled.append(1000 * (time.perf_counter() - started))
+            referee.store.close()
+        print(
+            f"  {lang}: read, listen_for asked afresh (baseline) {pct(fresh, 50):.2f} / {pct(fresh, 99):.2f}"
+            f"   remembered per state {pct(cached, 50):.2f} / {pct(cached, 99):.2f}"
+            f"   ratio p50 {pct(cached, 50) / pct(fresh, 50):.2f}"
+            f"   | read + rule {pct(handled, 50):.2f} / {pct(handled, 99):.2f}"
+        )
+
+
+def _hearing(*alternatives: tuple[str, float]) -> Hearing:
+    return Hearing(alternatives, (0.0,) * len(alternatives), (), 0.0, 0.5, False, 0.5, 0.7)
 
 
 # --- speed --------------------------------------------------------------------------------
@@ -159,7 +216,7 @@ def speed(model: SpeechModel, ko_model: SpeechModel, clips: dict[str, list[bytes
         ("vosk ko 16k, Silero VAD", ko_model, [sino(n) for n in range(1, 101)], ko_stream, "silero"),
     ]
     for name, m, phrases, pcm, vad in cases:
-        endpointer = Endpointer(GrammarRecognizer(m, SAMPLE_RATE, phrases), vad=vad)
+        endpointer = Endpointer(recognizer_for(m, SAMPLE_RATE, phrases), vad=vad)
         started = time.process_time()
         list(endpointer.hearings(pcm_chunks(pcm, SAMPLE_RATE, CHUNK_MS)))
         cpu = time.process_time() - started
@@ -168,7 +225,7 @@ def speed(model: SpeechModel, ko_model: SpeechModel, clips: dict[str, list[bytes
 
     # A phone call as the media path would run it: 20 ms mu-law frames in, pcm out.
     mulaw = mulaw_encode(resample(stream, SAMPLE_RATE, 8000))
-    endpointer = Endpointer(GrammarRecognizer(model, PHONE_DECODE_RATE, NUMBERS_EN))
+    endpointer = Endpointer(recognizer_for(model, PHONE_DECODE_RATE, NUMBERS_EN))
     resampler = Resampler(8000, PHONE_DECODE_RATE)
     started = time.process_time()
     for i in range(0, len(mulaw), 160):
@@ -184,28 +241,36 @@ def speed(model: SpeechModel, ko_model: SpeechModel, clips: dict[str, list[bytes
 
 
 def phone(model: SpeechModel, clips: dict[str, list[bytes]]) -> None:
-    print("\n== phone audio: 8 kHz mu-law round trip, pocketsphinx + JSGF ==")
+    """Each number as the first words of a call (a fresh decoder: live CMN not yet adapted)
+    and as a later one (one decoder for all), with the decoys in the phrase list."""
+    print("\n== phone audio: 8 kHz mu-law (as Twilio), pocketsphinx + JSGF numbers and decoys ==")
+    phrases = [*NUMBERS_EN, *load_grammar("en").decoys]
+    cases: list[tuple[str, int, bool, bool]] = [
+        ("8 kHz front end, later utterance", 8000, False, False),
+        ("upsampled 16k, later utterance", SAMPLE_RATE, False, False),
+        ("upsampled 16k, first, model CMN (baseline)", SAMPLE_RATE, True, False),
+        ("upsampled 16k, first, phone CMN", SAMPLE_RATE, True, True),
+    ]
     for voice, pcms in clips.items():
         if voice == "espeak-ko":
             continue
-        row = {}
-        for name, rate in (("upsampled to 16 kHz", SAMPLE_RATE), ("8 kHz front end", 8000)):
-            endpointer = Endpointer(GrammarRecognizer(model, rate, NUMBERS_EN))
+        narrow = [mulaw_decode(mulaw_encode(resample(pcm, SAMPLE_RATE, 8000))) for pcm in pcms]
+        row: dict[str, int] = {}
+        for name, rate, cold, phone_cmn in cases:
+            shared = Endpointer(recognizer_for(model, rate, phrases, phone=phone_cmn))
             right = 0
-            for n, pcm in enumerate(pcms, start=1):
-                narrow = mulaw_decode(mulaw_encode(resample(pcm, SAMPLE_RATE, 8000)))
-                hearing, _ = decode_clip(endpointer, resample(narrow, 8000, rate), rate)
+            for n, pcm in enumerate(narrow, start=1):
+                endpointer = shared
+                if cold and n > 1:
+                    endpointer = Endpointer(recognizer_for(model, rate, phrases, phone=phone_cmn))
+                hearing, _ = decode_clip(endpointer, resample(pcm, 8000, rate), rate)
                 right += hearing is not None and parse_english(hearing.text) == n
             row[name] = right
-            print(f"  {voice:10s} {name:22s} {right:3d}/{len(pcms)}")
-        wide = clips[voice]
-        endpointer = Endpointer(GrammarRecognizer(model, SAMPLE_RATE, NUMBERS_EN))
-        clean = sum(
-            (h := decode_clip(endpointer, pcm)[0]) is not None and parse_english(h.text) == n
-            for n, pcm in enumerate(wide, start=1)
-        )
-        print(f"  {voice:10s} {'16 kHz, no phone':22s} {clean:3d}/{len(wide)} (reference)")
-    print(f"  default for streams: PHONE_DECODE_RATE = {PHONE_DECODE_RATE}")
+            print(f"  {voice:8s} {name:44s} {right:3d}/{len(pcms)}")
+        base = row["upsampled 16k, first, model CMN (baseline)"]
+        ratio = row["upsampled 16k, first, phone CMN"] / max(base, 1)
+        print(f"  {voice:8s} first utterance, phone CMN / baseline: {ratio:.2f}x")
+    print(f"  default for streams: PHONE_DECODE_RATE = {PHONE_DECODE_RATE}, phone CMN on")
 
 
 # --- noise --------------------------------------------------------------------------------
@@ -288,7 +353,7 @@ def noise(model: SpeechModel, clips: dict[str, list[bytes]], levels: Sequence[fl
             pcm = mix(speech, truth, base, snr)
             row = []
             for vad in ("energy", "silero"):
-                endpointer = Endpointer(GrammarRecognizer(model, SAMPLE_RATE, NUMBERS_EN), vad=vad)
+                endpointer = Endpointer(recognizer_for(model, SAMPLE_RATE, NUMBERS_EN), vad=vad)
                 hearings = list(endpointer.hearings(pcm_chunks(pcm, SAMPLE_RATE, 100)))
                 s = score(hearings, truth)
                 counts = "/".join(f"{s[k]:2d}" for k in ("found", "merged", "split", "false", "right"))
@@ -299,7 +364,7 @@ def noise(model: SpeechModel, clips: dict[str, list[bytes]], levels: Sequence[fl
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer numbers and noise levels")
-    parser.add_argument("--only", default="accuracy,latency,speed,phone,noise")
+    parser.add_argument("--only", default="accuracy,latency,ruling,speed,phone,noise")
     args = parser.parse_args()
     parts = set(args.only.split(","))
     if shutil.which("espeak-ng") is None:
@@ -320,6 +385,8 @@ def main() -> None:
         accuracy(model, english)
     if "latency" in parts:
         latency(model, ko_model, clips)
+    if "ruling" in parts:
+        ruling(ko_model, model)
     if "speed" in parts:
         speed(model, ko_model, clips)
     if "phone" in parts:

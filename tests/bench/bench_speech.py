@@ -222,7 +222,7 @@ def run_condition(task: Task) -> list[Item]:
         table = Table(Path(tmp))
         template = table.session(1)
         playing = template.phrases()
-        confirming = ls.phrase_list("ko", 1, 100, state="confirming")
+        confirming = ls.phrase_list(table.referee.table(template.session_id), ls.CONFIRMING)
         answers = {}
         for word in ("네", "아니요"):
             speech = espeak(word, rate, pitch)
@@ -247,7 +247,7 @@ def run_condition(task: Task) -> list[Item]:
                         item.asked[prior, valid] = False
                         continue
                     reading = listener.read(full.hearing)
-                    value = reading.intent.value if isinstance(reading.intent, NumberSaid) else None
+                    value = getattr(reading.meaning, "number", None)
                     value = value if reading.ignored is None else None
                     if prior == priors[0]:
                         item.outcomes["direct", valid] = as_ruled(n, last, value, valid)

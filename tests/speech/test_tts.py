@@ -110,3 +110,20 @@ def test_speaker_plays_sentence_by_sentence() -> None:
     speaker = Speaker("en", 16000, player=lambda pcm, rate: played.append(len(pcm)))
     pcm = speaker.say("Cy wins. Say new game to play again.")
     assert len(played) >= 1 and sum(played) == len(pcm)
+
+
+@requires_espeak
+def test_fixed_announcements_are_made_ahead_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    texts = tts.fixed_phrases("ko")
+    assert "취소하기엔 너무 늦었어요." in texts and all("{" not in t for t in texts)
+    monkeypatch.setattr(tts, "_prepared", set())  # a stream test may have prepared them already
+    thread = tts.prepare_in_background("ko", 8000)
+    assert thread is not None
+    thread.join(timeout=60)
+    assert tts.prepare_in_background("ko", 8000) is None  # once per process
+
+    def no_synthesis(*args: Any) -> bytes:
+        raise AssertionError("synthesised again")
+
+    monkeypatch.setattr(tts, "espeak_synthesize", no_synthesis)
+    assert tts.synthesize("취소하기엔 너무 늦었어요.", "ko", 8000)  # from the cache, at once

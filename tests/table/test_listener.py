@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
+from games.base import Listening
 from games.up_or_down import rules as ud
 from grammars import languages, load
 from grammars.reader import CommandSaid, parse
 from host.referee import Referee
 from host.reply import Reply
-from host.session import SessionConfig
+from host.session import SessionConfig, Table
 from host.speech import listener as ls
 from host.speech.audio import AudioDeviceError, pcm_chunks
 from host.speech.listener import Heard, Listener, phrase_list, read
@@ -257,7 +260,13 @@ def test_the_announcement_occupies_stream_time(
     played: list[float] = []
     voice = Voice("ko", 16000, player=lambda pcm, rate: played.append(len(pcm) / 2 / rate))
     replies: list[Reply] = []
-    runner = TableRunner(Listener(referee, korean_session, ko_model), replies.append, voice)
+    ignored: list[tuple[float, str]] = []
+    runner = TableRunner(
+        Listener(referee, korean_session, ko_model),
+        replies.append,
+        voice,
+        on_ignored=lambda at, why: ignored.append((at, why)),
+    )
     runner.announce(referee.handle(korean_session, "오십삼"))  # "Ann, 53. Bob: ..." takes seconds
     assert played and played[0] > 2.0
     # Bob answers while the host is still talking (heard by nobody), then again after it.
@@ -267,6 +276,26 @@ def test_the_announcement_occupies_stream_time(
         {"type": "move", "player": "Bob", "number": 50, "valid": True, "previous": 53}
     ]
     assert len(played) == 2  # the ruling was spoken too
+    # -v says why the first "사십삼" got no answer, once, while it was said.
+    ((at, why),) = ignored
+    assert why == "host speaking" and 0.1 < at < played[0]
+
+
+def test_with_no_sound_card_the_opening_does_not_eat_the_first_move(
+    referee: Referee, korean_session: str, ko_model: SpeechModel, say: Say
+) -> None:
+    def no_device(pcm: bytes, rate: int) -> None:
+        time.sleep(0.5)  # opening the device takes a while before it fails
+        raise AudioDeviceError("no output device")
+
+    replies: list[Reply] = []
+    voice = Voice("ko", 16000, player=no_device)
+    # A microphone (live): what it captured while the host tried to speak is still the room's.
+    runner = TableRunner(Listener(referee, korean_session, ko_model), replies.append, voice, live=True)
+    runner.announce(Reply(korean_session, news=["게임을 시작합니다."]))
+    runner.run(pcm_chunks(silence(0.2) + say("오십삼") + silence(1.2)))
+    moves = [e for r in replies for e in r.events if e["type"] == "move"]
+    assert [m["number"] for m in moves] == [53]
 
 
 def test_with_no_sound_card_an_announcement_drops_no_input() -> None:
@@ -276,3 +305,33 @@ def test_with_no_sound_card_an_announcement_drops_no_input() -> None:
     voice = Voice("ko", 16000, player=no_device)
     assert voice.say("오십삼") == 0.0 and not voice.can_play  # the room heard nothing
     assert voice.say("사십") == 0.0
+
+
+def test_listen_for_is_asked_once_per_game_state(monkeypatch: pytest.MonkeyPatch) -> None:
+    asked: list[bool] = []
+    real = ls.listen_for
+
+    def counting(table: Table, confirming: bool) -> Listening:
+        asked.append(confirming)
+        return real(table, confirming)
+
+    monkeypatch.setattr(ls, "listen_for", counting)
+    cache = ls.ListenForCache()
+    first = table_for("up-or-down", game_after(53))
+    assert cache(first, False) is cache(first, False)
+    cache(first, True)
+    assert asked == [False, True]
+    later = table_for("up-or-down", game_after(40))
+    assert cache(later, False).moves == real(later, False).moves
+    assert asked == [False, True, False]  # a new state is asked afresh
+
+
+def test_the_table_voice_starts_with_the_first_sentence() -> None:
+    played: list[tuple[float, int]] = []
+    voice = Voice("en", 16000, player=lambda pcm, rate: played.append((time.perf_counter(), len(pcm))))
+    started = time.perf_counter()
+    seconds = voice.say("Bob said seventy one. Ann, your turn: a number below seventy one.")
+    finished = time.perf_counter()
+    assert len(played) == 2  # one piece per sentence, each played as soon as it is made
+    assert played[0][0] - started < finished - started - 0.02  # before the second was made
+    assert seconds == pytest.approx(sum(n for _, n in played) / 2 / 16000)

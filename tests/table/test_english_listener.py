@@ -1,0 +1,46 @@
+"""English and pocketsphinx through the Listener: commands that take something back are
+read back first when the hearing is unsure, as costly moves are (real audio)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from host.referee import Referee
+from host.session import SessionConfig
+from host.speech.audio import pcm_chunks
+from host.speech.listener import Listener
+from host.speech.model import SpeechModel, load_model
+from tests.speech.conftest import silence
+from tests.table.test_english_table import Voice, espeak, piper
+
+
+@pytest.fixture(scope="module")
+def en_model() -> SpeechModel:
+    return load_model(lang="en", engine="pocketsphinx", download=False)
+
+
+@pytest.fixture
+def session(referee: Referee) -> Iterator[str]:
+    session_id = referee.create(SessionConfig(lang="en", undo_grace=1e9), ["Ann", "Bob"])
+    referee.handle(session_id, "fifty three", "Ann")
+    yield session_id
+
+
+@pytest.mark.parametrize("voice", [piper, espeak], ids=["piper", "espeak"])
+def test_a_spoken_undo_is_read_back_before_it_counts(
+    referee: Referee, session: str, en_model: SpeechModel, voice: Voice
+) -> None:
+    listener = Listener(referee, session, en_model, report_missing=False)
+    assert en_model.engine == "pocketsphinx"
+    (heard,) = listener.hear(pcm_chunks(silence(0.5) + voice("undo") + silence(1.2)))
+    assert heard.hearing.text == "undo"
+    reading = heard.reading
+    assert reading is not None and reading.confidence < referee.table(session).config.confirm_below
+    reply = heard.reply
+    assert reply is not None and reply.confirm == "undo" and not reply.accepted
+    game = referee.table(session).state
+    assert game is not None and game.last == 53  # nothing taken back yet
+    (answer,) = listener.hear(pcm_chunks(silence(0.5) + voice("yes") + silence(1.2)))
+    assert answer.reply is not None and {"type": "undo", "player": "Ann", "number": 53} in answer.reply.events
