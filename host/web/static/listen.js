@@ -68,15 +68,24 @@
     socket.binaryType = "arraybuffer";
     var node = new AudioWorkletNode(context, "pcm16");
     var player = new Player(context);
+    // Speech said while the host loads its recogniser is kept (up to ~5 s) and sent when
+    // it is ready, so the first move is not lost.
+    var pending = [], ready = false;
+    node.port.onmessage = function (f) {
+      if (ready && socket.readyState === 1) socket.send(f.data);
+      else if (!ready && pending.length < 125) pending.push(f.data);
+    };
+    context.createMediaStreamSource(stream).connect(node);
+    node.connect(context.destination);  // pulls the worklet; it writes silence
     running = { socket: socket, stream: stream, context: context };
     button.textContent = button.getAttribute("data-stop");
     socket.onmessage = function (e) {
       if (typeof e.data !== "string") { player.play(e.data); return; }
       var m = JSON.parse(e.data);
       if (m.type === "ready") {
-        context.createMediaStreamSource(stream).connect(node);
-        node.connect(context.destination);  // pulls the worklet; it writes silence
-        node.port.onmessage = function (f) { if (socket.readyState === 1) socket.send(f.data); };
+        ready = true;
+        pending.forEach(function (f) { socket.send(f); });
+        pending = [];
         show(status.getAttribute("data-listening"), "on");
       } else if (m.type === "reply") {
         said.textContent = m.lines.join(" ");
