@@ -24,7 +24,6 @@ from tests.sms.conftest import PHONES, messages_of
 from tests.twilio_helpers import FakeTwilio
 from tests.web.browser import CHROMIUM, Server, chromium, servers
 
-
 ROOT = Path(__file__).resolve().parents[2]
 SCREENSHOTS = ROOT / "docs" / "screenshots"
 FRESH_MS = 200  # the promise: a ruling is on the page this soon after the webhook answered
