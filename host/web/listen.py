@@ -174,7 +174,16 @@ async def _receive(websocket: WebSocket, audio: asyncio.Queue[bytes | None]) -> 
         audio.put_nowait(data)
 
 
-async def _decode(runner: TableRunner, audio: asyncio.Queue[bytes | None]) -> None:
+async def _decode(runner: TableRunner, audio: asyncio.Queue[bytes | None], room: Room) -> None:
+    try:
+        await _feed(runner, audio)
+    except Exception:
+        # The page is told, and stops (closing the socket): no microphone into the void.
+        log.exception("browser microphone: the listener failed")
+        room.send(json.dumps({"type": "error", "text": "The host stopped listening (an error)."}))
+
+
+async def _feed(runner: TableRunner, audio: asyncio.Queue[bytes | None]) -> None:
     """Feed the runner in a thread, everything queued at once (one hop per batch)."""
     while True:
         chunk = await audio.get()
@@ -230,7 +239,7 @@ async def listen(websocket: WebSocket, code: str) -> None:
             return
         log.info("browser microphone on game %s (session %s): %s", code, row.id, engine)
         room.send(json.dumps({"type": "ready", "engine": engine}))
-        decoder = asyncio.create_task(_decode(runner, audio))
+        decoder = asyncio.create_task(_decode(runner, audio, room))
         await _receive(websocket, audio)
     except (WebSocketDisconnect, RuntimeError, ConnectionError):
         log.info("browser microphone on game %s: the page went", code)

@@ -67,10 +67,18 @@ class Server:
         return env
 
     def start(self) -> Server:
+        return self.launch().wait()
+
+    def launch(self) -> Server:
         command = [sys.executable, "-m", "uvicorn", "host.app:create_app", "--factory",
                    "--host", "127.0.0.1", "--port", str(self.port), "--log-level", "warning"]  # fmt: skip
         with self.log.open("ab") as out:
             self.proc = subprocess.Popen(command, env=self.env(), stdout=out, stderr=subprocess.STDOUT)
+        return self
+
+    def wait(self) -> Server:
+        """Until the server answers its health check."""
+        assert self.proc is not None
         deadline = time.monotonic() + START_S
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
@@ -116,9 +124,9 @@ def servers(tmp_path: Path, fake: FakeTwilio, count: int = 1) -> Iterator[list[S
     db = tmp_path / "gamehost.sqlite3"
     started: list[Server] = []
     try:
-        for i in range(count):
-            started.append(Server(db, free_port(), fake, tmp_path / f"server{i}.log").start())
-        yield started
+        for i in range(count):  # started together: each takes a while to import the app
+            started.append(Server(db, free_port(), fake, tmp_path / f"server{i}.log").launch())
+        yield [server.wait() for server in started]
     finally:
         for server in started:
             server.stop()
