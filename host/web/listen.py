@@ -5,9 +5,9 @@ sends it over this WebSocket as binary frames. The audio goes through the same
 :class:`~host.speech.table.TableRunner` and :class:`~host.speech.listener.Listener` as
 ``gamehost table`` (a shared microphone: ``speaker=None``), so it is ruled by the Referee
 like any move; the phones in the game are told as for any other channel. Each reply comes
-back as a JSON text frame (its lines) and, unless the page asked for silence, as a binary
-WAV frame of the host's voice, which the page plays. As at the CLI table, the input the
-announcement covers is dropped (the host never hears itself).
+back as a JSON text frame (its lines) and as a binary WAV frame of the host's voice, which
+the page plays. As at the CLI table, the input the announcement covers is dropped (the host
+never hears itself).
 
 Who may stream: whoever holds the game's join code (it is in the URL; the game must exist
 and be active), from a page of this server (the Origin header must be this host or
@@ -136,9 +136,7 @@ class Room:
             self.send(json.dumps({"type": "ignored", "text": heard.hearing.text, "why": heard.ignored}))
 
 
-def _open(
-    state: State, row: SessionRow, room: Room, quiet: bool
-) -> tuple[TableRunner, str]:
+def _open(state: State, row: SessionRow, room: Room) -> tuple[TableRunner, str]:
     """Load the model and make the listener (slow: in a thread)."""
     referee: Referee = state.referee
     lang = referee.table(row.id).config.lang
@@ -148,7 +146,7 @@ def _open(
     def play(pcm: bytes, rate: int) -> None:
         room.send(wav_bytes(pcm, rate))
 
-    voice = None if quiet else Voice(lang, SAMPLE_RATE, player=play)
+    voice = Voice(lang, SAMPLE_RATE, player=play)
     # live=False: the input dropped after an announcement is as long as its audio, which
     # the page plays while the microphone keeps sending.
     runner = TableRunner(listener, room.emit, voice, live=False, on_heard=room.heard)
@@ -230,8 +228,7 @@ async def listen(websocket: WebSocket, code: str) -> None:
     decoder: asyncio.Task[None] | None = None
     try:
         try:
-            quiet = websocket.query_params.get("quiet") == "1"
-            runner, engine = await asyncio.to_thread(_open, state, row, room, quiet)
+            runner, engine = await asyncio.to_thread(_open, state, row, room)
         except (ModelUnavailable, ValueError) as exc:
             log.warning("browser microphone for game %s: %s", code, exc)
             room.send(json.dumps({"type": "error", "text": str(exc)}))
