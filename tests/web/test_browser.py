@@ -22,7 +22,7 @@ from host.speech.audio import write_wav
 from host.store import Store
 from tests.sms.conftest import PHONES, messages_of
 from tests.twilio_helpers import FakeTwilio
-from tests.web.browser import CHROMIUM, Server, chromium, servers
+from tests.web.browser import CHROMIUM, Server, chromium, free_port, servers
 
 ROOT = Path(__file__).resolve().parents[2]
 SCREENSHOTS = ROOT / "docs" / "screenshots"
@@ -126,51 +126,63 @@ def _piper(text: str) -> bytes:
     return trim(piper_synthesize(text, SAMPLE_RATE, syn_config=steady))
 
 
-def test_a_game_played_by_voice_through_the_page(playwright: Any, tmp_path: Path, fake: FakeTwilio) -> None:
+def _script(tmp_path: Path) -> Path:
+    """Three Up-or-Down moves, with room after each for the host's spoken answer (~6 s:
+    "Ann said 53. Bob: an odd number above 53 or ..."): the input it covers is dropped, as a
+    microphone would hear the host then."""
     from tests.speech.conftest import silence
 
-    # Room after each move for the host's spoken answer (~6 s: "Ann said 53. Bob: an odd
-    # number above 53 or ..."); the input it covers is dropped, as a microphone would hear
-    # the host then.
-    moves = ["fifty three", "forty", "forty four"]
     audio = tmp_path / "game.wav"
     gap = silence(8.0)
+    moves = ["fifty three", "forty", "forty four"]
     write_wav(audio, silence(1.0) + gap.join(_piper(m) for m in moves) + silence(1.5))
-    fake_mic = [
-        "--use-fake-ui-for-media-stream",
-        "--use-fake-device-for-media-stream",
-        f"--use-file-for-fake-audio-capture={audio}%noloop",  # played once, in real time
-        "--autoplay-policy=no-user-gesture-required",
-    ]
-    profile = tmp_path / "profile"
-    with servers(tmp_path, fake) as (server,), chromium(playwright, profile, fake_mic) as browser:
-        phones, code = new_game(server, ["Ann", "Bob"])
-        server.text(phones[0], "START")
-        page = browser.new_page()
-        page.goto(f"{server.base}/t/{code}")
-        page.click("#listen")
-        page.wait_for_selector("#listen[data-state=on]", timeout=WAIT_MS)
-        page.wait_for_function(
-            "() => document.getElementById('rulings').textContent.includes('Ann said 44.')", timeout=40_000
-        )
-        rulings = page.locator("#rulings").inner_text()
-        assert rulings.index("Ann said 44.") < rulings.index("Bob said 40.") < rulings.index("Ann said 53.")
-        assert "Ann said 44." in page.locator("#host-said").inner_text()
-        page.wait_for_selector("#listen[data-played]", timeout=WAIT_MS)  # the host's voice played
-        page.click("#listen")  # stop
-        # In the log, and told to the phones like any ruling.
-        store = Store(server.db)
-        try:
-            row = store.session_by_code(code)
-            assert row is not None
-            table = Referee(store).table(row.id)
-            assert table.state is not None and table.state.last == 44  # type: ignore[attr-defined]
-        finally:
-            store.close()
-        deadline = time.monotonic() + 10
-        while "Ann said 53." not in " ".join(fake.messages_to(phones[1])) and time.monotonic() < deadline:
-            time.sleep(0.1)
-        assert any("Ann said 53." in m for m in fake.messages_to(phones[1]))
+    return audio
+
+
+def test_a_game_played_by_voice_through_the_page(playwright: Any, tmp_path: Path, fake: FakeTwilio) -> None:
+    server = Server(tmp_path / "gamehost.sqlite3", free_port(), fake, tmp_path / "server.log").launch()
+    try:
+        audio = _script(tmp_path)  # while the server starts
+        fake_mic = [
+            "--use-fake-ui-for-media-stream",
+            "--use-fake-device-for-media-stream",
+            f"--use-file-for-fake-audio-capture={audio}%noloop",  # played once, in real time
+            "--autoplay-policy=no-user-gesture-required",
+        ]
+        with chromium(playwright, tmp_path / "profile", fake_mic) as browser:
+            _voice_game(server.wait(), browser, fake)
+    finally:
+        server.stop()
+
+
+def _voice_game(server: Server, browser: Any, fake: FakeTwilio) -> None:
+    phones, code = new_game(server, ["Ann", "Bob"])
+    server.text(phones[0], "START")
+    page = browser.new_page()
+    page.goto(f"{server.base}/t/{code}")
+    page.click("#listen")
+    page.wait_for_selector("#listen[data-state=on]", timeout=WAIT_MS)
+    page.wait_for_function(
+        "() => document.getElementById('rulings').textContent.includes('Ann said 44.')", timeout=40_000
+    )
+    rulings = page.locator("#rulings").inner_text()
+    assert rulings.index("Ann said 44.") < rulings.index("Bob said 40.") < rulings.index("Ann said 53.")
+    assert "Ann said 44." in page.locator("#host-said").inner_text()
+    page.wait_for_selector("#listen[data-played]", timeout=WAIT_MS)  # the host's voice played
+    page.click("#listen")  # stop
+    # In the log, and told to the phones like any ruling.
+    store = Store(server.db)
+    try:
+        row = store.session_by_code(code)
+        assert row is not None
+        table = Referee(store).table(row.id)
+        assert table.state is not None and table.state.last == 44  # type: ignore[attr-defined]
+    finally:
+        store.close()
+    deadline = time.monotonic() + 10
+    while "Ann said 53." not in " ".join(fake.messages_to(phones[1])) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert any("Ann said 53." in m for m in fake.messages_to(phones[1]))
 
 
 def test_a_screenshot_of_every_game_board(playwright: Any, tmp_path: Path, fake: FakeTwilio) -> None:

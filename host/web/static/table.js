@@ -68,8 +68,16 @@
   }
 
   var link = document.getElementById("link");
-  var source = new EventSource(url);
-  source.addEventListener("table", function (e) { render(JSON.parse(e.data)); });
-  source.onopen = function () { link.className = "link up"; };
-  source.onerror = function () { link.className = "link down"; };
+  function connect() {
+    var source = new EventSource(url);
+    source.addEventListener("table", function (e) { render(JSON.parse(e.data)); });
+    source.onopen = function () { link.className = "link up"; };
+    source.onerror = function () {
+      link.className = "link down";
+      // The browser retries a dropped stream by itself, but gives up on an error answer
+      // (a proxy's 502 while the server restarts): then start again, a little later.
+      if (source.readyState === EventSource.CLOSED) setTimeout(connect, 3000);
+    };
+  }
+  connect();
 })();
