@@ -17,6 +17,7 @@ from grammars import load
 from host.referee import describe_events, prompt_text
 from host.session import SessionConfig, Table, apply, new_table
 from host.store import SessionRow, Store
+from host.web.labels import labels
 
 #: Rulings the page shows, newest first.
 RULINGS = 5
@@ -63,6 +64,7 @@ class Feed:
         table = fold.table
         acting = table.to_act()
         board: dict[str, object] = {}
+        names = labels(table.lang)["board"]
         if table.state is not None:
             board = table.spec.talk.view(table.state, table.lang)
         return {
@@ -78,6 +80,8 @@ class Feed:
             "prompt": prompt_text(table),
             "rulings": list(fold.rulings),
             "board": board,
+            # The board's labels in the session's language (the keys above stay English).
+            "labels": {k: names.get(k, k) for k in board},
         }
 
 

@@ -23,16 +23,26 @@ from fastapi.templating import Jinja2Templates
 from games.base import CHANNELS, all_games
 from host.config import Settings
 from host.store import SessionRow, Store
+from host.web import listen
+from host.web.labels import labels
 from host.web.live import Feed
 
 HERE = Path(__file__).parent
-STATIC = {"table.css": "text/css", "table.js": "text/javascript"}
-#: How often the stream looks at the log; a cheap indexed MAX(seq) query.
-POLL = 0.1
+STATIC = {
+    "table.css": "text/css",
+    "table.js": "text/javascript",
+    "listen.js": "text/javascript",
+    "pcm16-worklet.js": "text/javascript",
+}
+#: How often the stream looks at the log: a cheap indexed MAX(seq) query. The store, not an
+#: in-process signal, so a ruling made by another server process on the same database shows
+#: within this (plus a fold) too.
+POLL = 0.05
 #: A comment line this often keeps proxies from closing a quiet stream.
 KEEPALIVE = 15.0
 
 router = APIRouter(include_in_schema=False)
+router.include_router(listen.router)  # "Listen here": /t/<code>/listen
 templates = Jinja2Templates(directory=str(HERE / "templates"))
 
 
@@ -116,7 +126,8 @@ async def table_page(request: Request, code: str) -> Response:
     if row is None:
         return templates.TemplateResponse(request, "unknown.html", {"code": code}, status_code=404)
     page = await asyncio.to_thread(_feed(request).page, row)
-    return templates.TemplateResponse(request, "table.html", {"page": page})
+    words = labels(page["lang"])["page"]
+    return templates.TemplateResponse(request, "table.html", {"page": page, "words": words})
 
 
 @router.get("/t")

@@ -7,6 +7,9 @@
   var script = document.currentScript;
   var url = script && script.getAttribute("data-events");
   if (!url || !window.EventSource) return;
+  // The page's words in the game's language, from the template.
+  var waiting = script.getAttribute("data-waiting");
+  var anyone = script.getAttribute("data-anyone");
 
   function el(tag, text, cls) {
     var node = document.createElement(tag);
@@ -44,14 +47,14 @@
   }
 
   function render(page) {
-    document.getElementById("prompt").textContent = page.prompt || "Waiting for the game to start.";
+    document.getElementById("prompt").textContent = page.prompt || waiting;
     fill("players", page.players.map(function (p) {
       return el("li", p.name, p.acting ? "acting" : "");
     }));
-    document.getElementById("to-act").textContent = page.to_act.join(", ") || (page.running ? "anyone at the table" : "—");
+    document.getElementById("to-act").textContent = page.to_act.join(", ") || (page.running ? anyone : "—");
     var board = [];
     Object.keys(page.board).forEach(function (label) {
-      board.push(el("dt", label));
+      board.push(el("dt", (page.labels && page.labels[label]) || label));
       var dd = el("dd");
       dd.appendChild(value(page.board[label]));
       board.push(dd);
@@ -65,8 +68,16 @@
   }
 
   var link = document.getElementById("link");
-  var source = new EventSource(url);
-  source.addEventListener("table", function (e) { render(JSON.parse(e.data)); });
-  source.onopen = function () { link.className = "link up"; };
-  source.onerror = function () { link.className = "link down"; };
+  function connect() {
+    var source = new EventSource(url);
+    source.addEventListener("table", function (e) { render(JSON.parse(e.data)); });
+    source.onopen = function () { link.className = "link up"; };
+    source.onerror = function () {
+      link.className = "link down";
+      // The browser retries a dropped stream by itself, but gives up on an error answer
+      // (a proxy's 502 while the server restarts): then start again, a little later.
+      if (source.readyState === EventSource.CLOSED) setTimeout(connect, 3000);
+    };
+  }
+  connect();
 })();

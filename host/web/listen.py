@@ -1,0 +1,253 @@
+""""Listen here": a browser's microphone as the table's microphone, at ``/t/<code>/listen``.
+
+The page captures the microphone, resamples it to 16 kHz mono pcm16 in an AudioWorklet and
+sends it over this WebSocket as binary frames. The audio goes through the same
+:class:`~host.speech.table.TableRunner` and :class:`~host.speech.listener.Listener` as
+``gamehost table`` (a shared microphone: ``speaker=None``), so it is ruled by the Referee
+like any move; the phones in the game are told as for any other channel. Each reply comes
+back as a JSON text frame (its lines) and as a binary WAV frame of the host's voice, which
+the page plays. As at the CLI table, the input the announcement covers is dropped (the host
+never hears itself).
+
+Who may stream: whoever holds the game's join code (it is in the URL; the game must exist
+and be active), from a page of this server (the Origin header must be this host or
+``GAMEHOST_PUBLIC_URL``), and over HTTPS unless the page is on a loopback address. A refusal
+closes the handshake with 1008, which the server sends as HTTP 403.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import io
+import json
+import logging
+import threading
+import wave
+from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+from fastapi import APIRouter, WebSocket, WebSocketDisconnect
+from starlette.datastructures import State
+
+from host import notify
+from host.config import Settings
+from host.lobby import Lobby
+from host.outbound import Outbound
+from host.referee import Referee
+from host.reply import Reply
+from host.speech.audio import SAMPLE_RATE, SAMPLE_WIDTH
+from host.speech.listener import Heard, Listener
+from host.speech.model import ModelUnavailable, SpeechModel, describe_model, load_model
+from host.speech.table import TableRunner, Voice
+from host.store import SessionRow
+
+log = logging.getLogger(__name__)
+
+router = APIRouter()
+POLICY_VIOLATION = 1008
+#: Microphone audio waiting for the recogniser; beyond it the oldest is dropped (a page
+#: sending faster than real time must not grow memory without bound).
+MAX_QUEUED_S = 5.0
+MAX_FRAME_BYTES = 64 * 1024
+LOOPBACK = frozenset({"localhost", "127.0.0.1", "::1"})
+
+
+def origin_problem(origin: str | None, host: str | None, settings: Settings) -> str | None:
+    """Why a page at ``origin`` may not stream to this server reached as ``host``; None: it may.
+
+    A browser always sends Origin on a WebSocket. It must be a page of this server (its Host,
+    or the public address behind a proxy), and HTTPS unless on a loopback address: a
+    microphone must not travel in the clear (and browsers give pages on plain http no
+    microphone anyway)."""
+    if not origin:
+        return "no Origin header"
+    parts = urlsplit(origin)
+    name = (parts.hostname or "").lower()
+    local = name in LOOPBACK or name.endswith(".localhost")
+    if parts.scheme != "https" and not (local and parts.scheme == "http"):
+        return f"{parts.scheme or 'no'} scheme from {name or origin!r}: HTTPS only"
+    allowed = {host.lower()} if host else set()
+    if settings.public_url:
+        allowed.add(urlsplit(settings.public_url).netloc.lower())
+    if parts.netloc.lower() not in allowed:
+        return f"origin {origin!r} is not this server"
+    return None
+
+
+def wav_bytes(pcm: bytes, rate: int) -> bytes:
+    out = io.BytesIO()
+    with wave.open(out, "wb") as w:
+        w.setnchannels(1)
+        w.setsampwidth(SAMPLE_WIDTH)
+        w.setframerate(rate)
+        w.writeframes(pcm)
+    return out.getvalue()
+
+
+class Models:
+    """Speech models by language for the page, loaded once (in a thread) and shared."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self._models: dict[str, SpeechModel] = {}
+        self._lock = threading.Lock()
+
+    def __call__(self, lang: str) -> SpeechModel:
+        with self._lock:
+            model = self._models.get(lang)
+            if model is None:
+                engine = self.settings.speech_engine
+                if self.settings.media_model_dir is not None:
+                    model = load_model(self.settings.media_model_dir, lang=lang, engine=engine)
+                else:
+                    model = load_model(lang=lang, download=self.settings.media_model_download, engine=engine)
+                self._models[lang] = model
+            return model
+
+
+def _models(state: State) -> Models:
+    models: Models | None = getattr(state, "web_models", None)
+    if models is None:
+        models = state.web_models = Models(state.settings)
+    return models
+
+
+@dataclass
+class Room:
+    """One page listening to one game: where the runner's output goes."""
+
+    lobby: Lobby
+    outbound: Outbound
+    out: asyncio.Queue[str | bytes]
+    loop: asyncio.AbstractEventLoop
+
+    def send(self, item: str | bytes) -> None:
+        """From the decoder's thread."""
+        self.loop.call_soon_threadsafe(self.out.put_nowait, item)
+
+    def emit(self, reply: Reply) -> None:
+        self.send(json.dumps({"type": "reply", "lines": reply.lines, "accepted": reply.accepted}))
+        if reply.accepted and reply.public:
+            notify.fan_out(self.lobby, self.outbound, reply)
+
+    def heard(self, heard: Heard) -> None:
+        if heard.reply is None:
+            self.send(json.dumps({"type": "ignored", "text": heard.hearing.text, "why": heard.ignored}))
+
+
+def _open(state: State, row: SessionRow, room: Room) -> tuple[TableRunner, str]:
+    """Load the model and make the listener (slow: in a thread)."""
+    referee: Referee = state.referee
+    lang = referee.table(row.id).config.lang
+    model = _models(state)(lang)
+    listener = Listener(referee, row.id, model, sample_rate=SAMPLE_RATE)
+
+    def play(pcm: bytes, rate: int) -> None:
+        room.send(wav_bytes(pcm, rate))
+
+    voice = Voice(lang, SAMPLE_RATE, player=play)
+    # live=False: the input dropped after an announcement is as long as its audio, which
+    # the page plays while the microphone keeps sending.
+    runner = TableRunner(listener, room.emit, voice, live=False, on_heard=room.heard)
+    return runner, describe_model(model)
+
+
+async def _receive(websocket: WebSocket, audio: asyncio.Queue[bytes | None]) -> None:
+    """Microphone frames into ``audio`` until the page goes; text frames are ignored."""
+    limit = round(MAX_QUEUED_S * SAMPLE_RATE) * SAMPLE_WIDTH
+    while True:
+        message = await websocket.receive()
+        if message["type"] == "websocket.disconnect":
+            return
+        data = message.get("bytes")
+        if not data:
+            continue
+        if len(data) > MAX_FRAME_BYTES or len(data) % SAMPLE_WIDTH:
+            log.warning("browser microphone: a %d-byte frame; closing", len(data))
+            await websocket.close(code=POLICY_VIOLATION)
+            return
+        if audio.qsize() * len(data) > limit:
+            continue  # the decoder is far behind: drop rather than grow
+        audio.put_nowait(data)
+
+
+async def _decode(runner: TableRunner, audio: asyncio.Queue[bytes | None], room: Room) -> None:
+    try:
+        await _feed(runner, audio)
+    except Exception:
+        # The page is told, and stops (closing the socket): no microphone into the void.
+        log.exception("browser microphone: the listener failed")
+        room.send(json.dumps({"type": "error", "text": "The host stopped listening (an error)."}))
+
+
+async def _feed(runner: TableRunner, audio: asyncio.Queue[bytes | None]) -> None:
+    """Feed the runner in a thread, everything queued at once (one hop per batch)."""
+    while True:
+        chunk = await audio.get()
+        if chunk is None:
+            return
+        batch = [chunk]
+        while not audio.empty():
+            more = audio.get_nowait()
+            if more is None:
+                await asyncio.to_thread(runner.feed, b"".join(batch))
+                return
+            batch.append(more)
+        await asyncio.to_thread(runner.feed, b"".join(batch))
+
+
+async def _send(websocket: WebSocket, out: asyncio.Queue[str | bytes]) -> None:
+    while True:
+        item = await out.get()
+        if isinstance(item, bytes):
+            await websocket.send_bytes(item)
+        else:
+            await websocket.send_text(item)
+
+
+@router.websocket("/t/{code}/listen")
+async def listen(websocket: WebSocket, code: str) -> None:
+    state = websocket.app.state
+    settings: Settings = state.settings
+    problem = origin_problem(websocket.headers.get("origin"), websocket.headers.get("host"), settings)
+    row = None
+    if problem is None:
+        row = await asyncio.to_thread(state.store.session_by_code, code) if code.isdigit() else None
+        if row is None or row.status != "active":
+            problem = f"no active game has the code {code}"
+    if problem is not None or row is None:
+        log.warning("refused a browser microphone for game %s: %s", code, problem)
+        await websocket.close(code=POLICY_VIOLATION)
+        return
+    await websocket.accept()
+    out: asyncio.Queue[str | bytes] = asyncio.Queue()
+    room = Room(state.lobby, state.outbound, out, asyncio.get_running_loop())
+    sender = asyncio.create_task(_send(websocket, out))
+    audio: asyncio.Queue[bytes | None] = asyncio.Queue()
+    decoder: asyncio.Task[None] | None = None
+    try:
+        try:
+            runner, engine = await asyncio.to_thread(_open, state, row, room)
+        except (ModelUnavailable, ValueError) as exc:
+            log.warning("browser microphone for game %s: %s", code, exc)
+            room.send(json.dumps({"type": "error", "text": str(exc)}))
+            await asyncio.sleep(0.1)  # let the sender pass it on
+            return
+        log.info("browser microphone on game %s (session %s): %s", code, row.id, engine)
+        room.send(json.dumps({"type": "ready", "engine": engine}))
+        decoder = asyncio.create_task(_decode(runner, audio, room))
+        await _receive(websocket, audio)
+    except (WebSocketDisconnect, RuntimeError, ConnectionError):
+        log.info("browser microphone on game %s: the page went", code)
+    finally:
+        audio.put_nowait(None)
+        if decoder is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(decoder, timeout=10)
+        sender.cancel()
+        with contextlib.suppress(BaseException):
+            await sender
+        if websocket.application_state.name == "CONNECTED":
+            with contextlib.suppress(Exception):
+                await websocket.close()

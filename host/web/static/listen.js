@@ -1,0 +1,103 @@
+// "Listen here": this device's microphone becomes the table's. The audio goes as 16 kHz
+// pcm16 over a WebSocket to the host, which rules what it hears; its answers come back as
+// text (shown) and WAV (played). Browsers give a microphone only to HTTPS pages (and
+// localhost), and the server takes the stream only from them.
+(function () {
+  "use strict";
+  var button = document.getElementById("listen");
+  var status = document.getElementById("listen-status");
+  var said = document.getElementById("host-said");
+  if (!button || !window.WebSocket) return;
+  var url = button.getAttribute("data-url");
+  var running = null;
+
+  function show(text, state) {
+    status.textContent = text;
+    button.setAttribute("data-state", state);
+  }
+
+  function Player(context) {
+    var queue = Promise.resolve();
+    var next = 0;
+    this.played = 0;
+    var self = this;
+    this.play = function (data) {
+      queue = queue.then(function () { return context.decodeAudioData(data); }).then(function (buffer) {
+        var source = context.createBufferSource();
+        source.buffer = buffer;
+        source.connect(context.destination);
+        next = Math.max(next, context.currentTime);
+        source.start(next);
+        next += buffer.duration;
+        self.played++;
+        button.setAttribute("data-played", String(self.played));
+      }).catch(function () { /* an announcement that cannot play is still shown */ });
+    };
+  }
+
+  function stop(text) {
+    if (!running) return;
+    var r = running;
+    running = null;
+    if (r.socket.readyState <= 1) r.socket.close();
+    r.stream.getTracks().forEach(function (t) { t.stop(); });
+    r.context.close();
+    button.textContent = button.getAttribute("data-start");
+    show(text || "", "off");
+  }
+
+  async function start() {
+    if (!navigator.mediaDevices || !window.AudioWorkletNode) {
+      show("This browser cannot share its microphone here (it needs HTTPS).", "error");
+      return;
+    }
+    show("Starting…", "starting");
+    var stream, context;
+    try {
+      stream = await navigator.mediaDevices.getUserMedia({
+        audio: { channelCount: 1, echoCancellation: true, noiseSuppression: false, autoGainControl: false }
+      });
+      context = new AudioContext();
+      await context.audioWorklet.addModule("/static/web/pcm16-worklet.js");
+    } catch (err) {
+      show("No microphone: " + err.message, "error");
+      return;
+    }
+    var scheme = location.protocol === "https:" ? "wss:" : "ws:";
+    var socket = new WebSocket(scheme + "//" + location.host + url);
+    socket.binaryType = "arraybuffer";
+    var node = new AudioWorkletNode(context, "pcm16");
+    var player = new Player(context);
+    // Speech said while the host loads its recogniser is kept (up to ~5 s) and sent when
+    // it is ready, so the first move is not lost.
+    var pending = [], ready = false;
+    node.port.onmessage = function (f) {
+      if (ready && socket.readyState === 1) socket.send(f.data);
+      else if (!ready && pending.length < 125) pending.push(f.data);
+    };
+    context.createMediaStreamSource(stream).connect(node);
+    node.connect(context.destination);  // pulls the worklet; it writes silence
+    running = { socket: socket, stream: stream, context: context };
+    button.textContent = button.getAttribute("data-stop");
+    socket.onmessage = function (e) {
+      if (typeof e.data !== "string") { player.play(e.data); return; }
+      var m = JSON.parse(e.data);
+      if (m.type === "ready") {
+        ready = true;
+        pending.forEach(function (f) { socket.send(f); });
+        pending = [];
+        show(status.getAttribute("data-listening"), "on");
+      } else if (m.type === "reply") {
+        said.textContent = m.lines.join(" ");
+      } else if (m.type === "error") {
+        stop(m.text);
+        show(m.text, "error");
+      }
+    };
+    socket.onclose = function () { stop(status.getAttribute("data-closed")); };
+  }
+
+  button.addEventListener("click", function () {
+    if (running) stop(); else start();
+  });
+})();

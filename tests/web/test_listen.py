@@ -1,0 +1,74 @@
+"""Who may stream a microphone to a game (the websocket handshake), and the page's words in
+the game's language. The voice game itself is played in test_browser.py."""
+
+from __future__ import annotations
+
+import pytest
+from starlette.websockets import WebSocketDisconnect
+
+from host.config import Settings
+from host.session import SessionConfig
+from host.web.listen import origin_problem
+from tests.sms.conftest import PHONES, Sms
+from tests.web.test_pages import code_of
+
+
+@pytest.mark.parametrize(
+    ("origin", "host", "public", "ok"),
+    [
+        ("http://127.0.0.1:8000", "127.0.0.1:8000", None, True),
+        ("http://localhost:8000", "localhost:8000", None, True),
+        ("https://games.example.org", "games.example.org", None, True),
+        ("http://games.example.org", "games.example.org", None, False),  # a microphone in the clear
+        ("http://192.168.1.5:8000", "192.168.1.5:8000", None, False),
+        ("https://evil.example.net", "games.example.org", None, False),  # another site's page
+        (None, "127.0.0.1:8000", None, False),
+        # Behind a TLS proxy: the server is reached as 127.0.0.1, the page is the public one.
+        ("https://games.example.org", "127.0.0.1:8000", "https://games.example.org", True),
+        ("http://games.example.org", "127.0.0.1:8000", "http://games.example.org", False),
+    ],
+)
+def test_only_pages_of_this_server_over_https_or_loopback(
+    origin: str | None, host: str, public: str | None, ok: bool
+) -> None:
+    settings = Settings(public_url=public)
+    assert (origin_problem(origin, host, settings) is None) is ok
+
+
+def _refused(sms: Sms, path: str, origin: str) -> bool:
+    try:
+        with sms.client.websocket_connect(path, headers={"origin": origin}) as ws:
+            ws.close()
+    except WebSocketDisconnect as exc:
+        assert exc.code == 1008
+        return True
+    return False
+
+
+def test_the_handshake_wants_an_active_game_and_a_good_origin(sms: Sms) -> None:
+    phones = sms.new_game(2)
+    code = code_of(sms, phones[0])
+    local = "https://testserver"  # TestClient's Host; TLS at a proxy in front
+    assert _refused(sms, f"/t/{code}/listen", "http://games.example.org")
+    assert _refused(sms, "/t/999999/listen", local)
+    lobby = sms.text(PHONES[2], "NEW Cy")[0].split()[1]  # a game not started yet
+    assert _refused(sms, f"/t/{lobby}/listen", local)
+    with sms.client.websocket_connect(f"/t/{code}/listen", headers={"origin": local}) as ws:
+        ready = ws.receive_json()
+        assert ready["type"] == "ready" and "pocketsphinx" in ready["engine"], ready
+    sms.text(phones[0], "LEAVE")
+    sms.text(phones[1], "LEAVE")
+    assert _refused(sms, f"/t/{code}/listen", local)  # over and closed
+
+
+def test_a_korean_game_page_reads_in_korean(sms: Sms) -> None:
+    referee = sms.app.state.referee
+    referee.create(SessionConfig(game="up-or-down", lang="ko"), ["민수", "지아"], code="424242")
+    page = sms.client.get("/t/424242")
+    assert page.status_code == 200
+    for words in ("플레이어", "판", "최근 판정", "여기서 듣기", "마지막 수", "참가 중"):
+        assert words in page.text, words
+    for words in ("Players", "Last rulings", "Listen here", "Last number"):
+        assert words not in page.text, words
+    english = sms.client.get(f"/t/{code_of(sms, sms.new_game(2)[0])}")
+    assert "Last number" in english.text and "Players" in english.text
