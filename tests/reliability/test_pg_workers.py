@@ -175,6 +175,11 @@ def test_two_senders_on_one_database_never_claim_the_same_row(pg_server: PgServe
     assert sorted(claimed[0] + claimed[1]) == list(range(1, 301))
 
 
+def started_pids(log: Path) -> set[str]:
+    return {line.split("[")[1].split("]")[0] for line in log.read_text().splitlines()
+            if "Started server process" in line}
+
+
 def test_serve_with_workers_behind_one_port(pg_server: PgServer, fake: FakeTwilio, tmp_path: Path) -> None:
     """``GAMEHOST_WORKERS=2``: uvicorn's worker processes build the app from the environment
     (host.app:app_from_env) and answer on one port, all on the one database."""
@@ -191,9 +196,11 @@ def test_serve_with_workers_behind_one_port(pg_server: PgServer, fake: FakeTwili
             created = server.text(f"+1555060{g:04d}", "NEW Ann", f"SMw{g}")
             codes.append(created.split("Game ")[1].split()[0])
         assert "workers: 2" in server.log.read_text()
-        pids = {line.split("[")[1].split("]")[0] for line in server.log.read_text().splitlines()
-                if "Started server process" in line}
-        assert len(pids) == 2
+        # The first worker up answers; the second may still be starting under load.
+        deadline = time.monotonic() + 30
+        while len(pids := started_pids(server.log)) < 2 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert len(pids) == 2, pids
         store = Store(url)
         try:
             assert sorted(s.code or "" for s in store.sessions()) == sorted(codes)
