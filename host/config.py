@@ -71,7 +71,9 @@ class Settings(BaseSettings):
         default=None, validation_alias=AliasChoices("TWILIO_AUTH_TOKEN", "GAMEHOST_TWILIO_AUTH_TOKEN")
     )
     # The SharedKey secret for webhooks signed with HMAC-SHA256 (the Auth Token otherwise).
-    twilio_webhook_key: SecretStr | None = None
+    twilio_webhook_key: SecretStr | None = Field(
+        default=None, validation_alias=AliasChoices("TWILIO_WEBHOOK_KEY", "GAMEHOST_TWILIO_WEBHOOK_KEY")
+    )
     # Tests point the SDK at a local stand-in for Twilio's API.
     twilio_api_base: str | None = None
     # Each REST call to Twilio gives up after this many seconds (then it is retried).

@@ -34,6 +34,17 @@ def test_empty_credentials_are_unset(monkeypatch: pytest.MonkeyPatch, tmp_path: 
     assert settings.twilio_account_sid is None
 
 
+@pytest.mark.parametrize("name", ["TWILIO_WEBHOOK_KEY", "GAMEHOST_TWILIO_WEBHOOK_KEY"])
+def test_the_webhook_key_is_read_by_either_name_and_empty_is_unset(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, name: str
+) -> None:
+    monkeypatch.setenv(name, "shared-key")
+    key = Settings(db=tmp_path / "db.sqlite3").twilio_webhook_key
+    assert key is not None and key.get_secret_value() == "shared-key"
+    monkeypatch.setenv(name, " ")
+    assert Settings(db=tmp_path / "db.sqlite3").twilio_webhook_key is None
+
+
 def test_a_signature_made_with_the_empty_key_is_refused(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
