@@ -54,7 +54,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 out = Console(markup=False, highlight=False, soft_wrap=True)
-err = Console(stderr=True, markup=False, highlight=False)
+err = Console(stderr=True, markup=False, highlight=False, soft_wrap=True)  # URLs stay whole
 
 
 def _version(show: bool) -> None:
@@ -493,6 +493,7 @@ def serve(
     err.print(f"  mode: {'development (signatures NOT checked)' if settings.development else 'production'}")
     err.print(f"  Twilio webhooks: SMS {base}/twilio/sms, voice {base}/twilio/voice,")
     err.print(f"    call status callback {base}/twilio/voice/status (all POST)")
+    err.print(f"  live page: {base}/ (each game's board at {base}/t/<join code>)")
     err.print(f"  health: http://{host}:{port}/healthz; games: {', '.join(s.name for s in all_games())}")
     # ws_max_size: no websocket message near uvicorn's 16 MiB default is Twilio's (a
     # media frame is a few hundred bytes); the media route also closes on > 64 KiB.

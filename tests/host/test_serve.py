@@ -28,7 +28,7 @@ def test_development_serve_explains_itself_and_answers(tmp_path: Path) -> None:
     port = free_port()
     proc = subprocess.Popen(
         [sys.executable, "-m", "host.cli", "serve", "--port", str(port)],
-        env=environment(tmp_path, GAMEHOST_MODE="development", COLUMNS="200"),
+        env=environment(tmp_path, GAMEHOST_MODE="development", COLUMNS="80"),  # no URL broken at 80
         stderr=subprocess.PIPE, text=True,
     )
     try:
@@ -39,7 +39,10 @@ def test_development_serve_explains_itself_and_answers(tmp_path: Path) -> None:
             assert line, "".join(lines)
             lines.append(line)
         said = "".join(lines)
-        assert "DEVELOPMENT MODE" in said and f"http://127.0.0.1:{port}/twilio/sms" in said
+        assert "DEVELOPMENT MODE" in said
+        base = f"http://127.0.0.1:{port}"
+        for url in (f"{base}/twilio/sms", f"{base}/twilio/voice", f"{base}/twilio/voice/status", f"{base}/"):
+            assert any(url in line for line in lines), said
         assert str(tmp_path / "serve.sqlite3") in said
         for _ in range(100):
             try:
