@@ -41,8 +41,11 @@ def test_development_serve_explains_itself_and_answers(tmp_path: Path) -> None:
         said = "".join(lines)
         assert "DEVELOPMENT MODE" in said
         base = f"http://127.0.0.1:{port}"
-        for url in (f"{base}/twilio/sms", f"{base}/twilio/voice", f"{base}/twilio/voice/status", f"{base}/"):
-            assert any(url in line for line in lines), said
+        assert f"live page: {base}/ " in said
+        # Each URL whole on the line that names it (the console once wrapped at 80 columns).
+        urls = (("SMS", "/twilio/sms,"), ("voice", "/twilio/voice,"), ("callback", "/twilio/voice/status"))
+        for name, url in urls:
+            assert any(f"{name} {base}{url}" in line for line in lines), said
         assert str(tmp_path / "serve.sqlite3") in said
         for _ in range(100):
             try:
