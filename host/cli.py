@@ -96,6 +96,13 @@ PenaltyOption = Annotated[str | None, typer.Option(help="Option revoke_penalty (
 SuitsOption = Annotated[str | None, typer.Option(help="Said first: the suits, e.g. heart,spade,club.")]
 LaneOption = Annotated[str | None, typer.Option(help="Said first: the lane, e.g. 9H,2C,...")]
 FirstOption = Annotated[str | None, typer.Option(help="Said first: who starts.")]
+# Where the server's database is, for the commands that open it (serve, migrate, outbox).
+DbOption = Annotated[
+    Path | None, typer.Option(help="SQLite file (default: GAMEHOST_DB or the user data directory).")
+]
+DatabaseUrlOption = Annotated[
+    str | None, typer.Option(help="sqlite:///path or postgresql://... (default: GAMEHOST_DATABASE_URL).")
+]
 
 
 def fail(message: str, code: int = 2) -> typer.Exit:
@@ -451,13 +458,8 @@ def opening_reply(table: Table) -> Reply:
 def serve(
     host: Annotated[str, typer.Option(help="Interface to listen on.")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="Port to listen on.")] = 8000,
-    db: Annotated[
-        Path | None, typer.Option(help="SQLite file (default: GAMEHOST_DB or the user data directory).")
-    ] = None,
-    database_url: Annotated[
-        str | None,
-        typer.Option(help="sqlite:///path or postgresql://... (default: GAMEHOST_DATABASE_URL)."),
-    ] = None,
+    db: DbOption = None,
+    database_url: DatabaseUrlOption = None,
     workers: Annotated[
         int | None,
         typer.Option(min=1, help="Server processes behind the port (default: GAMEHOST_WORKERS or 1)."),
@@ -509,15 +511,10 @@ def serve(
     )
 
 
-@app.command()
+@app.command(cls=Command)
 def migrate(
-    db: Annotated[
-        Path | None, typer.Option(help="SQLite file (default: GAMEHOST_DB or the user data directory).")
-    ] = None,
-    database_url: Annotated[
-        str | None,
-        typer.Option(help="sqlite:///path or postgresql://... (default: GAMEHOST_DATABASE_URL)."),
-    ] = None,
+    db: DbOption = None,
+    database_url: DatabaseUrlOption = None,
 ) -> None:
     """Create the database's tables or bring them up to date (serve does this too)."""
     from host.migrations import current, head
@@ -539,9 +536,7 @@ def migrate(
 
 @app.command(cls=Command)
 def outbox(
-    db: Annotated[
-        Path | None, typer.Option(help="SQLite file (default: GAMEHOST_DB or the user data directory).")
-    ] = None,
+    db: DbOption = None,
     limit: Annotated[int, typer.Option(min=1, help="How many of the latest items.")] = 50,
     to: Annotated[str | None, typer.Option(help="Only items to this number or call.")] = None,
 ) -> None:

@@ -168,6 +168,15 @@ def test_help_shows_flags_without_a_value(command: str) -> None:
     assert "--version" in root and "<bool>" not in root
 
 
+def test_no_command_shows_a_value_for_a_flag() -> None:
+    names = [c.name or c.callback.__name__ for c in app.registered_commands if c.callback is not None]
+    assert {"serve", "migrate", "outbox"} <= set(names)
+    for name in names:
+        result = runner.invoke(app, [name, "--help"], env={"COLUMNS": "120"})
+        assert result.exit_code == 0 and "--help" in result.stdout, name
+        assert "<bool>" not in result.stdout, name
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [
