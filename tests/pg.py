@@ -11,7 +11,6 @@ from __future__ import annotations
 import itertools
 import os
 import shutil
-import socket
 import subprocess
 import tempfile
 from collections.abc import Iterator
@@ -20,6 +19,7 @@ from pathlib import Path
 import psycopg
 
 from host.store import Store
+from tests.servers import free_port
 
 BIN = Path(os.environ.get("GAMEHOST_TEST_PG_BIN", "/usr/lib/postgresql/15/bin"))
 _names = itertools.count(1)
@@ -29,17 +29,11 @@ def available() -> bool:
     return (BIN / "initdb").exists() and (BIN / "pg_ctl").exists()
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 class PgServer:
     def __init__(self) -> None:
         self.dir = Path(tempfile.mkdtemp(prefix="gamehost-pg-"))
         self.data = self.dir / "data"
-        self.port = _free_port()
+        self.port = free_port()
         self._as: list[str] = []
         self._shared: str | None = None
         if os.geteuid() == 0:

@@ -20,7 +20,6 @@ import json
 import os
 import random
 import signal
-import socket
 import statistics
 import subprocess
 import sys
@@ -35,13 +34,8 @@ import websockets
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
+from tests.servers import free_port, wait_healthy  # noqa: E402
 from tests.twilio_helpers import TEST_ACCOUNT_SID, TEST_AUTH_TOKEN, sign  # noqa: E402
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def rss_mb(pid: int) -> float:
@@ -149,12 +143,7 @@ def main() -> None:
     )
     base = f"http://127.0.0.1:{port}"
     try:
-        for _ in range(400):
-            try:
-                if httpx.get(base + "/healthz", timeout=1).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                time.sleep(0.05)
+        wait_healthy(base, proc, 20, "gamehost serve", work / "server.log", error=RuntimeError)
         ready = threading.Event()
         flooding = threading.Event()
         stop = threading.Event()

@@ -25,11 +25,12 @@ from pathlib import Path
 
 import httpx
 from bench_sms import TOKEN, Game, Run, make_games, post  # beside this script
-from live_server import free_port, run_workers
+from live_server import run_workers
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from host.store import Store
 from tests import pg
+from tests.servers import free_port, wait_healthy
 
 
 class Served:
@@ -44,17 +45,11 @@ class Served:
             env.pop(unset, None)
         cmd = [sys.executable, "-m", "host.cli", "serve", "--port", str(self.port)]
         self.proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                if httpx.get(f"{self.base}/healthz", timeout=1).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            if self.proc.poll() is not None or time.monotonic() > deadline:
-                self.stop()
-                raise RuntimeError(f"gamehost serve --workers {workers} did not start")
-            time.sleep(0.1)
+        try:
+            wait_healthy(self.base, self.proc, 60, f"gamehost serve --workers {workers}", error=RuntimeError)
+        except RuntimeError:
+            self.stop()
+            raise
         time.sleep(0.5 * workers)  # the other workers come up after the first answers
 
     def stop(self) -> None:

@@ -7,23 +7,18 @@ The script named is run as ``script --serve KIND --port N --db PATH`` and must a
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import sys
 import threading
 import time
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import TypeVar
 
-import httpx
 from fastapi import FastAPI
 
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # run as a script: tests.* from the checkout
+from tests.servers import free_port, wait_healthy
 
 T = TypeVar("T")
 
@@ -45,17 +40,11 @@ class Server:
         self.base = f"http://127.0.0.1:{self.port}"
         cmd = [sys.executable, script, "--serve", kind, "--port", str(self.port), "--db", db]
         self.proc = subprocess.Popen(cmd, env={**os.environ, "PYTHONUNBUFFERED": "1"})
-        deadline = time.monotonic() + 20
-        while True:
-            try:
-                if httpx.get(f"{self.base}/healthz", timeout=1).status_code == 200:
-                    return
-            except httpx.HTTPError:
-                pass
-            if self.proc.poll() is not None or time.monotonic() > deadline:
-                self.stop()
-                raise RuntimeError(f"{kind} server did not start")
-            time.sleep(0.05)
+        try:
+            wait_healthy(self.base, self.proc, 20, f"{kind} server", error=RuntimeError)
+        except RuntimeError:
+            self.stop()
+            raise
 
     def stop(self) -> None:
         self.proc.terminate()
@@ -67,8 +56,6 @@ class Server:
 
 def host_app(db: str, auth_token: str) -> FastAPI:
     """The real app on ``db``, checking signatures, with no Twilio account (outbox)."""
-    from pathlib import Path
-
     from pydantic import SecretStr
 
     from host.app import create_app

@@ -9,19 +9,17 @@ and the table page to work.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import re
 import shutil
-import socket
 import subprocess
 import sys
-import time
 import zipfile
 from pathlib import Path
 
 import httpx
 
+from tests.servers import free_port, wait_healthy
 from tests.twilio_helpers import TEST_ACCOUNT_SID, TEST_AUTH_TOKEN, sign
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -36,12 +34,6 @@ def build_stage_copies() -> list[str]:
         if line.startswith("COPY ") and "--from=" not in line:
             sources += line.split()[1:-1]
     return sources
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def test_the_wheel_the_image_installs_serves(tmp_path: Path) -> None:
@@ -94,15 +86,8 @@ def test_the_wheel_the_image_installs_serves(tmp_path: Path) -> None:
     serve = [sys.executable, "-m", "host", "serve", "--host", "127.0.0.1", "--port", str(port)]
     proc = subprocess.Popen(serve, env=env, cwd=tmp_path, stdout=log, stderr=subprocess.STDOUT)
     try:
+        wait_healthy(base, proc, 60, "serve from the wheel", tmp_path / "serve.log")
         with httpx.Client(base_url=base, timeout=10) as client:
-            deadline = time.monotonic() + 60
-            while True:
-                assert proc.poll() is None, (tmp_path / "serve.log").read_text(errors="replace")
-                with contextlib.suppress(httpx.HTTPError):
-                    if client.get("/healthz").status_code == 200:
-                        break
-                assert time.monotonic() < deadline, "serve from the wheel did not answer /healthz"
-                time.sleep(0.2)
             assert client.get("/").status_code == 200  # templates
             assert client.get("/static/web/table.css").status_code == 200  # static files
             params = {

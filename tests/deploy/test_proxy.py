@@ -18,7 +18,6 @@ import contextlib
 import os
 import re
 import shutil
-import socket
 import ssl
 import subprocess
 import sys
@@ -32,6 +31,7 @@ import pytest
 from websockets.exceptions import InvalidStatus
 from websockets.sync.client import connect
 
+from tests.servers import free_port
 from tests.twilio_helpers import TEST_ACCOUNT_SID, TEST_AUTH_TOKEN, FakeTwilio, sign
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -39,12 +39,6 @@ DEPLOY = ROOT / "deploy"
 START = 60.0  # seconds the proxy and gamehost may take to answer (gamehost loads its games)
 # Installed system-wide, or (caddy) into this environment.
 SEARCH = os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", ""), "/usr/sbin"])
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 @dataclass

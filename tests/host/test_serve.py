@@ -4,19 +4,11 @@ webhook URLs and the mode, and answers /healthz; in production it needs a token.
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
 
-import httpx
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+from tests.servers import free_port, wait_healthy
 
 
 def environment(tmp_path: Path, **extra: str) -> dict[str, str]:
@@ -47,14 +39,7 @@ def test_development_serve_explains_itself_and_answers(tmp_path: Path) -> None:
         for name, url in urls:
             assert any(f"{name} {base}{url}" in line for line in lines), said
         assert str(tmp_path / "serve.sqlite3") in said
-        for _ in range(100):
-            try:
-                if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1).status_code == 200:
-                    break
-            except httpx.TransportError:
-                time.sleep(0.1)
-        else:
-            raise AssertionError("no /healthz")
+        wait_healthy(base, proc, 10, "gamehost serve")
     finally:
         proc.terminate()
         proc.wait(timeout=10)

@@ -21,7 +21,8 @@ import pytest
 
 from host.outbound import Outbound
 from host.store import Store
-from tests.pg import PgServer, _free_port
+from tests.pg import PgServer
+from tests.servers import free_port, wait_healthy
 from tests.twilio_helpers import TEST_ACCOUNT_SID, TEST_AUTH_TOKEN, FakeTwilio, make_settings, post_signed
 
 HOST_NUMBER = "+15005550006"
@@ -31,7 +32,7 @@ LIMIT = 4.0  # seconds a turn lasts: a reminder at 2 s, the timeout at 4 s
 
 class Worker:
     def __init__(self, url: str, fake: FakeTwilio, log: Path) -> None:
-        self.port = _free_port()
+        self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         env = {
             **os.environ,
@@ -50,16 +51,7 @@ class Worker:
         self.log = log
 
     def wait(self) -> None:
-        log = self.log
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                if httpx.get(f"{self.base}/healthz", timeout=1).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            assert self.proc.poll() is None and time.monotonic() < deadline, log.read_text()
-            time.sleep(0.1)
+        wait_healthy(self.base, self.proc, 30, "gamehost serve", self.log)
         self.client = httpx.Client(base_url=self.base, timeout=30)
 
     def text(self, phone: str, body: str, sid: str) -> str:

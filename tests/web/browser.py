@@ -11,10 +11,8 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -22,6 +20,7 @@ from typing import Any
 
 import httpx
 
+from tests.servers import free_port, wait_healthy
 from tests.twilio_helpers import TEST_ACCOUNT_SID, TEST_AUTH_TOKEN, FakeTwilio, post_signed
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -37,12 +36,6 @@ FLAGS = [
 ]
 HOST_NUMBER = "+15005550006"
 START_S = 30.0  # a loaded 2-core machine may take a while to import the app
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 class Server:
@@ -79,17 +72,8 @@ class Server:
     def wait(self) -> Server:
         """Until the server answers its health check."""
         assert self.proc is not None
-        deadline = time.monotonic() + START_S
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"the server exited: {self.log.read_text()[-2000:]}")
-            try:
-                if httpx.get(f"{self.base}/healthz", timeout=1.0).status_code == 200:
-                    return self
-            except httpx.HTTPError:
-                pass
-            time.sleep(0.05)
-        raise RuntimeError("the server did not start")
+        wait_healthy(self.base, self.proc, START_S, "the server", self.log, error=RuntimeError)
+        return self
 
     def kill(self) -> None:
         """As a crash would: no shutdown, no goodbye to the open pages."""
