@@ -49,3 +49,15 @@ def _told(message: str, log: Path | None) -> str:
     if log is None or not log.exists():
         return message
     return f"{message}; the end of {log}:\n{log.read_text(errors='replace')[-4000:]}"
+
+
+def stop(proc: subprocess.Popen[Any], timeout: float = 10) -> None:
+    """SIGTERM, and SIGKILL if it has not exited within ``timeout`` seconds."""
+    if proc.poll() is not None:
+        return
+    proc.terminate()
+    try:
+        proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()

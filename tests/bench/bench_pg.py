@@ -30,7 +30,7 @@ from live_server import run_workers
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from host.store import Store
 from tests import pg
-from tests.servers import free_port, wait_healthy
+from tests.servers import free_port, stop, wait_healthy
 
 
 class Served:
@@ -53,27 +53,23 @@ class Served:
         time.sleep(0.5 * workers)  # the other workers come up after the first answers
 
     def stop(self) -> None:
-        self.proc.terminate()
-        try:
-            self.proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
+        stop(self.proc, 20)
 
 
 def drive(base: str, games: list[Game], clients: int, seconds: float, moves: dict[str, int]) -> Run:
     """Like bench_sms.drive, also counting each game's answered moves (by its first phone)."""
     run = Run()
     lock = threading.Lock()
-    stop = time.perf_counter() + seconds
+    until = time.perf_counter() + seconds
 
     def worker(mine: list[Game]) -> None:
         latencies: list[float] = []
         errors = 0
         done: dict[str, int] = {}
         with httpx.Client(base_url=base, timeout=60) as client:
-            while time.perf_counter() < stop:
+            while time.perf_counter() < until:
                 for game in mine:
-                    if time.perf_counter() >= stop:
+                    if time.perf_counter() >= until:
                         break
                     phone, number = game.next_move()
                     t0 = time.perf_counter()

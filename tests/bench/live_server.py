@@ -18,7 +18,7 @@ from typing import TypeVar
 from fastapi import FastAPI
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # run as a script: tests.* from the checkout
-from tests.servers import free_port, wait_healthy
+from tests.servers import free_port, stop, wait_healthy
 
 T = TypeVar("T")
 
@@ -47,11 +47,7 @@ class Server:
             raise
 
     def stop(self) -> None:
-        self.proc.terminate()
-        try:
-            self.proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
+        stop(self.proc)
 
 
 def host_app(db: str, auth_token: str) -> FastAPI:

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import httpx
 
-from tests.servers import free_port, wait_healthy
+from tests.servers import free_port, stop, wait_healthy
 from tests.twilio_helpers import TEST_ACCOUNT_SID, TEST_AUTH_TOKEN, sign
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -103,10 +103,5 @@ def test_the_wheel_the_image_installs_serves(tmp_path: Path) -> None:
             assert answer.status_code == 200 and found, answer.text
             assert client.get(f"/t/{found.group(1)}").status_code == 200
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        stop(proc)
         log.close()

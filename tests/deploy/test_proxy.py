@@ -31,7 +31,7 @@ import pytest
 from websockets.exceptions import InvalidStatus
 from websockets.sync.client import connect
 
-from tests.servers import free_port
+from tests.servers import free_port, stop
 from tests.twilio_helpers import TEST_ACCOUNT_SID, TEST_AUTH_TOKEN, FakeTwilio, sign
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -57,12 +57,7 @@ def process(cmd: list[str], env: dict[str, str], log: Path) -> Iterator[subproce
         try:
             yield proc
         finally:
-            proc.terminate()
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+            stop(proc)
 
 
 @dataclass

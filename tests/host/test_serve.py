@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.servers import free_port, wait_healthy
+from tests.servers import free_port, stop, wait_healthy
 
 
 def environment(tmp_path: Path, **extra: str) -> dict[str, str]:
@@ -41,8 +41,7 @@ def test_development_serve_explains_itself_and_answers(tmp_path: Path) -> None:
         assert str(tmp_path / "serve.sqlite3") in said
         wait_healthy(base, proc, 10, "gamehost serve")
     finally:
-        proc.terminate()
-        proc.wait(timeout=10)
+        stop(proc)
 
 
 def test_production_serve_without_a_token_refuses_to_start(tmp_path: Path) -> None:

@@ -22,7 +22,7 @@ import pytest
 from host.outbound import Outbound
 from host.store import Store
 from tests.pg import PgServer
-from tests.servers import free_port, wait_healthy
+from tests.servers import free_port, stop, wait_healthy
 from tests.twilio_helpers import TEST_ACCOUNT_SID, TEST_AUTH_TOKEN, FakeTwilio, make_settings, post_signed
 
 HOST_NUMBER = "+15005550006"
@@ -69,12 +69,7 @@ class Worker:
         self.out.close()
 
     def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
+        stop(self.proc)
         self.client.close()
         self.out.close()
 
