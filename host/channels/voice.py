@@ -370,7 +370,9 @@ def _after_game(
     vr = VoiceResponse()
     hints = vp.command_hints(lang, "new_game", "status", "rules", "help")
     gather = _gather(vr, v, call.url("/move", t=token, end=1), hints, lang, num_digits=1)
-    _speak(gather, lang, lines, vp.say(lang, "after_game"))
+    # The game's own last line may have said "say new game" already: not twice in a row.
+    told = any(vp.say(lang, "play_again_said").lower() in line.lower() for line in lines)
+    _speak(gather, lang, lines, vp.say(lang, "after_game_told" if told else "after_game"))
     vr.redirect(call.url("/silence", t=token, n=tries, end=1), method="POST")
     return vr
 
