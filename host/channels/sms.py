@@ -167,7 +167,7 @@ class SmsChannel:
             return self._say(None, [spec.talk.rules(spec.make_options(), self.settings.lang)])
         if keyword in ("START", "STATUS", "LEAVE"):
             return self._say(None, [g.phrase("sms_not_in_game")])
-        return self._say(None, [g.phrase("sms_welcome")])
+        return self._say(None, [g.phrase("sms_welcome", games=new_keywords())])
 
     def _create(self, address: str, words: Words, after: int) -> Answer:
         rest = list(range(after, len(words.raw)))
@@ -337,7 +337,7 @@ class SmsChannel:
             table = self.referee.table(member.session_id)
             if not table.spec.default:
                 return table.spec.talk.help(table.lang)
-        return self.g.phrase("sms_help")
+        return self.g.phrase("sms_help", games=new_keywords())
 
     def _stamp(self, reply: Reply) -> None:
         """Replies that did not move the game still carry the current turn number."""
@@ -366,6 +366,26 @@ def _seats(table: Table) -> int:
     """How many a game by text seats: the game's own limit, else the channel's."""
     limit = table.spec.max_players
     return min(limit, MAX_PLAYERS) if limit is not None else MAX_PLAYERS
+
+
+def new_keywords() -> str:
+    """What starts each game playable by text: "NEW" (and its option words, "NEW TRAINING")
+    for the default game, then "NEW" and the name of each other game."""
+    texted: list[str] = []
+    for spec in sorted(all_games(), key=lambda spec: spec.name):  # not in import order
+        if CHANNEL not in spec.channels:
+            continue
+        if spec.default:
+            # One word per other way to play ("TRAINING", not its synonyms nor the defaults').
+            defaults, seen, words = spec.make_options(), [], []
+            for word, values in spec.option_words.items():
+                if values not in seen and any(getattr(defaults, k) != v for k, v in values.items()):
+                    seen.append(values)
+                    words.append(f"NEW {word.upper()}")
+            texted[:0] = ["NEW", *words]
+        else:
+            texted.append(f"NEW {re.sub(r'[^A-Za-z0-9]+', '', spec.name).upper()}")
+    return ", ".join(texted)
 
 
 def _game_named(word: str) -> GameSpec[Any, Any, Any] | None:

@@ -254,7 +254,11 @@ def test_help_rules_status_at_any_point(sms: Sms) -> None:
     sms.text(PHONES[0], "START")
     assert sms.text(PHONES[1], "rules")[0].startswith("#1 Text a number.")
     assert sms.text(PHONES[1], "status") == ["#1 Turn 1. No number yet. Players: Ann, Bob."]
-    assert sms.text(PHONES[1], "help")[0].startswith("#1 NEW, NEW TRAINING or NEW INVERSION")
+    # Every game that can be texted, with the default game's other way to play.
+    games = "NEW, NEW TRAINING, NEW BLOFA, NEW INVERSION, NEW UPSIDEOUT"
+    assert sms.text(PHONES[1], "help")[0].startswith(f"#1 {games}: a new game.")
+    welcome = f"Games by text: {games}. JOIN and a code joins one. HELP for help."
+    assert sms.text(PHONES[2], "hello") == [welcome]
     assert sms.text(PHONES[1], "whose turn?") == ["#1 Ann: any number from 1 to 100."]
     assert sms.text(PHONES[0], "undo") == ["#1 Taking back moves is off in this game."]
 

@@ -119,15 +119,15 @@ def test_the_deals_are_real() -> None:
 def test_a_whole_two_player_game_by_text(sms: Sms) -> None:
     ann, bob = phones = new_inversion(sms, ["Ann", "Bob"])
     started = move(sms, phones, ann, "START")
-    assert started == ["#1 New game: Ann, Bob. Which 3 suits? Say them, like hearts, spades and clubs."]
+    assert started == ["#1 New game: Ann, Bob. Which 3 suits? Text them, like hearts, spades and clubs."]
     # Anyone at the table answers the setup questions.
     assert move(sms, phones, bob, "hearts, spades and clubs") == [
         "#2 Suits: hearts, spades, clubs. Lane card 1 of 10, nearest the reference card first?"
-        " Say one or more."
+        " Text one or more."
     ]
     lane = move(sms, phones, ann, "four of spades, seven of spades, 8S, 7H, 2C")
     assert lane[0].startswith("#3 Lane 5 of 10: 4 of spades, 7 of spades, 8 of spades, 7 of hearts,")
-    assert lane[0].endswith("Lane card 6 of 10, nearest the reference card first? Say one or more.")
+    assert lane[0].endswith("Lane card 6 of 10, nearest the reference card first? Text one or more.")
     assert move(sms, phones, bob, "1S 10H 2S 1H 9H") == [
         "#4 Lane 10 of 10: 1 of spades, 10 of hearts, 2 of spades, 1 of hearts, 9 of hearts. Who plays first?"
     ]
@@ -352,7 +352,7 @@ def test_start_needs_two_and_the_lobby_seats_four(sms: Sms) -> None:
     assert sms.app.state.lobby.join(PHONES[5], code, "Flo", "voice") == "full"
     assert sms.table(ann).names == ("Ann", "Bob", "Cy", "Dee")
     assert sms.text(ann, "START")[0] == (
-        "#1 New game: Ann, Bob, Cy, Dee. Which 5 suits? Say them, like hearts, spades and clubs."
+        "#1 New game: Ann, Bob, Cy, Dee. Which 5 suits? Text them, like hearts, spades and clubs."
     )
 
 
@@ -365,15 +365,15 @@ def test_help_rules_and_the_welcome_mention_inversion(sms: Sms) -> None:
     assert sms.text(bob, "rules")[0].startswith("Follow the suit of the follow card")
     move(sms, phones, ann, "START")
     help_text = sms.text(bob, "HELP")[0]
-    assert help_text.startswith("#1 Say the card you play, like nine of hearts or 9H.")
+    assert help_text.startswith("#1 Text the card you play, like nine of hearts or 9H.")
     assert sms.text(ann, "status") == ["#1 Setting up the game."]
-    assert sms.text(ann, "whose turn") == ["#1 Which 3 suits? Say them, like hearts, spades and clubs."]
+    assert sms.text(ann, "whose turn") == ["#1 Which 3 suits? Text them, like hearts, spades and clubs."]
     assert private(sms, phones, ann, "hearts and spades") == [
-        "#1 Choose 3 suits, not 2. Which 3 suits? Say them, like hearts, spades and clubs."
+        "#1 Choose 3 suits, not 2. Which 3 suits? Text them, like hearts, spades and clubs."
     ]
     # A 20-digit number is a typing accident, answered like any text not understood.
     assert private(sms, phones, ann, "I bid 12345678901234567890") == [
-        "#1 I didn't catch that. Which 3 suits? Say them, like hearts, spades and clubs."
+        "#1 I didn't catch that. Which 3 suits? Text them, like hearts, spades and clubs."
     ]
 
 

@@ -9,6 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from grammars import load
+from host.channels.sms import new_keywords
 from host.sms_text import (
     GSM7_BASIC,
     NAME_MAX,
@@ -73,6 +74,7 @@ def _values(key: str) -> dict[str, str]:
         "players": ", ".join(NAMES),
         "out": ", ".join(NAMES),
         "counts": counts,
+        "games": new_keywords(),  # every game by text, as the channel fills it
         # not_understood wraps a whole prompt; status lines count turns.
         "turn": _prompt() if key == "not_understood" else "9999",
     }
@@ -178,7 +180,9 @@ def test_fit_always_gives_single_segments_in_order(lines: list[str], turn: int |
         ("게임이 끝났어요. 새 게임이라고 하세요.", "게임이 끝났어요. 새 게임이라고 보내세요."),
         ("차례가 되면 숫자를 말하거나 도움말이라고 하세요.", "차례가 되면 숫자나 도움말을 보내세요."),
         ("민수 승리! 새 게임 하려면 새 게임.", "민수 승리! 새 게임 하려면 새 게임이라고 보내세요."),
-        ("Ann: say keep blue.", "Ann: say keep blue."),  # only what the grammar says to text
+        # Any other instruction to say something is one to text it; "said" and "says" stay.
+        ("Ann: say keep blue.", "Ann: text keep blue."),
+        ("Did you say 53? Bob said 52; Cy says pass.", "Did you text 53? Bob said 52; Cy says pass."),
     ],
 )
 def test_what_to_say_is_texted_as_what_to_text(said: str, sent: str) -> None:
