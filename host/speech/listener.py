@@ -330,7 +330,10 @@ class StreamListener(ABC):
                 ", ".join(self.missing_words),
             )
         self._missing = frozenset(self.missing_words)
-        self.endpointer = Endpointer(recognizer_for(model, sample_rate, self.phrases(), phone=phone))
+        self.endpointer = Endpointer(
+            recognizer_for(model, sample_rate, self.phrases(), phone=phone),
+            phrase_silence_s=self.grammar.phrase_silence_s,
+        )
         self._checked_at = 0.0
 
     def _hearable(self, phrases: Iterable[str]) -> list[str]:
