@@ -24,7 +24,7 @@ import logging
 import math
 import threading
 from collections import deque
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
@@ -425,8 +425,9 @@ class Endpointer:
     :func:`complete_phrases` of the grammar, or ends with one (:func:`ending`),
     ``early_silence_s`` (default :data:`EARLY_END_SILENCE_S`) of silence is enough;
     ``None`` switches that off. When it ends with a phrase that a longer one extends
-    ("오십" of "오십 삼"), ``phrase_silence_s`` is enough (default: ``silence_s``): a
-    language whose numbers are one word each ("오십삼") rarely pauses inside one.
+    ("오십" of "오십 삼"), ``phrase_silence_s`` is enough (default: ``silence_s``) if
+    ``settles`` (default: any text) accepts the text: a language whose numbers are one
+    word each ("오십삼") rarely pauses inside one, while "스페이드 ... 이" may well pause.
 
     ``vad`` is "auto" (Silero, or the energy detector if Silero cannot load), "silero" or
     "energy" (see :mod:`host.speech.vad`). The energy detector compares each 10 ms frame's
@@ -459,6 +460,7 @@ class Endpointer:
         floor_percentile: float = 10.0,
         early_silence_s: float | None = EARLY_END_SILENCE_S,
         phrase_silence_s: float | None = None,
+        settles: Callable[[str], bool] | None = None,
         vad: str = "auto",
     ) -> None:
         self.recognizer = recognizer
@@ -466,6 +468,7 @@ class Endpointer:
         self.silence_s = silence_s
         self.early_silence_s = early_silence_s
         self.phrase_silence_s = silence_s if phrase_silence_s is None else min(phrase_silence_s, silence_s)
+        self.settles = settles
         self.vad = load_vad(
             vad,
             self.rate,
@@ -686,7 +689,12 @@ class Endpointer:
             ):
                 self._probe()
             how = ending(utt.text, phrases)
-            enough = silent_for >= self.phrase_silence_s if how == "phrase" else how == "complete"
+            if how == "phrase":
+                enough = silent_for >= self.phrase_silence_s and (
+                    self.settles is None or self.settles(utt.text)
+                )
+            else:
+                enough = how == "complete"
             if enough and now - utt.text_changed >= self.EARLY_STABLE_S:
                 self._end(forced=False)
 

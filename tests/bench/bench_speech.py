@@ -61,7 +61,9 @@ from host.store import Store
 
 # The listener's end-of-utterance settings for Korean (Listener builds its Endpointer so).
 _SILENCE = getattr(load_grammar("ko"), "phrase_silence_s", None)
-ENDPOINTING = {"phrase_silence_s": _SILENCE} if _SILENCE is not None else {}
+ENDPOINTING: dict[str, object] = (
+    {"phrase_silence_s": _SILENCE, "settles": ls.says_a_number("ko")} if _SILENCE is not None else {}
+)
 NUMBERS = range(1, 101)
 VOICES = ((160, 50), (130, 50), (190, 50), (160, 25), (160, 75))  # (words per minute, pitch)
 NOISES = (("clean", None), ("white", 20), ("white", 10), ("babble", 20), ("babble", 10))
@@ -130,7 +132,7 @@ class Decoded:
     compute: float  # seconds spent decoding the clip
 
 
-def decode(phrases: Sequence[str], pcm: bytes, **endpointing: float) -> Decoded:
+def decode(phrases: Sequence[str], pcm: bytes, **endpointing: object) -> Decoded:
     recognizer = GrammarRecognizer(load_model(lang="ko", download=False), SAMPLE_RATE, phrases)
     endpointer = Endpointer(recognizer, **endpointing)  # type: ignore[arg-type]
     first: Hearing | None = None
