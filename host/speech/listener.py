@@ -186,11 +186,14 @@ def every_phrase(table: Table) -> list[str]:
 
 
 def says_a_number(lang: str) -> Callable[[str], bool]:
-    """Whether a text is one number: what the grammar's ``phrase_silence_s`` may end
-    early ("오십"), unlike a card's suit waiting for its rank."""
+    """Whether a text ends with a number: what the grammar's ``phrase_silence_s`` may end
+    early ("오십", or a misheard "사 오십"), unlike a card's suit waiting for its rank."""
 
     def settles(text: str) -> bool:
-        return isinstance(parse(text, lang).intent(), NumberSaid)
+        words = text.split()
+        return any(
+            isinstance(parse(" ".join(words[i:]), lang).intent(), NumberSaid) for i in range(len(words))
+        )
 
     return settles
 

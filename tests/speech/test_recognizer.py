@@ -127,8 +127,8 @@ def test_korean_round_number_ends_after_the_phrase_silence(ko_model: SpeechModel
 
 def test_only_a_number_settles_early() -> None:
     settles = says_a_number("ko")
-    assert settles("오십") and settles("이십")
-    assert not settles("스페이드") and not settles("사 오십") and not settles("점수")
+    assert settles("오십") and settles("이십") and settles("사 오십")  # by its last number
+    assert not settles("스페이드") and not settles("오십 스페이드") and not settles("점수")
 
 
 def test_one_big_chunk_gives_every_hearing(endpointer: Endpointer, say: Say) -> None:
