@@ -191,9 +191,7 @@ def says_a_number(lang: str) -> Callable[[str], bool]:
 
     def settles(text: str) -> bool:
         words = text.split()
-        return any(
-            isinstance(parse(" ".join(words[i:]), lang).intent(), NumberSaid) for i in range(len(words))
-        )
+        return bool(words) and isinstance(parse(words[-1], lang).intent(), NumberSaid)
 
     return settles
 
