@@ -40,7 +40,7 @@ from typing import Any
 
 from games.base import Command, Listening, Meaning, Moves
 from grammars import Grammar, load
-from grammars.reader import normalise
+from grammars.reader import NumberSaid, normalise, parse
 from host.referee import Referee
 from host.reply import Hearing as RefereeHearing
 from host.reply import Reply
@@ -183,6 +183,17 @@ def every_phrase(table: Table) -> list[str]:
         *g.decoys,
     ]
     return list(dict.fromkeys(" ".join(p.split()) for p in phrases if p.strip()))
+
+
+def says_a_number(lang: str) -> Callable[[str], bool]:
+    """Whether a text ends with a number: what the grammar's ``phrase_silence_s`` may end
+    early ("오십", or a misheard "사 오십"), unlike a card's suit waiting for its rank."""
+
+    def settles(text: str) -> bool:
+        words = text.split()
+        return bool(words) and isinstance(parse(words[-1], lang).intent(), NumberSaid)
+
+    return settles
 
 
 # --- reading an utterance ------------------------------------------------------------------
@@ -330,7 +341,11 @@ class StreamListener(ABC):
                 ", ".join(self.missing_words),
             )
         self._missing = frozenset(self.missing_words)
-        self.endpointer = Endpointer(recognizer_for(model, sample_rate, self.phrases(), phone=phone))
+        self.endpointer = Endpointer(
+            recognizer_for(model, sample_rate, self.phrases(), phone=phone),
+            phrase_silence_s=self.grammar.phrase_silence_s,
+            settles=says_a_number(self.lang),
+        )
         self._checked_at = 0.0
 
     def _hearable(self, phrases: Iterable[str]) -> list[str]:

@@ -24,7 +24,7 @@ import logging
 import math
 import threading
 from collections import deque
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
@@ -383,6 +383,36 @@ def complete_phrases(phrases: tuple[str, ...] | None) -> frozenset[str]:
     return frozenset(" ".join(p.split()) for p in phrases) - prefixes
 
 
+@lru_cache(maxsize=64)
+def _phrase_index(phrases: tuple[str, ...]) -> tuple[frozenset[str], frozenset[str]]:
+    """The phrases, and the word sequences that begin a longer phrase."""
+    whole = frozenset(" ".join(p.split()) for p in phrases)
+    prefixes: set[str] = set()
+    for phrase in whole:
+        words = phrase.split()
+        prefixes.update(" ".join(words[:i]) for i in range(1, len(words)))
+    return whole, frozenset(prefixes)
+
+
+def ending(text: str, phrases: tuple[str, ...] | None) -> str | None:
+    """How ``text`` ends in the phrase list: "complete" when its last words are a phrase and
+    no ending of it begins a longer one (nothing the speaker adds extends a phrase: what
+    follows would be a new phrase), "phrase" when it ends with a phrase a longer one
+    extends ("fifty" of "fifty three"), else None.
+
+    A phrase-list decoder may put any phrases in a row ("사 삼십 이" for a misheard 31),
+    so a text is judged by its last phrase, not only as a whole.
+    """
+    if not phrases or not text:
+        return None
+    whole, prefixes = _phrase_index(phrases)
+    words = text.split()
+    tails = [" ".join(words[i:]) for i in range(len(words))]
+    if not any(t in whole for t in tails):
+        return None
+    return "phrase" if any(t in prefixes for t in tails) else "complete"
+
+
 class Endpointer:
     """Streaming recogniser: feed pcm16 chunks, get a :class:`Hearing` per utterance.
 
@@ -392,8 +422,12 @@ class Endpointer:
     still holds the utterance open), or after ``max_utterance_s``. ``silence_s`` (default
     0.7 s) is longer than the pause people leave inside "twenty ... three" and shorter than
     the pause before expecting an answer. When the text so far is one of
-    :func:`complete_phrases` of the grammar, ``early_silence_s`` (default
-    :data:`EARLY_END_SILENCE_S`) of silence is enough; ``None`` switches that off.
+    :func:`complete_phrases` of the grammar, or ends with one (:func:`ending`),
+    ``early_silence_s`` (default :data:`EARLY_END_SILENCE_S`) of silence is enough;
+    ``None`` switches that off. When it ends with a phrase that a longer one extends
+    ("오십" of "오십 삼"), ``phrase_silence_s`` is enough (default: ``silence_s``) if
+    ``settles`` (default: any text) accepts the text: a language whose numbers are one
+    word each ("오십삼") rarely pauses inside one, while "스페이드 ... 이" may well pause.
 
     ``vad`` is "auto" (Silero, or the energy detector if Silero cannot load), "silero" or
     "energy" (see :mod:`host.speech.vad`). The energy detector compares each 10 ms frame's
@@ -425,12 +459,16 @@ class Endpointer:
         floor_window_s: float = 4.0,
         floor_percentile: float = 10.0,
         early_silence_s: float | None = EARLY_END_SILENCE_S,
+        phrase_silence_s: float | None = None,
+        settles: Callable[[str], bool] | None = None,
         vad: str = "auto",
     ) -> None:
         self.recognizer = recognizer
         self.rate = recognizer.sample_rate
         self.silence_s = silence_s
         self.early_silence_s = early_silence_s
+        self.phrase_silence_s = silence_s if phrase_silence_s is None else min(phrase_silence_s, silence_s)
+        self.settles = settles
         self.vad = load_vad(
             vad,
             self.rate,
@@ -643,14 +681,21 @@ class Endpointer:
         elif silent_for >= self.silence_s and now - utt.text_changed >= self.stable_s:
             self._end(forced=False)
         elif self.early_silence_s is not None and silent_for >= self.early_silence_s:
-            complete = complete_phrases(self.recognizer.phrases)
+            phrases = self.recognizer.phrases
             if (
-                utt.text not in complete
+                ending(utt.text, phrases) != "complete"
                 and self.recognizer.partial_lags
                 and utt.probed_at != utt.last_speech
             ):
                 self._probe()
-            if utt.text in complete and now - utt.text_changed >= self.EARLY_STABLE_S:
+            how = ending(utt.text, phrases)
+            if how == "phrase":
+                enough = silent_for >= self.phrase_silence_s and (
+                    self.settles is None or self.settles(utt.text)
+                )
+            else:
+                enough = how == "complete"
+            if enough and now - utt.text_changed >= self.EARLY_STABLE_S:
                 self._end(forced=False)
 
     def _probe(self) -> None:

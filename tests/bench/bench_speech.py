@@ -49,6 +49,7 @@ from pathlib import Path
 import numpy as np
 
 from games.up_or_down import rules as ud
+from grammars import load as load_grammar
 from grammars.reader import NumberSaid, number_phrases, parse, to_words
 from host.referee import Referee
 from host.session import SessionConfig
@@ -58,6 +59,11 @@ from host.speech.model import load_model
 from host.speech.recognizer import Endpointer, GrammarRecognizer, Hearing
 from host.store import Store
 
+# The listener's end-of-utterance settings for Korean (Listener builds its Endpointer so).
+_SILENCE = getattr(load_grammar("ko"), "phrase_silence_s", None)
+ENDPOINTING: dict[str, object] = (
+    {"phrase_silence_s": _SILENCE, "settles": ls.says_a_number("ko")} if _SILENCE is not None else {}
+)
 NUMBERS = range(1, 101)
 VOICES = ((160, 50), (130, 50), (190, 50), (160, 25), (160, 75))  # (words per minute, pitch)
 NOISES = (("clean", None), ("white", 20), ("white", 10), ("babble", 20), ("babble", 10))
@@ -126,8 +132,9 @@ class Decoded:
     compute: float  # seconds spent decoding the clip
 
 
-def decode(phrases: Sequence[str], pcm: bytes) -> Decoded:
-    endpointer = Endpointer(GrammarRecognizer(load_model(lang="ko", download=False), SAMPLE_RATE, phrases))
+def decode(phrases: Sequence[str], pcm: bytes, **endpointing: object) -> Decoded:
+    recognizer = GrammarRecognizer(load_model(lang="ko", download=False), SAMPLE_RATE, phrases)
+    endpointer = Endpointer(recognizer, **endpointing)  # type: ignore[arg-type]
     first: Hearing | None = None
     latency = None
     start = time.perf_counter()
@@ -158,12 +165,20 @@ class Item:
     read_value: int | None = None  # what the pipeline read where the number is allowed
     share: float | None = None  # pooled share of that reading
     top: bool = False  # the reading is what the best path says
+    in_nbest: bool = False  # some alternative of the N-best list parses as the number said
     latency: float | None = None  # end of speech to ruling, when ruled without a question
+    latency_right: float | None = None  # the same, when the number ruled is the one said
     # outcome per (policy, situation); policies: "base", "direct" (pipeline ruled as
     # read), ("confirm", prior); outcomes: "right", "other" (another allowed number),
     # "out", "none" where the number is allowed; "caught", "missed", "none" where not.
     outcomes: dict[tuple[object, bool], str] = field(default_factory=dict)
     asked: dict[tuple[object, bool], bool] = field(default_factory=dict)
+
+
+def said(text: str) -> int | None:
+    """The number a text says, read by the plain parser."""
+    intent = parse(text, "ko").intent()
+    return intent.value if isinstance(intent, NumberSaid) else None
 
 
 def ruled(events: list[dict[str, object]], player: str) -> tuple[int | None, bool]:
@@ -232,10 +247,13 @@ def run_condition(task: Task) -> list[Item]:
             speech = espeak(to_words(n, "ko"), rate, pitch)
             clip = with_noise(clip_of(speech), speech, kind, snr, rng)
             base = decode(plain, clip)
-            full = decode(playing, clip)
+            full = decode(playing, clip, **ENDPOINTING)
             base_intent = parse(base.hearing.text, "ko").intent() if base.hearing else None
             item = Item(n, (rate, pitch), label, len(clip) / (2 * SAMPLE_RATE), full.compute, base.compute)
             item.base_value = base_intent.value if isinstance(base_intent, NumberSaid) else None
+            item.in_nbest = full.hearing is not None and any(
+                said(text) == n for text, _ in full.hearing.alternatives
+            )
             items.append(item)
             for valid in (True, False):
                 last = situation(n, valid, rng)
@@ -266,6 +284,8 @@ def run_condition(task: Task) -> list[Item]:
                     item.asked[prior, valid] = asked
                     if prior == priors[0] and valid and reply is not None and not asked and full.latency:
                         item.latency = full.latency + handled
+                        if number == n:
+                            item.latency_right = item.latency
     return items
 
 
@@ -286,15 +306,17 @@ def report(items: list[Item], title: str, key: str, prior: float) -> None:
         groups[str(getattr(item, key))].append(item)
     print(f"\n{title}")
     head = (
-        f"{'':14}{'clips':>5} | {'base':>5} {'read':>5} {'ruled':>5} {'asked':>5} {'none':>5} {'other':>5} "
+        f"{'':14}{'clips':>5} | {'base':>5} {'n-best':>6} {'read':>5} {'ruled':>5} {'asked':>5} "
+        f"{'none':>5} {'other':>5} "
         f"| {'wrong out: base':>15} {'direct':>6} {'confirm':>7} | {'mistakes caught: base':>21} "
-        f"{'direct':>6} {'confirm':>7} | {'lat p50':>7} {'p99':>5} | {'RTF':>5}"
+        f"{'direct':>6} {'confirm':>7} | {'lat p50':>7} {'p99':>5} {'right p50':>9} {'p99':>5} | {'RTF':>5}"
     )
     print(head)
     print("-" * len(head))
     for name, group in [*sorted(groups.items()), ("all", items)]:
         count = len(group)
         latencies = [i.latency for i in group if i.latency is not None]
+        right = [i.latency_right for i in group if i.latency_right is not None]
         audio = sum(i.audio_s for i in group)
 
         def share(policy: object, valid: bool, value: str, group: list[Item] = group) -> str:
@@ -306,11 +328,13 @@ def report(items: list[Item], title: str, key: str, prior: float) -> None:
         asked = sum(i.asked.get((prior, True), False) for i in group) / count
         print(
             f"{name:14}{count:5d} | {share('base', True, 'right'):>5} "
+            f"{sum(i.in_nbest for i in group) / count:6.0%} "
             f"{sum(i.read_value == i.number for i in group) / count:5.0%} {share(prior, True, 'right'):>5} "
             f"{asked:5.0%} {share(prior, True, 'none'):>5} {share(prior, True, 'other'):>5} "
             f"| {num('base', True, 'out'):15d} {num('direct', True, 'out'):6d} {num(prior, True, 'out'):7d} "
             f"| {share('base', False, 'caught'):>21} {share('direct', False, 'caught'):>6} "
             f"{share(prior, False, 'caught'):>7} | {pct(latencies, 50):7.2f} {pct(latencies, 99):5.2f} "
+            f"{pct(right, 50):9.2f} {pct(right, 99):5.2f} "
             f"| {sum(i.compute for i in group) / audio:5.3f}"
         )
 
@@ -383,12 +407,13 @@ def main() -> None:
     default = [i for i in items if i.voice == VOICES[0] and i.noise == "clean"]
     print(f"{len(items)} clips, {audio / 60:.1f} min of audio, {wall:.0f} s wall with {args.workers} workers")
     print(
-        "base: plain phrase list, top-1 right | read: pipeline reading right | ruled: ruled right, "
+        "base: plain phrase list, top-1 right | n-best: the number said is among the pipeline's "
+        "alternatives (what re-reading could reach) | read: pipeline reading right | ruled: ruled right, "
         "questions answered | asked: a question was put | none: nothing ruled | other: another allowed "
         "number ruled | wrong out: put out for an allowed number (base and direct: ruled as heard) | "
         "mistakes caught: said a wrong number and went out (base, direct: for whatever was heard; "
         "confirm: only after a question naming the number said) | latency (s): end of speech to "
-        "ruling | RTF"
+        "ruling, of moves ruled without a question (right: the number said) | RTF"
     )
     if default:
         base = sum(i.outcomes["base", True] == "right" for i in default)

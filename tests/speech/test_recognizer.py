@@ -8,7 +8,9 @@ from collections.abc import Callable
 import numpy as np
 import pytest
 
+from grammars import load
 from host.speech.audio import pcm_chunks
+from host.speech.listener import says_a_number
 from host.speech.model import UNK, SpeechModel
 from host.speech.recognizer import (
     Endpointer,
@@ -96,6 +98,37 @@ def test_short_pause_inside_a_number_keeps_one_utterance(endpointer: Endpointer,
     (hearing,) = hear(endpointer, pcm)
     assert 53 in top_values(hearing)
     assert hearing.text.startswith("오십")
+
+
+def test_korean_round_number_ends_after_the_phrase_silence(ko_model: SpeechModel, say: Say) -> None:
+    """"오십" may begin "오십 삼", but in Korean a number is one word: the grammar's shorter
+    phrase silence ends it, while a pause inside a number still keeps one utterance."""
+    settle = load("ko").phrase_silence_s
+    assert settle is not None
+    endpointer = Endpointer(
+        GrammarRecognizer(ko_model, 16000, NUMBERS), phrase_silence_s=settle, settles=says_a_number("ko")
+    )
+    assert settle < endpointer.silence_s
+    (hearing,) = hear(endpointer, silence(0.5) + say("오십") + silence(1.5))
+    assert hearing.text == "오십"
+    assert settle <= hearing.latency < endpointer.silence_s
+    pcm = silence(0.5) + say("오십") + silence(0.25) + say("삼") + silence(1.0)
+    (joined,) = hear(endpointer, pcm)
+    assert 53 in top_values(joined)
+    # without it, a phrase a longer one extends waits for the full silence
+    plain = Endpointer(GrammarRecognizer(ko_model, 16000, NUMBERS))
+    not_a_number = Endpointer(
+        GrammarRecognizer(ko_model, 16000, NUMBERS), phrase_silence_s=settle, settles=lambda text: False
+    )
+    for waits in (plain, not_a_number):
+        (late,) = hear(waits, silence(0.5) + say("오십") + silence(1.5))
+        assert late.text == "오십" and late.latency >= endpointer.silence_s
+
+
+def test_only_a_number_settles_early() -> None:
+    settles = says_a_number("ko")
+    assert settles("오십") and settles("이십") and settles("사 오십")  # by its last number
+    assert not settles("스페이드") and not settles("오십 스페이드") and not settles("점수")
 
 
 def test_one_big_chunk_gives_every_hearing(endpointer: Endpointer, say: Say) -> None:

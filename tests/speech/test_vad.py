@@ -11,7 +11,7 @@ from host.speech import vad as vad_module
 from host.speech.audio import SAMPLE_RATE, as_int16, pcm_chunks
 from host.speech.engines import recognizer_for
 from host.speech.model import SpeechModel
-from host.speech.recognizer import EARLY_END_SILENCE_S, Endpointer, complete_phrases
+from host.speech.recognizer import EARLY_END_SILENCE_S, Endpointer, complete_phrases, ending
 from host.speech.vad import EnergyVad, SileroVad, load_vad
 from tests.speech.conftest import silence
 from tests.speech.english import NUMBERS_EN
@@ -25,6 +25,16 @@ def test_complete_phrases_are_those_nothing_extends() -> None:
     assert "ninety" not in complete_phrases(tuple(NUMBERS_EN))
     assert "one" not in complete_phrases(tuple(NUMBERS_EN))  # "one hundred"
     assert complete_phrases(None) == frozenset() and complete_phrases(()) == frozenset()
+
+
+def test_a_text_is_judged_by_its_last_phrase() -> None:
+    phrases = ("오십", "오십 삼", "삼십", "삼십 이", "사", "이", "ninety", "ninety one")
+    assert ending("오십 삼", phrases) == "complete"
+    assert ending("사 삼십 이", phrases) == "complete"  # any phrases in a row, last one complete
+    assert ending("오십", phrases) == ending("사 오십", phrases) == "phrase"  # "오십 삼" may follow
+    assert ending("ninety", phrases) == "phrase"
+    assert ending("오십 칠", phrases) is None  # not a phrase at the end
+    assert ending("", phrases) is None and ending("오십", None) is None
 
 
 def test_complete_phrase_ends_sooner_than_a_prefix(en_model: SpeechModel, piper: Say) -> None:  # noqa: F811
