@@ -406,6 +406,10 @@ def ending(text: str, phrases: tuple[str, ...] | None) -> str | None:
     if not phrases or not text:
         return None
     whole, prefixes = _phrase_index(phrases)
+    if text in whole:
+        # One phrase: only it can be extended ("forty one" is complete although "one"
+        # begins "one hundred"; a grammar of single phrases, like JSGF, has nothing else).
+        return "phrase" if text in prefixes else "complete"
     words = text.split()
     tails = [" ".join(words[i:]) for i in range(len(words))]
     if not any(t in whole for t in tails):

@@ -35,6 +35,11 @@ def test_a_text_is_judged_by_its_last_phrase() -> None:
     assert ending("ninety", phrases) == "phrase"
     assert ending("오십 칠", phrases) is None  # not a phrase at the end
     assert ending("", phrases) is None and ending("오십", None) is None
+    # A whole phrase is judged as one: "one" beginning "one hundred" does not hold "forty one" open.
+    english = ("forty", "forty one", "one", "one hundred", "fifty three")
+    assert ending("forty one", english) == "complete"
+    assert ending("one", english) == ending("forty", english) == "phrase"
+    assert ending("fifty three one", english) == "phrase"  # a run of phrases: by its last one
 
 
 def test_complete_phrase_ends_sooner_than_a_prefix(en_model: SpeechModel, piper: Say) -> None:  # noqa: F811
