@@ -19,13 +19,10 @@ import os
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 
-import httpx
-from bench_sms import TOKEN, Game, Run, make_games, post  # beside this script
-from live_server import run_workers
+from bench_sms import TOKEN, Run, drive, make_games  # beside this script
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from host.store import Store
@@ -56,43 +53,6 @@ class Served:
         stop(self.proc, 20)
 
 
-def drive(base: str, games: list[Game], clients: int, seconds: float, moves: dict[str, int]) -> Run:
-    """Like bench_sms.drive, also counting each game's answered moves (by its first phone)."""
-    run = Run()
-    lock = threading.Lock()
-    until = time.perf_counter() + seconds
-
-    def worker(mine: list[Game]) -> None:
-        latencies: list[float] = []
-        errors = 0
-        done: dict[str, int] = {}
-        with httpx.Client(base_url=base, timeout=60) as client:
-            while time.perf_counter() < until:
-                for game in mine:
-                    if time.perf_counter() >= until:
-                        break
-                    phone, number = game.next_move()
-                    t0 = time.perf_counter()
-                    try:
-                        answer = post(client, base, phone, number)
-                    except httpx.HTTPError:
-                        errors += 1
-                        continue
-                    latencies.append(time.perf_counter() - t0)
-                    if answer and f"said {number}." in answer[0]:
-                        done[game.phones[0]] = done.get(game.phones[0], 0) + 1
-                    else:
-                        errors += 1
-        with lock:
-            run.latencies.extend(latencies)
-            run.errors += errors
-            for k, v in done.items():
-                moves[k] = moves.get(k, 0) + v
-
-    run.elapsed = run_workers(worker, games, clients)
-    return run
-
-
 def audit(database: str, moves: dict[str, int]) -> tuple[int, int]:
     """(lost, doubled): answered moves missing from the logs, and logged moves never answered
     or logged twice."""
@@ -114,8 +74,9 @@ def measure(database: str, workers: int, args: argparse.Namespace) -> tuple[Run,
     try:
         games = make_games(server.base, args.games)
         moves: dict[str, int] = {}
-        drive(server.base, games, args.clients, 1.0, moves)  # warm up (counted in the audit)
-        run = drive(server.base, games, args.clients, args.seconds, moves)
+        # A warm-up second, its moves counted in the audit too.
+        drive(server.base, games, args.clients, 1.0, True, moves, timeout=60)
+        run = drive(server.base, games, args.clients, args.seconds, True, moves, timeout=60)
     finally:
         server.stop()
     lost, doubled = audit(database, moves)

@@ -126,8 +126,12 @@ class Run:
         return statistics.quantiles(self.latencies, n=100, method="inclusive")[int(p) - 1] * 1000
 
 
-def drive(base: str, games: list[Game], workers: int, seconds: float, check: bool) -> Run:
-    """``workers`` threads, each moving its share of the games, one request at a time."""
+def drive(
+    base: str, games: list[Game], workers: int, seconds: float, check: bool,
+    moves: dict[str, int] | None = None, timeout: float = 30.0,
+) -> Run:
+    """``workers`` threads, each moving its share of the games, one request at a time;
+    ``moves`` (if given) counts each game's answered moves, by its first phone."""
     run = Run()
     lock = threading.Lock()
     stop = time.perf_counter() + seconds
@@ -135,7 +139,8 @@ def drive(base: str, games: list[Game], workers: int, seconds: float, check: boo
     def worker(mine: list[Game]) -> None:
         latencies: list[float] = []
         errors = 0
-        with httpx.Client(base_url=base, timeout=30) as client:
+        done: dict[str, int] = {}
+        with httpx.Client(base_url=base, timeout=timeout) as client:
             for game in itertools.cycle(mine):
                 if time.perf_counter() >= stop:
                     break
@@ -147,11 +152,16 @@ def drive(base: str, games: list[Game], workers: int, seconds: float, check: boo
                     errors += 1
                     continue
                 latencies.append(time.perf_counter() - t0)
-                if check and not (answer and f"said {number}." in answer[0]):
+                if answer and f"said {number}." in answer[0]:
+                    done[game.phones[0]] = done.get(game.phones[0], 0) + 1
+                elif check:
                     errors += 1
         with lock:
             run.latencies.extend(latencies)
             run.errors += errors
+            if moves is not None:
+                for first, count in done.items():
+                    moves[first] = moves.get(first, 0) + count
 
     run.elapsed = run_workers(worker, games, workers)
     return run
