@@ -366,7 +366,6 @@ class _Utterance:
 EARLY_END_SILENCE_S = 0.2
 
 
-@lru_cache(maxsize=64)
 def complete_phrases(phrases: tuple[str, ...] | None) -> frozenset[str]:
     """Phrases that no other phrase of the list extends word by word.
 
@@ -376,11 +375,8 @@ def complete_phrases(phrases: tuple[str, ...] | None) -> frozenset[str]:
     """
     if not phrases:
         return frozenset()
-    prefixes: set[str] = set()
-    for phrase in phrases:
-        words = phrase.split()
-        prefixes.update(" ".join(words[:i]) for i in range(1, len(words)))
-    return frozenset(" ".join(p.split()) for p in phrases) - prefixes
+    whole, prefixes = _phrase_index(phrases)
+    return whole - prefixes
 
 
 @lru_cache(maxsize=64)
@@ -686,13 +682,10 @@ class Endpointer:
             self._end(forced=False)
         elif self.early_silence_s is not None and silent_for >= self.early_silence_s:
             phrases = self.recognizer.phrases
-            if (
-                ending(utt.text, phrases) != "complete"
-                and self.recognizer.partial_lags
-                and utt.probed_at != utt.last_speech
-            ):
-                self._probe()
             how = ending(utt.text, phrases)
+            if how != "complete" and self.recognizer.partial_lags and utt.probed_at != utt.last_speech:
+                self._probe()
+                how = ending(utt.text, phrases)  # the probe's final text
             if how == "phrase":
                 enough = silent_for >= self.phrase_silence_s and (
                     self.settles is None or self.settles(utt.text)
