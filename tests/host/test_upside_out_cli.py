@@ -67,8 +67,10 @@ def test_every_json_event_the_issue_names(tmp_path: Path) -> None:
     players, _, lines = golden_script()
     code, out, _ = play(tmp_path, "\n".join(lines) + "\n", "--players", ",".join(players), "--json")
     assert code == 0
-    # Jackpots (draw 3, everyone else draw 1) until the deck runs out and is reshuffled.
-    jackpots = ["Ann: plays Jackpot", "Bob: plays Jackpot", "Cy: plays Jackpot"] * 5
+    # The three Jackpots (draw 3, everyone else draw 1), then draws until the deck runs out
+    # and is reshuffled (a fourth Jackpot would be refused: each face has 3 copies).
+    jackpots = ["Ann: plays Jackpot", "Bob: plays Jackpot", "Cy: plays Jackpot"]
+    jackpots += ["Ann: draw", "Bob: draw", "Cy: draw"] * 17
     code, more, _ = play(tmp_path, "\n".join(jackpots) + "\n", "--players", "Ann,Bob,Cy", "--first", "Ann",
                          "--json")
     assert code == 0
