@@ -569,7 +569,10 @@ def _pass_refusal(state: State, move: Pass) -> Refusal | None:
 def _challenge_refusal(state: State, move: Challenge) -> Refusal | None:
     if not state.plays:
         return Refusal("must_open", {"low": 1, "high": 2})
-    if len(state.plays) == 1 and not state.options.challenge_opening:
+    # A protected opening, unless the player has no other option (no card to play, no pile
+    # to draw from): "you have 3 options", so a turn always has one.
+    protected = len(state.plays) == 1 and not state.options.challenge_opening
+    if protected and (state.hands[state.seat].size or state.can_pass()):
         return Refusal("opening_safe", {"declarer": state.players[state.plays[0].seat]})
     return None
 

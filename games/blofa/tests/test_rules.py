@@ -434,3 +434,14 @@ def test_the_module_example_runs() -> None:
     import games.blofa.rules as rules
 
     assert doctest.testmod(rules).failed == 0
+
+
+def test_a_protected_opening_may_be_challenged_when_nothing_else_is_left() -> None:
+    # "When it's your turn, you have 3 options": with no card to play and no pile to draw
+    # from, challenging the protected opening is the one left.
+    g = new_game(P, Options(challenge_opening=False))
+    g = replace(g, hands=(Hand(2, 2), Hand(0, 0), Hand(4, 4), Hand(3, 2)), piles=Hand(0, 0))
+    g = run(g, PlayCards("Ann", (B,), 1))
+    assert refusal(g, Challenge("Bob")) is None
+    g2 = replace(g, piles=Hand(0, 1))
+    assert refusal(g2, Challenge("Bob")).reason == "opening_safe"  # type: ignore[union-attr]
