@@ -621,6 +621,9 @@ class UpsideOutRules:
                 return Refusal("wrong_recipient", {"player": move.player, "to": owed.to})
             if move.to == move.player or move.to not in state.active:
                 return Refusal("bad_recipient", {"player": move.player, "to": move.to})
+        if isinstance(move, Donate) and move.to is None and owed.to is None:
+            # "donate 1 to anyone": the giver chooses, so they must say whom.
+            return Refusal("name_recipient", {"player": move.player})
         return None
 
     # -- playing --

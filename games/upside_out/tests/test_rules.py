@@ -399,3 +399,13 @@ def test_a_rematch_after_the_first_player_left_asks_who_starts() -> None:
         R.new_game(("Ann", "Cy"), Options(first="Bob"), 1, None)
     kept = R.new_game(("Ann", "Cy"), Options(first="Cy"), 1, s)
     assert kept.phase is Phase.TURN and kept.current_player == "Cy"
+
+
+def test_a_donation_to_anyone_needs_a_name() -> None:
+    # "donate 1 to any": the giver chooses; "gives one" alone is asked again (it crashed).
+    s = game(("Ann", "Bob", "Cy"))
+    s, _ = run(s, Play("Ann", fly("nothing", "donate 1 to any")))
+    refused = R.refusal(s, Donate("Bob", 1))
+    assert refused is not None and refused.reason == "name_recipient"
+    s, _ = run(s, Donate("Bob", 1, "Cy"))
+    assert s.hand("Cy") == 5 and s.hand("Bob") == 3
