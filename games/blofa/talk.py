@@ -153,6 +153,10 @@ def scan(text: str, players: tuple[str, ...], lang: str) -> Reading:
     for i, token in enumerate(tokens):
         if not used[i] and token in g.counts and kind_at.get(i + 1) in ("blue", "yellow", "card"):
             counts[i] = g.counts[token]
+    # No number of this game needs "and" inside it (sums stop at 21): it separates values
+    # ("two and one", "1 and zero", which the shared reader would take for one number).
+    joins = set(load(lang).numbers.connectors)
+    used = [u or t in joins for u, t in zip(used, tokens, strict=True)]
     free = [None if used[i] or i in counts else t for i, t in enumerate(tokens)]
     spans = read_numbers(free, lang)
     # Any number right before a colour or "card" counts cards too ("three blue cards"):

@@ -879,11 +879,18 @@ def _leave(state: State, player: str, events: list[Event]) -> State:
     events.append(PlayerLeft(player))
     if len(state.active) == 1:
         return _finish(state, "left", state.active, events)
+    # A donation owed to the leaver goes where the card would send it now they are gone.
+    redirected = (_redirect(state, o) if o.to == player else o for o in state.owed)
+    state = replace(state, owed=tuple(redirected))
     if state.phase is Phase.RESOLVING:
         return _run(state, events)
     if state.phase is Phase.TURN and seat == state.current:
         return _advance(state, events)
     return state
+
+
+def _redirect(state: State, owed: Owed) -> Owed:
+    return replace(owed, to=_recipient(state, owed.step, owed.player, owed.caster))
 
 
 def _finish(

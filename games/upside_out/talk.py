@@ -383,6 +383,11 @@ class UpsideOutTalk:
         if kind == "done":
             return [m for p in _answerers(state, speaker) if (m := _done(state, p)) is not None]
         counts = _count_of(rest, lang)
+        # "gives one to Cy": the word after "to", unless it is a count (Korean puts the name first)
+        named = [t for i, t in enumerate(rest[1:]) if rest[i] in lex.to and not _count_of([t], lang)]
+        if kind == "donate" and named and not any(_player_named(t, players) for t in named):
+            # Someone not at the table (gone, or a slip): say so, never give it elsewhere.
+            raise _NotRead("unknown_recipient", name=named[0])
         out: list[r.Move] = []
         for p in _answerers(state, speaker):
             owed = state.owes(p) if state is not None else None

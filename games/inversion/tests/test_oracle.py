@@ -73,11 +73,20 @@ class Game:
         self.rulings = 0
         self.wrong: list[str] = []
 
+    def rule(self, move: Any, said: tuple[Any, ...]) -> bool | None:
+        """Whether the game takes ``move`` (None: it cannot be said, so nobody rules on it).
+        ``tests/games/test_oracles_by_text.py`` says it to the host instead."""
+        if RULES.refusal(self.state, move) is not None:
+            return False
+        self.state, _ = RULES.play(self.state, move)
+        return True
+
     def both(self, move: Any, said: tuple[Any, ...]) -> bool:
-        """Rule on one move with both referees; False when they disagree (recorded)."""
-        ok = RULES.refusal(self.state, move) is None
-        if ok:
-            self.state, _ = RULES.play(self.state, move)
+        """Rule on one move with both referees (a disagreement is recorded); whether the
+        game took it."""
+        ok = self.rule(move, said)
+        if ok is None:
+            return False
         agreed = self.oracle.act(said)
         self.rulings += 1
         if ok != agreed or real_facts(self.state) != self.oracle.facts():
@@ -205,8 +214,8 @@ class Game:
                 hand.remove(choice)
 
 
-def play_game(seed: int) -> tuple[int, int, list[str]]:
-    game = Game(random.Random(seed))
+def play_game(seed: int, table: type[Game] = Game) -> tuple[int, int, list[str]]:
+    game = table(random.Random(seed))
     game.setup()
     game.auction()
     game.tricks()

@@ -19,7 +19,8 @@ NAMES = ("Ann", "Bob", "Cy", "Dee", "Eve")
 RULES = SPEC.rules
 
 
-def real_facts(state: State) -> dict[str, Any]:
+def real_facts(state: State | None) -> dict[str, Any]:
+    assert state is not None
     result: dict[str, Any] = {}
     if state.outcome is not None:
         result = {"winner": None, **state.outcome.to_json()}
@@ -57,7 +58,36 @@ def pick_move(rng: random.Random, state: State, oracle: UpOrDownOracle) -> tuple
     return Say(current, n), ("say", current, n)
 
 
-def play_games(seed: int, games: int = 2) -> tuple[int, int, list[str]]:
+class RulesTable:
+    """The game's side of a table: its rules called directly. ``rule`` says whether the
+    game took a move; ``tests/games/test_oracles_by_text.py`` puts the host's words in
+    between instead."""
+
+    def __init__(self, options: Options) -> None:
+        self.options = options
+        self.state: State | None = None
+        self.left: set[str] = set()  # who left the table: the rematch seats the rest
+
+    def new_game(self, seated: tuple[str, ...]) -> None:
+        self.state = RULES.new_game(seated, self.options, 0, self.state)
+
+    def seated(self, before: tuple[str, ...]) -> tuple[str, ...]:
+        return tuple(p for p in before if p not in self.left)
+
+    def rule(self, move: Any, said: tuple[Any, ...]) -> bool:
+        assert self.state is not None
+        if move == "timeout":
+            self.state, _ = RULES.on_timeout(self.state)
+            return True
+        if RULES.refusal(self.state, move) is not None:
+            return False
+        self.state, _ = RULES.play(self.state, move)
+        if isinstance(move, Leave):
+            self.left.add(move.player)
+        return True
+
+
+def play_games(seed: int, games: int = 2, table: type[RulesTable] = RulesTable) -> tuple[int, int, list[str]]:
     """Play up to ``games`` in a row at one table (rematches with whoever did not leave);
     returns (games played, rulings compared, disagreements)."""
     rng = random.Random(seed)
@@ -66,39 +96,32 @@ def play_games(seed: int, games: int = 2) -> tuple[int, int, list[str]]:
     low = rng.choice((1, 1, 0, -3, 10))
     high = low + rng.choice((2, 3, 9, 99))
     rounds = rng.choice((None, 1, 3)) if training else None
-    options = Options(low=low, high=high, mode=Mode.TRAINING if training else Mode.TOURNAMENT, rounds=rounds)
-    state: State | None = None
+    mode = Mode.TRAINING if training else Mode.TOURNAMENT
+    both = table(Options(low=low, high=high, mode=mode, rounds=rounds))
     oracle: UpOrDownOracle | None = None
     rulings, played = 0, 0
     for _ in range(games):
         if len(seated) < 2:
             break
-        state = RULES.new_game(seated, options, seed, state)
+        both.new_game(seated)
         oracle = UpOrDownOracle(seated, low, high, training, rounds, oracle)
         played += 1
-        left: set[str] = set()
         for _step in range(300):
+            state = both.state
+            assert state is not None
             if state.is_over:
                 break
             move, said = pick_move(rng, state, oracle)
-            if move == "timeout":
-                state, _ = RULES.on_timeout(state)
-                ok = True
-            else:
-                ok = RULES.refusal(state, move) is None
-                if ok:
-                    state, _ = RULES.play(state, move)
-                    if isinstance(move, Leave):
-                        left.add(move.player)
+            ok = both.rule(move, said)
             agreed = oracle.act(said)
             rulings += 1
-            if ok != agreed or real_facts(state) != oracle.facts():
+            if ok != agreed or real_facts(both.state) != oracle.facts():
                 took = {True: "took", False: "refused"}
                 return played, rulings, [
                     f"seed {seed}: {said}: game {took[ok]} it, oracle {took[agreed]} it; "
-                    f"game {real_facts(state)}, oracle {oracle.facts()}"
+                    f"game {real_facts(both.state)}, oracle {oracle.facts()}"
                 ]
-        seated = tuple(p for p in seated if p not in left)
+        seated = both.seated(seated)
     return played, rulings, []
 
 

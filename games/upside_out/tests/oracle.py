@@ -325,7 +325,11 @@ class UpsideOutOracle:
         self.owed = [o for o in self.owed if o.player != player]
         if len(self.active) == 1:
             self._finish("left", self.active)
-        elif self.step == "resolving":
+            return
+        for o in self.owed:  # a donation owed to the leaver: where the card sends it now
+            if o.to == player:
+                o.to = self._recipient(o.player, o.caster, step(o.step)[3])
+        if self.step == "resolving":
             self._run()
         elif self.step == "turn" and player == self.current:
             self._advance()

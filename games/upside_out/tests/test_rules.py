@@ -409,3 +409,12 @@ def test_a_donation_to_anyone_needs_a_name() -> None:
     assert refused is not None and refused.reason == "name_recipient"
     s, _ = run(s, Donate("Bob", 1, "Cy"))
     assert s.hand("Cy") == 5 and s.hand("Bob") == 3
+
+
+def test_a_donation_owed_to_someone_who_leaves_goes_where_the_card_sends_it_now() -> None:
+    s = game(("Ann", "Bob", "Cy"))
+    s, _ = run(s, Play("Ann", card("tax")))  # Bob and Cy each give Ann 1
+    s, _ = run(s, Leave("Ann"))
+    assert {o.player: o.to for o in s.owed} == {"Bob": "Cy", "Cy": "Bob"}
+    s, _ = run(s, Donate("Bob", 1))
+    assert s.hand("Cy") == 5 and s.hand("Ann") == 0

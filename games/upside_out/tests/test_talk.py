@@ -12,7 +12,18 @@ from pydantic import BaseModel, ConfigDict, Field
 from games.base import Answer, Command, Listening, Moves, Unclear
 from games.core import Refusal
 from games.upside_out import SPEC
-from games.upside_out.rules import Discard, Draw, Options, Play, React, State, UpsideOutRules, decode, encode
+from games.upside_out.rules import (
+    Discard,
+    Donate,
+    Draw,
+    Options,
+    Play,
+    React,
+    State,
+    UpsideOutRules,
+    decode,
+    encode,
+)
 from games.upside_out.talk import UpsideOutTalk, words_for
 from games.upside_out.tests.golden import golden_script, transcript
 from grammars import load_file
@@ -224,7 +235,7 @@ def test_me_after_the_start_is_the_opening_answer_refused_not_a_blank_card() -> 
 
 def test_undo_is_said_as_a_person_says_it() -> None:
     from games.core import MoveUndone
-    from games.upside_out.rules import Donate, Reveal, Start
+    from games.upside_out.rules import Reveal, Start
 
     windfall = SPEC.talk.read("plays Windfall", None, P3, "Ann", None, "en")
     assert isinstance(windfall, Moves)
@@ -252,3 +263,13 @@ def test_a_knock_out_together_is_said_as_the_json_has_it() -> None:
     assert T.describe([GameOver(outcome)], Options(), "en") == [
         "Ann, Bob went out together: nobody is left, so nobody wins."
     ]
+
+
+def test_a_gift_to_someone_not_at_the_table_is_not_given_elsewhere() -> None:
+    state = R.new_game(P3, Options(first="Ann"), 0, None)
+    state, _ = R.play(state, Play("Ann", T_card("tax")))
+    said = T.read("gives one to Zed", state, P3, "Bob", None, "en")
+    assert isinstance(said, Unclear) and said.event["reason"] == "unknown_recipient"
+    assert said.text.startswith("'zed' is not at this table.")
+    ok = T.read("gives one to Ann", state, P3, "Bob", None, "en")
+    assert isinstance(ok, Moves) and ok.candidates[0] == Donate("Bob", 1, "Ann")
