@@ -28,7 +28,7 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator
 
 from games.core import End, Event, GameOver, IllegalMove, Leave, Outcome, Refusal
-from games.upside_out.deck import COPIES, FACES, checked
+from games.upside_out.deck import COPIES, FACES, checked, load_deck
 from games.upside_out.effects import SPECIALS, CardText, Effect, Step, effect_text, parse_effect
 
 MIN_PLAYERS = 2
@@ -381,6 +381,9 @@ class State:
     # Copies seen going face up into the discard pile since it was last shuffled into the
     # deck or drawn from, by face: ("card", name) or ("special", kind).
     discarded: tuple[tuple[tuple[str, str], int], ...] = ()
+    # The deck's special faces by their reaction (mirror -> "Mirror"), so that a reaction
+    # and a special card revealed as a secret count as copies of the same face.
+    specials: tuple[tuple[str, str], ...] = ()
 
     @property
     def is_over(self) -> bool:
@@ -457,15 +460,16 @@ def _steps(effect: Effect) -> tuple[str, ...]:
     return tuple(str(s) for s in effect)
 
 
-def _face(move: Play | Reveal | React) -> tuple[str, str] | None:
+def _face(state: State, move: Play | Reveal | React) -> tuple[str, str] | None:
     """The face a move shows, when it is known (a card described on the fly is not)."""
     if isinstance(move, React):
-        return ("special", move.kind)
+        name = dict(state.specials).get(move.kind)
+        return ("card", name) if name is not None else ("special", move.kind)
     return ("card", move.card.name) if move.card.name else None
 
 
 def _copy_refusal(state: State, move: Play | Reveal | React) -> Refusal | None:
-    face = _face(move)
+    face = _face(state, move)
     if face is None or state.copies_seen(face) < COPIES:
         return None
     fields: dict[str, object] = {"card": face[1], "copies": COPIES}
@@ -514,6 +518,7 @@ class UpsideOutRules:
             phase=Phase.OPENING_SECRET,
             skips=(0,) * n,
             deck_file=options.deck,
+            specials=tuple((f.special, f.name) for f in load_deck(options.deck).faces if f.special),
         )
         if first is not None:
             state = replace(state, phase=Phase.TURN, current=players.index(first))
@@ -814,7 +819,7 @@ def _answer(state: State, move: Discard | Donate | Reveal | React, events: list[
         left = owed.count - 1 if owed.kind == "reveal" else 0
         state = _settle(state, owed, min(left, state.secrets_of(player)))
     else:
-        state = _to_discard(_add(state, "hands", player, -1), ("special", move.kind))
+        state = _to_discard(_add(state, "hands", player, -1), _face(state, move))
         events.append(Reacted(player, move.kind, str(owed.step), owed.caster))
         state = _settle(state, owed, 0)
         if move.kind == "mirror":

@@ -376,7 +376,10 @@ class UpsideOutTalk:
             if isinstance(card, str):
                 if kind == "play":
                     return [r.React(p, card) for p in _answerers(state, speaker)]
-                raise _NotRead("unknown_card", name=" ".join(rest))
+                # A special card set as a secret: revealed, it answers no effect, so it has
+                # none (it goes to the discard pile as a copy of its face).
+                face = next(f for f in deck.faces if f.special == card)
+                card = CardText(face.name, (Step("nothing"),), (Step("nothing"),))
             if kind == "play":
                 return [r.Play(p, card) for p in _movers(state, speaker)]
             return [r.Reveal(p, card) for p in _answerers(state, speaker)]

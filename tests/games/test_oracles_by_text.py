@@ -199,6 +199,7 @@ class BlofaText(blofa.Game):
 # -- Upside-Out ---------------------------------------------------------------------------------
 
 DECK = {f.name: f.card for f in load_deck("sample").faces if f.card is not None}
+SPECIAL_NAMES = {f.name for f in load_deck("sample").faces if f.special}
 STEP_WORDS = {"caster": "to the caster", "next": "to the next player", "previous": "to the previous player",
               "any": "to anyone"}
 
@@ -217,6 +218,8 @@ def step_words(step: str) -> str:
 
 def card_said(verb: str, card: tuple[str, list[str], list[str]]) -> str:
     name, you, others = card
+    if name in SPECIAL_NAMES:
+        return f"{verb} {name}"
     face = DECK.get(name)
     if face is not None:
         turned = [str(s) for s in face.you] != you

@@ -15,7 +15,10 @@ Like the host, it cannot see a card: it counts them (84 = 28 faces x 3 copies).
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import Any
+
+import yaml
 
 COPIES = 3
 CARDS = 28 * COPIES
@@ -23,6 +26,13 @@ DEALT, SECRETS = 7, 3
 Card = tuple[str, list[str], list[str]]
 Move = tuple[Any, ...]
 _STEP = re.compile(r"^(\w+)(?: (\d+))?(?: from (discard))?(?: to (\w+))?$")
+
+
+def specials(deck: str = "sample") -> dict[str, str]:
+    """The special faces of a deck file, by their reaction: {"mirror": "Mirror", ...}."""
+    path = Path(__file__).parents[1] / "decks" / f"{deck}.yaml"
+    cards = yaml.safe_load(path.read_text(encoding="utf-8"))["cards"]
+    return {c["special"]: c["name"] for c in cards if c.get("special")}
 
 
 def step(text: str) -> tuple[str, int, bool, str]:
@@ -63,6 +73,7 @@ class UpsideOutOracle:
         self.queue: list[Pending] = []
         self.owed: list[Owed] = []
         self.result: dict[str, Any] = {}
+        self.specials = specials()  # a reaction is a copy of its face, as is that card revealed
 
     # -- seats ------------------------------------------------------------------------------
 
@@ -153,10 +164,11 @@ class UpsideOutOracle:
                 return False
             if special != "decoy" and owed.caster == player:
                 return False  # Mirror and Counter answer someone else's card
-            if self.face_up("special:" + special) >= COPIES:
+            face = "card:" + self.specials[special]
+            if self.face_up(face) >= COPIES:
                 return False
             self.hand[player] -= 1
-            self._to_discard("special:" + special)
+            self._to_discard(face)
             self.owed.remove(owed)
             if special == "mirror":  # the caster now faces the whole step, after the rest
                 self.queue.append(Pending(owed.card, player, [(owed.caster, owed.step)], False))

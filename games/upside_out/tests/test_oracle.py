@@ -32,6 +32,9 @@ from games.upside_out.tests.oracle import UpsideOutOracle
 NAMES = ("Ann", "Bob", "Cy", "Dee")
 RULES = SPEC.rules
 FACES = [f.card for f in load_deck("sample").faces if f.card is not None]
+NOTHING = parse_effect("nothing")
+# Mirror, Counter and Decoy set as secrets: revealed, they do nothing.
+SPECIAL_SECRETS = [CardText(f.name, NOTHING, NOTHING) for f in load_deck("sample").faces if f.special]
 Pair = tuple[Any, tuple[Any, ...]]  # a move for the game, the same for the oracle
 
 
@@ -216,7 +219,7 @@ class Game:
                 to = rng.choice([q for q in o.active if q != p])
             options.append((Donate(p, n, to), ("donate", p, n, to)))
         if owed.kind in ("discard", "reveal") and secrets:
-            card = random_card(rng)
+            card = rng.choice(SPECIAL_SECRETS) if rng.random() < 0.1 else random_card(rng)
             options.append((Reveal(p, card), ("reveal", p, said(card))))
         if hand and rng.random() < 0.3:
             kinds = [

@@ -370,7 +370,16 @@ def test_three_reactions_of_a_kind_and_no_more() -> None:
         s, _ = run(s, Play("Ann", fly("nothing", "discard 1")), React("Bob", "counter"), Draw("Bob"))
     s, _ = run(s, Play("Ann", fly("nothing", "discard 1")))
     refused = R.refusal(s, React("Bob", "counter"))
-    assert refused is not None and refused.reason == "no_copy_left" and refused.fields["kind"] == "counter"
+    assert refused is not None and refused.reason == "no_copy_left" and refused.fields["card"] == "Counter"
+    # A Counter set as a secret is a copy of the same face.
+    s = game(("Ann", "Bob"))
+    for _ in range(2):
+        s, _ = run(s, Play("Ann", fly("nothing", "discard 1")), React("Bob", "counter"), Draw("Bob"))
+    counter_secret = CardText("Counter", QUIET.you, QUIET.you)
+    s, _ = run(s, Play("Ann", fly("nothing", "reveal 1")), Reveal("Bob", counter_secret))
+    s, _ = run(s, Draw("Bob"), Play("Ann", fly("nothing", "discard 1")))
+    refused = R.refusal(s, React("Bob", "counter"))
+    assert refused is not None and refused.reason == "no_copy_left"
 
 
 def test_a_reshuffle_or_a_draw_from_the_discard_pile_forgets_which_faces_lie_there() -> None:

@@ -273,3 +273,12 @@ def test_a_gift_to_someone_not_at_the_table_is_not_given_elsewhere() -> None:
     assert said.text.startswith("'zed' is not at this table.")
     ok = T.read("gives one to Ann", state, P3, "Bob", None, "en")
     assert isinstance(ok, Moves) and ok.candidates[0] == Donate("Bob", 1, "Ann")
+
+
+def test_a_special_card_revealed_as_a_secret_does_nothing() -> None:
+    state = R.new_game(P3, Options(first="Ann"), 0, None)
+    state, _ = R.play(state, Play("Ann", T_card("confession")))
+    said = T.read("reveals Mirror", state, P3, "Bob", None, "en")
+    assert isinstance(said, Moves)
+    card = said.candidates[0].card
+    assert card.name == "Mirror" and [str(s) for s in (*card.you, *card.others)] == ["nothing", "nothing"]
