@@ -130,7 +130,9 @@ class InversionText(inversion.Game):
             speaker = said[1]
             if said[2] is not None and not 0 <= said[2] <= 20:
                 return None
-            words = "pass" if said[2] is None else f"I bid {said[2]}"
+            amount = said[2]
+            bids = (f"I bid {amount}", f"{number(amount, rng)} tricks") if amount is not None else ("pass",)
+            words = rng.choice(bids)
         elif kind == "card":
             speaker, words = said[1], card_words(said[2], rng)
         elif kind == "leave":
@@ -147,7 +149,7 @@ class InversionText(inversion.Game):
 COUNT = ("", "one", "two", "three")
 
 
-def play_words(colours: list[str], declared: int) -> str:
+def play_words(colours: list[str], declared: str) -> str:
     if len(set(colours)) == 1:
         plural = "s" if len(colours) > 1 else ""
         return f"{COUNT[len(colours)]} {colours[0]} card{plural}, {declared}"
@@ -168,7 +170,7 @@ class BlofaText(blofa.Game):
         kind = said[0]
         speaker = said[1] if kind not in ("reveal", "end") else None
         if kind == "play":
-            words = play_words(said[2], said[3])
+            words = play_words(said[2], number(said[3], self.rng))
         elif kind == "pass":
             words = f"pass {said[2]}"
         elif kind == "challenge":
@@ -204,11 +206,16 @@ STEP_WORDS = {"caster": "to the caster", "next": "to the next player", "previous
               "any": "to anyone"}
 
 
-def step_words(step: str) -> str:
+def number(n: int, rng: random.Random) -> str:
+    """Digits or words, as people type them."""
+    return rng.choice((str(n), RANK_WORDS[n])) if 0 < n <= 10 else str(n)
+
+
+def step_words(step: str, rng: random.Random) -> str:
     parts = step.split()
     out = {"donate": "give"}.get(parts[0], parts[0])
     if len(parts) > 1:
-        out += f" {parts[1]}"
+        out += f" {number(int(parts[1]), rng)}"
     if "from" in parts:
         out += " from the discard pile"
     if "to" in parts:
@@ -216,7 +223,7 @@ def step_words(step: str) -> str:
     return out
 
 
-def card_said(verb: str, card: tuple[str, list[str], list[str]]) -> str:
+def card_said(verb: str, card: tuple[str, list[str], list[str]], rng: random.Random) -> str:
     name, you, others = card
     if name in SPECIAL_NAMES:
         return f"{verb} {name}"
@@ -224,7 +231,9 @@ def card_said(verb: str, card: tuple[str, list[str], list[str]]) -> str:
     if face is not None:
         turned = [str(s) for s in face.you] != you
         return f"{verb} {name}{' turned' if turned else ''}"
-    sides = f"me: {', '.join(map(step_words, you))}; everyone else: {', '.join(map(step_words, others))}"
+    mine = ", ".join(step_words(s, rng) for s in you)
+    theirs = ", ".join(step_words(s, rng) for s in others)
+    sides = f"me: {mine}; everyone else: {theirs}"
     return f"{'plays' if verb == 'plays' else 'reveals a secret'}, {sides}"
 
 
@@ -252,13 +261,13 @@ class UpsideOutText(upside_out.Game):
             elif kind == "draw":
                 words = "draw"
             elif kind == "play":
-                words = card_said("plays", said[2])
+                words = card_said("plays", said[2], self.rng)
             elif kind == "reveal":
-                words = card_said("reveals", said[2])
+                words = card_said("reveals", said[2], self.rng)
             elif kind == "discard":
-                words = f"discards {said[2]}"
+                words = f"discards {number(said[2], self.rng)}"
             elif kind == "donate":
-                words = f"gives {said[2]}" + (f" to {said[3]}" if said[3] else "")
+                words = f"gives {number(said[2], self.rng)}" + (f" to {said[3]}" if said[3] else "")
             elif kind == "react":
                 words = said[2]
             else:
