@@ -379,7 +379,8 @@ class State:
     outcome: UpsideOutcome | None = None
     deck_file: str = "sample"  # the deck option: Talk.read gets no options, only the state
     # Copies seen going face up into the discard pile since it was last shuffled into the
-    # deck or drawn from, by face: ("card", name) or ("special", kind).
+    # deck or drawn from, by face: ("card", name), or ("special", kind) for a reaction whose
+    # deck names no such face.
     discarded: tuple[tuple[tuple[str, str], int], ...] = ()
     # The deck's special faces by their reaction (mirror -> "Mirror"), so that a reaction
     # and a special card revealed as a secret count as copies of the same face.
@@ -478,9 +479,9 @@ def _copy_refusal(state: State, move: Play | Reveal | React) -> Refusal | None:
     return Refusal("no_copy_left", fields)
 
 
-def _to_discard(state: State, face: tuple[str, str] | None, count: int = 1) -> State:
-    """``count`` cards onto the discard pile, one of them ``face`` if it is known."""
-    state = replace(state, discard=state.discard + count)
+def _to_discard(state: State, face: tuple[str, str] | None) -> State:
+    """A card onto the (face-up) discard pile: its face is known if it was named."""
+    state = replace(state, discard=state.discard + 1)
     if face is None:
         return state
     seen = dict(state.discarded)
