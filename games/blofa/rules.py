@@ -2,8 +2,9 @@
 
 Card backs are public, so the engine knows every card's colour and where it went: each
 hand's blue and yellow counts and each pile's size are exact. Faces are secret until a
-challenge flips them; what the table then says is checked against colours and how many
-of each value exist, and a claim that cannot be true is flagged (a ``flagged`` event).
+challenge flips them; a reading of them that cannot be the cards (wrong colours, more of a
+value than exist) is refused and asked again, and end claims that cannot all be true are
+flagged (a ``flagged`` event).
 
 Seats are clockwise in the order given: the next seat plays next, so the player on a
 seat's *right* is the seat before it (``seat - 1``) and the player across is ``seat + 2``.
@@ -223,15 +224,14 @@ class Revealed(Event):
 
 @dataclass(frozen=True)
 class Flagged(Event):
-    """A claim about hidden cards that cannot be true; the game goes on as the table said."""
+    """End claims that cannot all be true; the game ends as the table said (``undo`` is
+    there to correct a claim). ``reason`` is "claims": ``missing`` rule cards are
+    uncaptured, but the blue cards of those who claim one, with the blue pile, are only
+    ``limit``."""
 
-    reason: str  # "colour": values that do not fit the colours; "count": more of a value
-    # than exist; "claims": rule cards nobody holds, more than the piles can hide
-    colours: tuple[str, ...] = ()
-    values: tuple[int, ...] = ()
-    value: int | None = None
-    limit: int = 0  # how many of ``value`` exist; blue cards in the piles for "claims"
-    missing: int = 0  # rule cards unaccounted for
+    reason: str
+    limit: int = 0
+    missing: int = 0
     type: str = field(init=False, default="flagged")
 
 
@@ -569,18 +569,30 @@ def _pass_refusal(state: State, move: Pass) -> Refusal | None:
 def _challenge_refusal(state: State, move: Challenge) -> Refusal | None:
     if not state.plays:
         return Refusal("must_open", {"low": 1, "high": 2})
-    if len(state.plays) == 1 and not state.options.challenge_opening:
+    # A protected opening, unless the player has no other option (no card to play, no pile
+    # to draw from): "you have 3 options", so a turn always has one.
+    protected = len(state.plays) == 1 and not state.options.challenge_opening
+    if protected and (state.hands[state.seat].size or state.can_pass()):
         return Refusal("opening_safe", {"declarer": state.players[state.plays[0].seat]})
     return None
 
 
 def _reveal_refusal(state: State, move: Reveal) -> Refusal | None:
-    cards = len(state.plays[-1].colours)
-    if len(move.values) != cards:
-        return Refusal("reveal_count", {"cards": cards, "said": len(move.values)})
+    colours = state.plays[-1].colours
+    if len(move.values) != len(colours):
+        return Refusal("reveal_count", {"cards": len(colours), "said": len(move.values)})
     bad = [v for v in move.values if v not in DISTRIBUTION]
     if bad:
         return Refusal("no_such_card", {"value": bad[0]})
+    # A reading that cannot be the cards on the table (a blue card is even, a yellow one
+    # odd; no value on more cards than exist) is asked again, never ruled on.
+    blue = sum(1 for v in move.values if colour_of(v) is Colour.BLUE)
+    if blue != colours.count(Colour.BLUE):
+        return Refusal("reveal_colours", {"colours": tuple(str(c) for c in colours), "values": move.values})
+    for value, n in sorted(Counter(move.values).items()):
+        limit = DISTRIBUTION[value] - (len(state.captures) if value == 0 else 0)
+        if n > limit:
+            return Refusal("reveal_too_many", {"value": value, "limit": limit})
     return None
 
 
@@ -589,8 +601,7 @@ def _keep_refusal(state: State, move: Keep) -> Refusal | None:
     colours = tuple(dict.fromkeys(str(c) for c, _ in choices))
     if not any(c is move.colour for c, _ in choices):
         return Refusal("keep_colour", {"colour": str(move.colour), "choices": colours})
-    # A blue card flipped as 0 is a rule card; a yellow "0" was flagged as impossible, and a
-    # yellow card is never a rule card, so it is kept as it is.
+    # A blue card flipped as 0 is a rule card (flipped values always fit their colours).
     if not move.rule and move.colour is Colour.BLUE and all(v == 0 for c, v in choices if c is move.colour):
         return Refusal("must_capture", {"player": move.player})
     if move.rule:
@@ -700,7 +711,6 @@ def _reveal(state: State, move: Reveal) -> tuple[State, list[Event]]:
     assert challenger is not None
     total = sum(move.values)
     events: list[Event] = [Revealed(state.players[declarer], move.values, total, last.declared)]
-    events += _check_values(state, last.colours, move.values)
     # Values said in any order: pair them with the colours (evens to blue).
     ordered = _pair(last.colours, move.values)
     state = replace(state, plays=(*state.plays[:-1], replace(last, values=ordered)))
@@ -713,26 +723,15 @@ def _reveal(state: State, move: Reveal) -> tuple[State, list[Event]]:
 
 
 def _pair(colours: tuple[Colour, ...], values: tuple[int, ...]) -> tuple[int, ...]:
+    """Values said in any order, each put on a card of its colour (the refusal made sure
+    the colours fit)."""
     pool = list(values)
     out: list[int] = []
     for colour in colours:
-        pick = next((v for v in pool if colour_of(v) is colour), pool[0])
+        pick = next(v for v in pool if colour_of(v) is colour)
         pool.remove(pick)
         out.append(pick)
     return tuple(out)
-
-
-def _check_values(state: State, colours: tuple[Colour, ...], values: tuple[int, ...]) -> list[Event]:
-    events: list[Event] = []
-    blue_said = sum(1 for v in values if colour_of(v) is Colour.BLUE)
-    if blue_said != colours.count(Colour.BLUE):
-        events.append(Flagged("colour", colours=tuple(str(c) for c in colours), values=values))
-    seen = Counter(values)
-    seen[0] += len(state.captures)
-    for value, n in sorted(seen.items()):
-        if n > DISTRIBUTION.get(value, 0):
-            events.append(Flagged("count", value=value, limit=DISTRIBUTION.get(value, 0)))
-    return events
 
 
 def _trick_won(state: State, winner: int, reason: str, events: list[Event]) -> tuple[State, list[Event]]:
@@ -799,10 +798,13 @@ def _claim(state: State, move: Claim) -> tuple[State, list[Event]]:
     events: list[Event] = [Claimed(move.player, move.holds)]
     if any(c is None for c in claims):
         return state, events
-    # The rule cards neither captured nor claimed must be in the piles.
-    missing = RULE_CARDS - len(state.captures) - sum(1 for c in claims if c)
-    if missing > state.piles.blue:
-        events.append(Flagged("claims", limit=state.piles.blue, missing=missing))
+    # Every uncaptured rule card is on a claimant's hand (a hand may hold two or three:
+    # it holds blue cards, not one rule card) or in the blue pile. Only claims that no
+    # such spread can explain are flagged.
+    left = RULE_CARDS - len(state.captures)
+    room = state.piles.blue + sum(h.blue for h, c in zip(state.hands, claims, strict=True) if c)
+    if left > room:
+        events.append(Flagged("claims", limit=room, missing=left))
     return _finish(state, state.end_reason, events, scoring=True)
 
 

@@ -153,8 +153,17 @@ def scan(text: str, players: tuple[str, ...], lang: str) -> Reading:
     for i, token in enumerate(tokens):
         if not used[i] and token in g.counts and kind_at.get(i + 1) in ("blue", "yellow", "card"):
             counts[i] = g.counts[token]
+    # No number of this game needs "and" inside it (sums stop at 21): it separates values
+    # ("two and one", "1 and zero", which the shared reader would take for one number).
+    joins = set(load(lang).numbers.connectors)
+    used = [u or t in joins for u, t in zip(used, tokens, strict=True)]
     free = [None if used[i] or i in counts else t for i, t in enumerate(tokens)]
     spans = read_numbers(free, lang)
+    # Any number right before a colour or "card" counts cards too ("three blue cards"):
+    # a play of three is then refused, not read as a declaration of one card.
+    for span in [s for s in spans if kind_at.get(s.end) in ("blue", "yellow", "card")]:
+        counts[span.end - 1] = span.value
+        spans.remove(span)
     plain = [None if used[i] else t for i, t in enumerate(tokens)]
     in_number = {i for s in spans for i in range(s.start, s.end)}
     all_spans = read_numbers(plain, lang)
@@ -297,6 +306,12 @@ class BlofaTalk:
         numbers: tuple[int, ...],
         lang: str,
     ) -> list[Move] | Unclear:
+        if max(cards or 0, len(colours)) > 2:
+            # More than two cards is never a play: one candidate, for the rules to refuse
+            # (their count is what matters; unnamed colours repeat the last one named).
+            n = max(cards or 0, len(colours))
+            mix = (*colours, *[colours[-1] if colours else Colour.BLUE] * (n - len(colours)))
+            return [PlayCards(player, mix, numbers[0])]
         if cards is not None and colours and len(colours) != cards:
             if len(set(colours)) == 1 and cards == 2:
                 colours = colours * 2
@@ -535,6 +550,8 @@ def _fields(fields: dict[str, object], lang: str) -> dict[str, object]:
     for key, value in fields.items():
         if key in ("colour", "pile", "need", "other") and isinstance(value, str):
             out[key] = _colour(value, lang)
+        elif key == "colours" and isinstance(value, tuple):
+            out[key] = _join([_colour(str(c), lang) for c in value], lang)
         elif key == "choices" and isinstance(value, tuple):
             out[key] = f" {_say(lang, 'or')} ".join(_colour(str(c), lang) for c in value)
         elif isinstance(value, tuple):
@@ -587,11 +604,8 @@ def _describe(event: Event, options: Options, lang: str) -> list[str]:
         case Revealed(declarer, values, total, declared):
             shown = _join([str(v) for v in values], lang)
             return [_say(lang, "revealed", declarer=declarer, values=shown, total=total, declared=declared)]
-        case Flagged(reason, colours, values, value, limit, missing):
-            shown = _join([_colour(c, lang) for c in colours], lang)
-            said = _join([str(v) for v in values], lang)
-            fields = {"colours": shown, "values": said, "value": value, "limit": limit, "missing": missing}
-            return [_say(lang, f"flagged_{reason}", **fields)]
+        case Flagged(reason, limit, missing):
+            return [_say(lang, f"flagged_{reason}", limit=limit, missing=missing)]
         case Clash(winner, loser, lied, _):
             return [_say(lang, "clash_lied" if lied else "clash_true", winner=winner, loser=loser)]
         case TrickWon(player, reason, _):

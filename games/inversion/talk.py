@@ -311,6 +311,11 @@ def _propose(talk: CardTalk, state: inv.State, player: str | None, lang: str) ->
 def _half_card(talk: CardTalk, state: inv.State, lang: str) -> Unclear:
     """A number or a suit without the rest of the card: ask for the rest."""
     g = grammar(lang)
+    faces = words_of(lang).cards.faces
+    face = next((faces[w] for w in talk.leftovers if w in faces), None)
+    if face is not None:  # "queen of hearts": cards are 1 to 10, there is no queen to ask about
+        return Unclear(g.phrase("inv_no_faces", faces=face, turn=prompt(state, lang)),
+                       {"type": "not_a_card", "text": talk.text})
     suit = state.follow.suit if state.follow is not None else (state.suits or (None,))[0]
     numbers = tuple(dict.fromkeys(talk.numbers))
     if len(numbers) == 1 and numbers[0] in RANKS and suit is not None and not talk.suits:

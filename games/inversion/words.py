@@ -73,6 +73,9 @@ class Cards(BaseModel):
     plurals: dict[SuitName, str] = Field(default_factory=dict)
     # Rank words beyond numbers.yaml ("ace"); they stand alone, never inside a longer number.
     ranks: dict[str, int] = Field(default_factory=dict)
+    # Face cards other decks have ("queen"): word -> how the host names them ("queens").
+    # !nversion has none, so a card named by one is answered with that, not read as a suit.
+    faces: dict[str, str] = Field(default_factory=dict)
     # Counting words that are a number only right before a bid word ("세 개" but "네" is yes).
     counts: dict[str, int] = Field(default_factory=dict)
     # Words allowed between a rank and its suit ("the nine OF hearts", "THE clown seven").

@@ -105,10 +105,12 @@ class PlayerLeft(Event):
 
 @dataclass(frozen=True)
 class UpOrDownOutcome(Outcome):
-    """Training games name the last to err and everyone's mistakes."""
+    """Training games name the last to err and everyone's mistakes; a tournament ended
+    before one player was left names who was ``still_in`` (and has no winner)."""
 
     last_mistake: str | None = None
     mistakes: tuple[tuple[str, int], ...] = ()
+    still_in: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, object]:
         data: dict[str, object] = {"reason": self.reason}
@@ -117,6 +119,8 @@ class UpOrDownOutcome(Outcome):
         if self.last_mistake is not None or self.mistakes:
             data["last_mistake"] = self.last_mistake
             data["mistakes"] = dict(self.mistakes)
+        if self.still_in:
+            data["still_in"] = list(self.still_in)
         return data
 
 
@@ -259,6 +263,7 @@ def _finish(state: State, reason: str, winner: str | None = None) -> tuple[State
         winners=() if winner is None else (winner,),
         last_mistake=last_mistake if training else None,
         mistakes=_mistake_counts(state) if training else (),
+        still_in=state.in_play if not training and winner is None else (),
     )
     return replace(state, outcome=outcome), GameOver(outcome)
 

@@ -61,6 +61,9 @@ def outcome_text(outcome: Outcome, lang: str = "en") -> str:
             last_mistake=outcome.last_mistake,
             counts=_counts(g, outcome.mistakes),
         )
+    if outcome.still_in:
+        # A tournament ended before one player was left: nobody won.
+        return g.phrase("game_over_still_in", players=", ".join(outcome.still_in))
     if outcome.reason == "players_left":
         return g.phrase("game_over_left")
     return g.phrase("game_over_requested")

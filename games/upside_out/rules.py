@@ -28,7 +28,7 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator
 
 from games.core import End, Event, GameOver, IllegalMove, Leave, Outcome, Refusal
-from games.upside_out.deck import COPIES, FACES, checked
+from games.upside_out.deck import COPIES, FACES, checked, load_deck
 from games.upside_out.effects import SPECIALS, CardText, Effect, Step, effect_text, parse_effect
 
 MIN_PLAYERS = 2
@@ -306,13 +306,17 @@ EVENTS: tuple[type[Event], ...] = (
 
 @dataclass(frozen=True)
 class UpsideOutcome(Outcome):
-    """``winner`` is the last player left (null when the last ones went out together);
+    """``winner`` is the last player left. When the last ones go out at the same turn's
+    end nobody is left, so nobody wins: ``winners`` is empty and ``together`` names them.
     ``scores`` are the secrets each player had at the end."""
+
+    together: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, object]:
         data: dict[str, object] = {"reason": self.reason, "winner": self.winner}
-        if self.winners:
-            data["winners"] = list(self.winners)
+        data["winners"] = list(self.winners)
+        if self.together:
+            data["out_together"] = list(self.together)
         if self.scores:
             data["secrets"] = dict(self.scores)
         return data
@@ -323,10 +327,13 @@ class UpsideOutcome(Outcome):
 
 @dataclass(frozen=True)
 class Stage:
-    """One step of a card carried out by each of ``targets`` in turn order."""
+    """One step of a card carried out by each of ``targets`` in turn order; ``others``:
+    by every other player in turn order from the caster, as the order stands when the step
+    is carried out (a near side that reversed it has already turned it)."""
 
     targets: tuple[str, ...]
     step: Step
+    others: bool = False
 
 
 @dataclass(frozen=True)
@@ -371,6 +378,13 @@ class State:
     turn: int = 1
     outcome: UpsideOutcome | None = None
     deck_file: str = "sample"  # the deck option: Talk.read gets no options, only the state
+    # Copies seen going face up into the discard pile since it was last shuffled into the
+    # deck or drawn from, by face: ("card", name), or ("special", kind) for a reaction whose
+    # deck names no such face.
+    discarded: tuple[tuple[tuple[str, str], int], ...] = ()
+    # The deck's special faces by their reaction (mirror -> "Mirror"), so that a reaction
+    # and a special card revealed as a secret count as copies of the same face.
+    specials: tuple[tuple[str, str], ...] = ()
 
     @property
     def is_over(self) -> bool:
@@ -409,6 +423,12 @@ class State:
     def order(self) -> tuple[str, ...]:
         return self.order_from(self.players[self.current])
 
+    def copies_seen(self, face: tuple[str, str]) -> int:
+        """Copies of ``face`` lying face up: in the discard pile (as far as known) or being
+        resolved. Each face has :data:`COPIES`: another one cannot be on the table."""
+        resolving = sum(1 for p in self.resolving if p.physical and face == ("card", p.card))
+        return dict(self.discarded).get(face, 0) + resolving
+
     def total(self) -> int:
         """Every card the referee accounts for: always :data:`CARDS`."""
         return self.deck + self.discard + sum(self.hands) + sum(self.secrets) + self.in_play
@@ -441,6 +461,34 @@ def _steps(effect: Effect) -> tuple[str, ...]:
     return tuple(str(s) for s in effect)
 
 
+def _face(state: State, move: Play | Reveal | React) -> tuple[str, str] | None:
+    """The face a move shows, when it is known (a card described on the fly is not)."""
+    if isinstance(move, React):
+        name = dict(state.specials).get(move.kind)
+        return ("card", name) if name is not None else ("special", move.kind)
+    return ("card", move.card.name) if move.card.name else None
+
+
+def _copy_refusal(state: State, move: Play | Reveal | React) -> Refusal | None:
+    face = _face(state, move)
+    if face is None or state.copies_seen(face) < COPIES:
+        return None
+    fields: dict[str, object] = {"card": face[1], "copies": COPIES}
+    if face[0] == "special":
+        fields["kind"] = face[1]  # said as the special card's name
+    return Refusal("no_copy_left", fields)
+
+
+def _to_discard(state: State, face: tuple[str, str] | None) -> State:
+    """A card onto the (face-up) discard pile: its face is known if it was named."""
+    state = replace(state, discard=state.discard + 1)
+    if face is None:
+        return state
+    seen = dict(state.discarded)
+    seen[face] = seen.get(face, 0) + 1
+    return replace(state, discarded=tuple(seen.items()))
+
+
 # -- the rules ---------------------------------------------------------------------------------
 
 
@@ -454,8 +502,13 @@ class UpsideOutRules:
             raise ValueError(f"Upside-Out seats {MIN_PLAYERS} to {MAX_PLAYERS} players, not {len(players)}")
         if len(set(players)) != len(players):
             raise ValueError("two players share a name")
-        if options.first is not None and options.first not in players:
-            raise ValueError(f"first: {options.first!r} is not playing")
+        first = options.first
+        if first is not None and first not in players:
+            if previous is None:
+                raise ValueError(f"first: {first!r} is not playing")
+            # A rematch after the named first player left the table: ask who starts, as
+            # the rules do when nobody is named.
+            first = None
         n = len(players)
         state = State(
             players=players,
@@ -466,9 +519,10 @@ class UpsideOutRules:
             phase=Phase.OPENING_SECRET,
             skips=(0,) * n,
             deck_file=options.deck,
+            specials=tuple((f.special, f.name) for f in load_deck(options.deck).faces if f.special),
         )
-        if options.first is not None:
-            state = replace(state, phase=Phase.TURN, current=players.index(options.first))
+        if first is not None:
+            state = replace(state, phase=Phase.TURN, current=players.index(first))
         return state
 
     def opening_events(self, state: State) -> list[Event]:
@@ -535,7 +589,7 @@ class UpsideOutRules:
             return None
         if state.hand(move.player) == 0:
             return Refusal("empty_hand", {"player": move.player})
-        return None
+        return _copy_refusal(state, move)
 
     def _answer_refusal(self, state: State, move: Discard | Donate | Reveal | React) -> Refusal | None:
         owed = state.owes(move.player)
@@ -552,7 +606,7 @@ class UpsideOutRules:
                 return Refusal("decoy_discard_only", {"player": move.player})
             if move.kind != "decoy" and owed.caster == move.player:
                 return Refusal("own_effect", {"player": move.player, "kind": move.kind})
-            return None
+            return _copy_refusal(state, move)
         if isinstance(move, Reveal):
             if owed.kind not in ("reveal", "discard"):
                 return Refusal(
@@ -560,7 +614,7 @@ class UpsideOutRules:
                 )
             if state.secrets_of(move.player) == 0:
                 return Refusal("no_secrets", {"player": move.player})
-            return None
+            return _copy_refusal(state, move)
         want = "discard" if isinstance(move, Discard) else "donate"
         if owed.kind != want:
             return Refusal("wrong_answer", {"player": move.player, "owed": owed.kind, "count": owed.count})
@@ -573,6 +627,9 @@ class UpsideOutRules:
                 return Refusal("wrong_recipient", {"player": move.player, "to": owed.to})
             if move.to == move.player or move.to not in state.active:
                 return Refusal("bad_recipient", {"player": move.player, "to": move.to})
+        if isinstance(move, Donate) and move.to is None and owed.to is None:
+            # "donate 1 to anyone": the giver chooses, so they must say whom.
+            return Refusal("name_recipient", {"player": move.player})
         return None
 
     # -- playing --
@@ -611,9 +668,8 @@ def _play(state: State, move: Play, events: list[Event]) -> State:
 
 def _pending(state: State, caster: str, card: CardText, physical: bool = True) -> Pending:
     """Its facing side on its player, then its far side on everyone else in turn order."""
-    others = state.order_from(caster)[1:]
     stages = [Stage((caster,), s) for s in card.you if s.kind != "nothing"]
-    stages += [Stage(others, s) for s in card.others if s.kind != "nothing"]
+    stages += [Stage((), s, others=True) for s in card.others if s.kind != "nothing"]
     return Pending(card.name, caster, tuple(stages), physical)
 
 
@@ -624,7 +680,8 @@ def _run(state: State, events: list[Event]) -> State:
         if not head.stages:
             state = replace(state, resolving=state.resolving[1:])
             if head.physical:
-                state = replace(state, in_play=state.in_play - 1, discard=state.discard + 1)
+                face = ("card", head.card) if head.card else None
+                state = _to_discard(replace(state, in_play=state.in_play - 1), face)
                 events.append(Discarded(head.caster, 1, head.card, resolved=True))
             continue
         state = replace(state, resolving=(replace(head, stages=head.stages[1:]), *state.resolving[1:]))
@@ -636,7 +693,11 @@ def _run(state: State, events: list[Event]) -> State:
 
 def _stage(state: State, pending: Pending, stage: Stage, events: list[Event]) -> State:
     step = stage.step
-    targets = tuple(t for t in stage.targets if t not in state.out)
+    if stage.others:  # the caster may have left meanwhile: order_from then leaves them out
+        chosen = tuple(p for p in state.order_from(pending.caster) if p != pending.caster)
+    else:
+        chosen = stage.targets
+    targets = tuple(t for t in chosen if t not in state.out)
     if step.kind == "reverse":
         # The turn order is the table's, not a player's: it turns once however many it faces.
         if targets:
@@ -699,13 +760,14 @@ def _draw(state: State, player: str, count: int, source: str, events: list[Event
     got = 0
     if source == "discard":
         got = min(count, state.discard)
-        state = replace(state, discard=state.discard - got)
+        # Which cards were taken is the drawer's secret: what was known of the pile is not.
+        state = replace(state, discard=state.discard - got, discarded=state.discarded if got == 0 else ())
     else:
         while got < count:
             if state.deck == 0:
                 if state.discard == 0:
                     break
-                state = replace(state, deck=state.discard, discard=0)
+                state = replace(state, deck=state.discard, discard=0, discarded=())
                 events.append(Reshuffled(state.deck))
             take = min(count - got, state.deck)
             state = replace(state, deck=state.deck - take)
@@ -758,8 +820,7 @@ def _answer(state: State, move: Discard | Donate | Reveal | React, events: list[
         left = owed.count - 1 if owed.kind == "reveal" else 0
         state = _settle(state, owed, min(left, state.secrets_of(player)))
     else:
-        state = _add(state, "hands", player, -1)
-        state = replace(state, discard=state.discard + 1)
+        state = _to_discard(_add(state, "hands", player, -1), _face(state, move))
         events.append(Reacted(player, move.kind, str(owed.step), owed.caster))
         state = _settle(state, owed, 0)
         if move.kind == "mirror":
@@ -782,8 +843,8 @@ def _end_turn(state: State, events: list[Event]) -> State:
     if len(state.active) == 1:
         return _finish(state, "last_left", state.active, events)
     if not state.active:
-        # Everyone left went out at the same turn's end: they share the game.
-        return _finish(state, "all_out", gone, events)
+        # Everyone left went out at the same turn's end: nobody is left to win.
+        return _finish(state, "all_out", (), events, together=gone)
     return _advance(state, events)
 
 
@@ -824,6 +885,9 @@ def _leave(state: State, player: str, events: list[Event]) -> State:
     events.append(PlayerLeft(player))
     if len(state.active) == 1:
         return _finish(state, "left", state.active, events)
+    # A donation owed to the leaver goes where the card would send it now they are gone.
+    redirected = (_redirect(state, o) if o.to == player else o for o in state.owed)
+    state = replace(state, owed=tuple(redirected))
     if state.phase is Phase.RESOLVING:
         return _run(state, events)
     if state.phase is Phase.TURN and seat == state.current:
@@ -831,9 +895,15 @@ def _leave(state: State, player: str, events: list[Event]) -> State:
     return state
 
 
-def _finish(state: State, reason: str, winners: tuple[str, ...], events: list[Event]) -> State:
+def _redirect(state: State, owed: Owed) -> Owed:
+    return replace(owed, to=_recipient(state, owed.step, owed.player, owed.caster))
+
+
+def _finish(
+    state: State, reason: str, winners: tuple[str, ...], events: list[Event], together: tuple[str, ...] = ()
+) -> State:
     scores = tuple((p, state.secrets_of(p)) for p in state.players)
-    outcome = UpsideOutcome(reason, winners, scores)
+    outcome = UpsideOutcome(reason, winners, scores, together)
     events.append(GameOver(outcome))
     return replace(state, phase=Phase.OVER, outcome=outcome, owed=())
 

@@ -255,6 +255,7 @@ def _described(tokens: list[str], lang: str) -> CardText:
     lex = _lex(lang)
     sides = _sides_at(tokens, lang)
     effects: dict[str, list[Step]] = {"you": [], "others": []}
+    said = False
     for i, (at, size, side) in enumerate(sides):
         end = sides[i + 1][0] if i + 1 < len(sides) else len(tokens)
         chunk: list[str] = []
@@ -262,9 +263,12 @@ def _described(tokens: list[str], lang: str) -> CardText:
             if token == "|" or token in lex.connectors:
                 if chunk:
                     effects[side].append(_step(chunk, lang))
+                    said = True
                 chunk = []
             else:
                 chunk.append(token)
+    if not said:  # "me", "everyone else": no step at all ("nothing" is one) is no card
+        raise _NotRead("which_card")
     you = tuple(s for s in effects["you"] if s.kind != "nothing") or (Step("nothing"),)
     others = tuple(s for s in effects["others"] if s.kind != "nothing") or (Step("nothing"),)
     return CardText("", you, others)
@@ -331,10 +335,13 @@ class UpsideOutTalk:
     ) -> list[r.Move]:
         lex = _lex(lang)
         plain = tuple(t for t in tokens if t != "|")
-        opening = state is not None and state.phase in r.OPENING
-        # "me" answers the opening question; elsewhere it starts a side of a card.
-        if opening and speaker is not None and _find(plain, lex.sides) == (0, len(plain), "you"):
-            return [r.Start(speaker)]
+        # "me" alone answers the opening question: once the game has started it is still
+        # that answer (refused: someone went first), never a card with nothing on it.
+        if plain and _find(plain, lex.sides) == (0, len(plain), "you"):
+            who = speaker or (state.current_player if state is not None else None)
+            if who is None:
+                raise _NotRead("not_understood")
+            return [r.Start(who)]
         sides = _sides_at(tokens, lang)
         head = tokens[: sides[0][0]] if sides else tokens
         words = [t for t in head if t != "|"]
@@ -369,13 +376,21 @@ class UpsideOutTalk:
             if isinstance(card, str):
                 if kind == "play":
                     return [r.React(p, card) for p in _answerers(state, speaker)]
-                raise _NotRead("unknown_card", name=" ".join(rest))
+                # A special card set as a secret: revealed, it answers no effect, so it has
+                # none (it goes to the discard pile as a copy of its face).
+                face = next(f for f in deck.faces if f.special == card)
+                card = CardText(face.name, (Step("nothing"),), (Step("nothing"),))
             if kind == "play":
                 return [r.Play(p, card) for p in _movers(state, speaker)]
             return [r.Reveal(p, card) for p in _answerers(state, speaker)]
         if kind == "done":
             return [m for p in _answerers(state, speaker) if (m := _done(state, p)) is not None]
         counts = _count_of(rest, lang)
+        # "gives one to Cy": the word after "to", unless it is a count (Korean puts the name first)
+        named = [t for i, t in enumerate(rest[1:]) if rest[i] in lex.to and not _count_of([t], lang)]
+        if kind == "donate" and named and not any(_player_named(t, players) for t in named):
+            # Someone not at the table (gone, or a slip): say so, never give it elsewhere.
+            raise _NotRead("unknown_recipient", name=named[0])
         out: list[r.Move] = []
         for p in _answerers(state, speaker):
             owed = state.owes(p) if state is not None else None
@@ -401,9 +416,7 @@ class UpsideOutTalk:
 
     def _event_line(self, e: Event, lang: str) -> str | None:
         if isinstance(e, MoveUndone):
-            # The host's undo: the shared wording, with the move as this talk says it.
-            who = e.player or load(lang).phrases["nobody"]
-            return load(lang).phrase("undo", player=who, number=self.move_text(e.move, lang))
+            return self._undo_line(e.move, lang)
         if isinstance(e, r.Opening):
             # The second question is asked by the prompt that follows: the event says why.
             return _say(lang, "opening_nobody" if e.question == "alone" else f"opening_{e.question}")
@@ -456,6 +469,20 @@ class UpsideOutTalk:
         if isinstance(e, GameOver) and isinstance(e.outcome, r.UpsideOutcome):
             return _result(e.outcome, lang)
         return None
+
+    def _undo_line(self, move: r.Move, lang: str) -> str:
+        """The host's undo, as a person says it: "Cy took back playing Counter."."""
+        if isinstance(move, r.Play | r.Reveal):
+            card = move.card.name or _card_words(move.card.you, move.card.others, lang)
+            key = "undo_play" if isinstance(move, r.Play) else "undo_reveal"
+            return _say(lang, key, player=move.player, card=card)
+        if isinstance(move, r.Discard):
+            return _say(lang, "undo_discard", player=move.player, count=move.count)
+        if isinstance(move, r.Donate):
+            key = "undo_donate_to" if move.to else "undo_donate"
+            return _say(lang, key, player=move.player, count=move.count, to=move.to)
+        kind = move.kind if isinstance(move, r.React) else type(move).__name__.lower()
+        return _say(lang, f"undo_{kind}", player=move.player)
 
     def _effect_line(self, e: r.EffectDue, lang: str) -> str | None:
         step = parse_step(e.what)
@@ -517,6 +544,8 @@ class UpsideOutTalk:
         fields = {k: _list(v, lang) if isinstance(v, tuple) else v for k, v in refusal.fields.items()}
         if "kind" in fields:
             fields["kind"] = _react_name(str(fields["kind"]), lang)
+            if refusal.reason == "no_copy_left":
+                fields["card"] = fields["kind"]
         reason = _say(lang, f"refused_{refusal.reason}", **fields)
         return reason if state.is_over else _cap(f"{reason} {self.prompt(state, lang)}")
 
@@ -784,7 +813,7 @@ def _result(outcome: r.UpsideOutcome, lang: str) -> str:
     if outcome.reason in ("last_left", "left") and outcome.winner is not None:
         return _say(lang, "won", winner=outcome.winner)
     if outcome.reason == "all_out":
-        return _say(lang, "all_out", players=_list(outcome.winners, lang))
+        return _say(lang, "all_out", players=_list(outcome.together, lang))
     if outcome.reason == "stalled":
         return _say(lang, "stalled", players=_list(outcome.winners, lang))
     return _say(lang, "ended")

@@ -1017,3 +1017,23 @@ def test_replaying_the_moves_rebuilds_an_equal_state(deal: Deal) -> None:
     # Every event turns into JSON.
     for event in t.events:
         json.dumps(event_to_json(event))
+
+
+def test_a_face_card_is_answered_with_the_cards_there_are() -> None:
+    # "Numbers ... go from 1 to 10": "queen of hearts" names no card of this game, so the
+    # host says there are no queens, not "which heart?".
+    from games.base import Unclear
+    from games.inversion import SPEC
+
+    g = inv.new_game(("Ann", "Bob"))
+    lane = LayLane(cards("9H 1C 2C 3C 4C 5C 6C 7C 8C 10C"))
+    for move in (ChooseSuits((H, S, C)), lane, ChooseFirst("Ann")):
+        g, _ = inv.play(g, move)
+    said = SPEC.talk.read("queen of hearts", g, g.players, "Ann", None, "en")
+    assert isinstance(said, Unclear) and said.event["type"] == "not_a_card"
+    assert said.text.startswith("There are no queens in !nversion: cards go from 1 to 10. Ann:")
+    king = SPEC.talk.read("하트 킹", g, g.players, "Ann", None, "ko")
+    assert isinstance(king, Unclear) and "킹" in king.text
+    # An ace is a 1, as players who grew up with aces say.
+    ace = SPEC.talk.read("ace of hearts", g, g.players, "Ann", None, "en")
+    assert not isinstance(ace, Unclear)

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from games.core import GameOver, IllegalMove
+from games.core import End, GameOver, IllegalMove
 from games.up_or_down import rules as ud
 from games.up_or_down.rules import MistakeCounted, Mode, MoveMade, PlayerOut, TurnPassed
 
@@ -195,3 +195,21 @@ def test_only_the_current_player_moves_and_turns_skip_players_out(case: tuple[ud
     if game.options.mode is Mode.TOURNAMENT and game.is_over:
         assert game.outcome is not None and len(game.in_play) == 1
         assert game.outcome.winner == game.in_play[0]
+
+
+def test_a_tournament_finished_early_says_who_was_still_in_and_that_nobody_won() -> None:
+    # "Whoever the last one still in wins": ended before that, nobody has won, and the
+    # host says so and who was still in, at the end and whenever the score is asked.
+    from games.up_or_down import SPEC
+
+    rules, talk = SPEC.rules, SPEC.talk
+    g = rules.new_game(("Ann", "Bob", "Cy"), ud.Options(), 0, None)
+    g, _ = rules.play(g, ud.Say("Ann", 53))
+    g, _ = rules.play(g, ud.Say("Bob", 66))  # even above odd 53: Bob is out
+    g, events = rules.play(g, End("Cy"))
+    assert g.outcome is not None and g.outcome.winner is None
+    assert g.outcome.to_json() == {"reason": "requested", "still_in": ["Ann", "Cy"]}
+    said = "Game over with no winner. Still in: Ann, Cy. Say new game to play again."
+    assert talk.describe(events, g.options, "en") == [said]
+    assert talk.status(g, "en") == said and talk.prompt(g, "en") == said
+    assert "Ann, Cy" in talk.status(g, "ko")

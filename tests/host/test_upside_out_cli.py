@@ -67,8 +67,10 @@ def test_every_json_event_the_issue_names(tmp_path: Path) -> None:
     players, _, lines = golden_script()
     code, out, _ = play(tmp_path, "\n".join(lines) + "\n", "--players", ",".join(players), "--json")
     assert code == 0
-    # Jackpots (draw 3, everyone else draw 1) until the deck runs out and is reshuffled.
-    jackpots = ["Ann: plays Jackpot", "Bob: plays Jackpot", "Cy: plays Jackpot"] * 5
+    # The three Jackpots (draw 3, everyone else draw 1), then draws until the deck runs out
+    # and is reshuffled (a fourth Jackpot would be refused: each face has 3 copies).
+    jackpots = ["Ann: plays Jackpot", "Bob: plays Jackpot", "Cy: plays Jackpot"]
+    jackpots += ["Ann: draw", "Bob: draw", "Cy: draw"] * 17
     code, more, _ = play(tmp_path, "\n".join(jackpots) + "\n", "--players", "Ann,Bob,Cy", "--first", "Ann",
                          "--json")
     assert code == 0
@@ -132,3 +134,13 @@ def test_a_bad_deck_is_refused_with_its_file_and_fault(tmp_path: Path) -> None:
     assert code == 2 and f"deck: {tmp_path / 'none.yaml'}: no such deck file (bundled decks: sample)" in err
     code, out, _ = play(tmp_path, "draw\n", "--players", "Ann,Bob", "--deck", "sample", "--first", "Ann")
     assert code == 0 and "Ann draws 1." in out
+
+
+def test_a_new_game_after_the_first_player_left_asks_who_starts(tmp_path: Path) -> None:
+    # It raised ValueError "first: 'Bob' is not playing" (traceback, exit 1).
+    lines = "Bob: leave\nfinish\nnew game\n"
+    code, out, err = play(tmp_path, lines, "--players", "Ann,Bob,Cy", "--first", "Bob", "--json")
+    assert code == 0 and "Traceback" not in err
+    got = events(out)
+    assert {"type": "new_game", "players": ["Ann", "Cy"], "game": 2} in got
+    assert got[-1] == {"type": "turn", "player": None, "turn": 1}  # the opening question waits

@@ -445,7 +445,7 @@ def _values(key: str) -> dict[str, object]:
         "card": card, "took": card, "claimed_card": card, "example": card, "what": card,
         "cards": lane, "missing": lane, "doubled": lane,
         "suits": all_suits if key in ("inv_suits", "inv_unused_suit") else "diamonds",
-        "suit": "diamond",
+        "suit": "diamond", "faces": "queens",
         "rank": 10, "count": 10, "trick": 10, "position": 10, "total": 50, "amount": 10,
         "bid": 10, "most": 10, "got": 10, "hand": 10, "others": 40, "tricks": 10,
         "claimed_trick": 10, "high": 10, "low": 0, "passed": ", ".join(NAMES[:3]),

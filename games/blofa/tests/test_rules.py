@@ -169,19 +169,33 @@ def test_the_opening_may_be_kept_safe_from_challenges() -> None:
     assert refusal(g, Challenge("Cy")) is None
 
 
-def test_impossible_values_are_flagged_not_refused(g: State) -> None:
-    g = run(g, PlayCards("Ann", (B, Y), 2), Challenge("Bob"))
-    flags = [e for e in play(g, Reveal((1, 3)))[1] if e.type == "flagged"]
-    assert [event_to_json(f)["reason"] for f in flags] == ["colour"]
-    g2 = run(new_game(P, Options()), PlayCards("Ann", (Y, Y), 2), Challenge("Bob"))
-    flags = [e for e in play(g2, Reveal((5, 5)))[1] if e.type == "flagged"]
-    assert [event_to_json(f)["reason"] for f in flags] == ["count"]
+def test_a_reading_that_cannot_be_the_cards_is_asked_again(g: State) -> None:
+    # "The blue cards are the even cards (4, 2, and 0.) The yellow cards are the odd cards
+    # (5, 3, and 1.)": values that do not fit the flipped backs are a misreading, so the
+    # host asks again and rules nothing.
+    g = run(g, PlayCards("Ann", (B, B), 2), Challenge("Bob"))
+    wrong = refusal(g, Reveal((2, 5)))
+    assert wrong is not None and wrong.reason == "reveal_colours"
+    assert wrong.fields == {"colours": ("blue", "blue"), "values": (2, 5)}
+    with pytest.raises(IllegalMove):
+        play(g, Reveal((2, 5)))
+    assert refusal(g, Reveal((2, 0))) is None
+
+
+def test_no_value_on_more_cards_than_exist(g: State) -> None:
+    # "5 -> 1 card": two flipped 5s cannot be.
+    g = run(g, PlayCards("Ann", (Y, Y), 2), Challenge("Bob"))
+    wrong = refusal(g, Reveal((5, 5)))
+    assert wrong is not None and (wrong.reason, wrong.fields) == ("reveal_too_many", {"value": 5, "limit": 1})
+    assert refusal(g, Reveal((5, 3))) is None
 
 
 def test_captured_rule_cards_count_against_revealed_zeros(g: State) -> None:
-    g = replace(g, captures=(0, 1, 2))
-    g = run(g, PlayCards("Ann", (B,), 2), Challenge("Bob"))
-    assert "flagged" in types(g, Reveal((0,)))
+    g = replace(g, captures=(0, 1))
+    g = run(g, PlayCards("Ann", (B, B), 2), Challenge("Bob"))
+    wrong = refusal(g, Reveal((0, 0)))
+    assert wrong is not None and (wrong.reason, wrong.fields) == ("reveal_too_many", {"value": 0, "limit": 1})
+    assert refusal(g, Reveal((0, 2))) is None
 
 
 def test_the_winner_keeps_one_of_the_last_three_cards(g: State) -> None:
@@ -300,8 +314,25 @@ def test_a_rule_card_nobody_admits_to_is_flagged() -> None:
     g = run(g, Claim("Ann", False), Claim("Bob", False), Claim("Cy", False))
     g, events = play(g, Claim("Dana", False))
     flagged = [event_to_json(e) for e in events if e.type == "flagged"]
-    assert flagged and flagged[0]["reason"] == "claims"
+    # Two rule cards are uncaptured; nobody holds one, and the blue pile has one card.
+    assert flagged == [{"type": "flagged", "reason": "claims", "limit": 1, "missing": 2}]
     assert g.is_over
+
+
+def test_one_hand_may_hold_several_rule_cards() -> None:
+    # "each player that still has at least a rule card on his hand is eliminated": a hand
+    # holds blue cards, so one holder with two blue cards and one in the blue pile explain
+    # three uncaptured rule cards, and nothing is flagged.
+    g = _at_check((), (Hand(2, 2), Hand(0, 3), Hand(1, 2), Hand(3, 2)), Hand(1, 1), (1, -1, 0, 0))
+    g = run(g, Claim("Ann", True), Claim("Bob", False), Claim("Cy", False))
+    g, events = play(g, Claim("Dana", False))
+    assert "flagged" not in [e.type for e in events]
+    assert g.outcome is not None and g.outcome.eliminated == ("Ann",)
+    # One blue card short of three: flagged.
+    g = _at_check((), (Hand(1, 3), Hand(0, 3), Hand(1, 2), Hand(4, 2)), Hand(1, 1), (0,) * 4)
+    g = run(g, Claim("Ann", True), Claim("Bob", False), Claim("Cy", False))
+    flagged = [event_to_json(e) for e in play(g, Claim("Dana", False))[1] if e.type == "flagged"]
+    assert flagged == [{"type": "flagged", "reason": "claims", "limit": 2, "missing": 3}]
 
 
 def test_leave_and_end_stop_the_game(g: State) -> None:
@@ -403,3 +434,14 @@ def test_the_module_example_runs() -> None:
     import games.blofa.rules as rules
 
     assert doctest.testmod(rules).failed == 0
+
+
+def test_a_protected_opening_may_be_challenged_when_nothing_else_is_left() -> None:
+    # "When it's your turn, you have 3 options": with no card to play and no pile to draw
+    # from, challenging the protected opening is the one left.
+    g = new_game(P, Options(challenge_opening=False))
+    g = replace(g, hands=(Hand(2, 2), Hand(0, 0), Hand(4, 4), Hand(3, 2)), piles=Hand(0, 0))
+    g = run(g, PlayCards("Ann", (B,), 1))
+    assert refusal(g, Challenge("Bob")) is None
+    g2 = replace(g, piles=Hand(0, 1))
+    assert refusal(g2, Challenge("Bob")).reason == "opening_safe"  # type: ignore[union-attr]

@@ -2,7 +2,8 @@
 
 ``golden_script()`` gives (players, options, "Name: words" lines): refusals, commands, a
 Mirror and a Counter, a reversal, secrets queued behind the card that revealed them, a
-discard paid with a secret, and two players knocked out at the same turn's end.
+discard paid with a secret, a fourth copy of a face refused, and two players knocked out at
+the same turn's end.
 ``transcript()`` runs it through this game's own talk and rules the way a host would,
 so the game's tests can check the script stays whole without the host.
 """
@@ -41,12 +42,13 @@ def golden_script() -> tuple[list[str], dict[str, Any], list[str]]:
         "Bob: reveals Hush",
         "Cy: plays fish",  # not in the deck
         "Cy: plays Confession",
-        "Bob: reveals Hush",
-        "Ann: reveals Hush",
-        "Bob: plays Confession",
+        "Bob: reveals Hush",  # the third Hush: no more of them (each face has 3 copies)
+        "Ann: reveals Hush",  # refused: all three are face up
+        "Ann: reveals Shuffle Feet",
+        "Bob: plays, me: nothing; everyone else: reveal one",  # three Confessions are out
         "Ann: discards two",  # refused: Ann owes a secret, not cards
-        "Ann: reveals Hush",
-        "Cy: reveals Hush",  # Ann and Cy are out together; Bob wins
+        "Ann: reveals Shuffle Feet",
+        "Cy: reveals Shuffle Feet",  # Ann and Cy are out together; Bob wins
         "Ann: draw",  # refused: the game is over
     ]
     return players, {}, lines

@@ -12,6 +12,7 @@ from games.upside_out.rules import (
     Discard,
     Donate,
     Draw,
+    EffectDue,
     Move,
     Options,
     Phase,
@@ -39,6 +40,11 @@ def card(name: str) -> CardText:
 
 def fly(you: str, others: str) -> CardText:
     return CardText("", parse_effect(you), parse_effect(others))
+
+
+# A secret with nothing on either side, said on the fly: any number of them may be revealed
+# (a named face has only 3 copies).
+QUIET = CardText("", parse_effect("nothing"), parse_effect("nothing"))
 
 
 def game(players: tuple[str, ...] = P3, first: str = "Ann") -> State:
@@ -144,7 +150,7 @@ def test_discarding_more_than_held_reveals_a_secret_for_the_rest() -> None:
 def test_a_discard_with_nothing_to_give_is_cancelled() -> None:
     s = game(("Ann", "Bob"))
     s, _ = run(s, Play("Ann", fly("nothing", "discard 4, reveal 3, discard 1")), Discard("Bob", 4))
-    s, types = run(s, *(Reveal("Bob", card("hush")) for _ in range(3)))
+    s, types = run(s, *(Reveal("Bob", QUIET) for _ in range(3)))
     assert "cancelled" in types  # no card and no secret left for the last discard
     assert s.is_over and s.outcome is not None and s.outcome.winner == "Ann"
     assert types[-3:] == ["knocked_out", "counts", "game_over"]
@@ -226,26 +232,31 @@ def test_empty_hand_cannot_play() -> None:
 def test_simultaneous_knock_outs_leave_the_last_player() -> None:
     s = game(("Ann", "Bob", "Cy", "Di"))
     s, _ = run(s, Play("Ann", fly("nothing", "reveal 3")))
-    moves = [Reveal(p, card("hush")) for p in ("Bob", "Cy") for _ in range(3)]
+    moves = [Reveal(p, QUIET) for p in ("Bob", "Cy") for _ in range(3)]
     s, types = run(s, *moves)
     assert s.active == ("Ann", "Bob", "Cy", "Di") and R.to_act(s) == {"Di"}
-    s, types = run(s, *(Reveal("Di", card("hush")) for _ in range(2)))
+    s, types = run(s, *(Reveal("Di", QUIET) for _ in range(2)))
     assert R.to_act(s) == {"Di"}
-    s, types = run(s, Reveal("Di", card("hush")))
+    s, types = run(s, Reveal("Di", QUIET))
     assert types.count("knocked_out") == 3 and s.is_over
     assert s.outcome is not None and s.outcome.to_json()["winner"] == "Ann"
 
 
-def test_everyone_out_at_once_is_a_shared_game() -> None:
+def test_everyone_out_at_once_is_nobody_left_to_win() -> None:
+    # "Play will continue ... until only one player is left remaining in the game as the
+    # winner": when the last two go out at the same turn's end nobody is left, so nobody
+    # wins, and the JSON says the same as the words.
     s = game(("Ann", "Bob"))
     s, _ = run(s, Play("Ann", fly("reveal 3", "reveal 3")))
-    s, _ = run(s, *(Reveal("Ann", card("hush")) for _ in range(3)))
-    s, _ = run(s, *(Reveal("Bob", card("hush")) for _ in range(3)))
+    s, _ = run(s, *(Reveal("Ann", QUIET) for _ in range(3)))
+    s, _ = run(s, *(Reveal("Bob", QUIET) for _ in range(3)))
     assert s.is_over and s.outcome is not None
+    assert s.outcome.winner is None and s.outcome.winners == ()
     assert s.outcome.to_json() == {
         "reason": "all_out",
         "winner": None,
-        "winners": ["Ann", "Bob"],
+        "winners": [],
+        "out_together": ["Ann", "Bob"],
         "secrets": {"Ann": 0, "Bob": 0},
     }
 
@@ -327,3 +338,92 @@ def test_the_current_player_leaving_passes_the_turn() -> None:
     opening = R.new_game(P3, Options(), 0, None)
     opening, _ = run(opening, Leave("Cy"))
     assert opening.phase is Phase.OPENING_SECRET and opening.active == ("Ann", "Bob")
+
+
+def test_a_fourth_copy_of_a_face_cannot_be_on_the_table() -> None:
+    # "Each of the 28 cards should have 3 copies" and the discard pile "is always face-up":
+    # with three Shortcuts in it, a fourth cannot be played, revealed or react.
+    s = game(("Ann", "Bob"))
+    s, _ = run(s, Play("Ann", card("shortcut")), Play("Bob", card("shortcut")), Play("Ann", card("shortcut")))
+    refused = R.refusal(s, Play("Bob", card("shortcut")))
+    assert refused is not None and refused.reason == "no_copy_left"
+    assert refused.fields == {"card": "Shortcut", "copies": 3}
+    assert R.refusal(s, Play("Bob", card("windfall"))) is None
+    s, _ = run(s, Play("Bob", fly("nothing", "reveal 1")))
+    refused = R.refusal(s, Reveal("Ann", card("shortcut")))
+    assert refused is not None and refused.reason == "no_copy_left"
+
+
+def test_copies_being_resolved_count_too() -> None:
+    s = game(("Ann", "Bob"))
+    s, _ = run(s, Play("Ann", card("shortcut")), Play("Bob", card("shortcut")))
+    s, _ = run(s, Play("Ann", card("confession")), Reveal("Bob", card("shortcut")))
+    # Two Shortcuts in the discard pile, one revealed and waiting: no fourth.
+    s, _ = run(s, Play("Bob", fly("nothing", "reveal 1")))
+    refused = R.refusal(s, Reveal("Ann", card("shortcut")))
+    assert refused is not None and refused.reason == "no_copy_left"
+
+
+def test_three_reactions_of_a_kind_and_no_more() -> None:
+    s = game(("Ann", "Bob"))
+    for _ in range(3):
+        s, _ = run(s, Play("Ann", fly("nothing", "discard 1")), React("Bob", "counter"), Draw("Bob"))
+    s, _ = run(s, Play("Ann", fly("nothing", "discard 1")))
+    refused = R.refusal(s, React("Bob", "counter"))
+    assert refused is not None and refused.reason == "no_copy_left" and refused.fields["card"] == "Counter"
+    # A Counter set as a secret is a copy of the same face.
+    s = game(("Ann", "Bob"))
+    for _ in range(2):
+        s, _ = run(s, Play("Ann", fly("nothing", "discard 1")), React("Bob", "counter"), Draw("Bob"))
+    counter_secret = CardText("Counter", QUIET.you, QUIET.you)
+    s, _ = run(s, Play("Ann", fly("nothing", "reveal 1")), Reveal("Bob", counter_secret))
+    s, _ = run(s, Draw("Bob"), Play("Ann", fly("nothing", "discard 1")))
+    refused = R.refusal(s, React("Bob", "counter"))
+    assert refused is not None and refused.reason == "no_copy_left"
+
+
+def test_a_reshuffle_or_a_draw_from_the_discard_pile_forgets_which_faces_lie_there() -> None:
+    s = game(("Ann", "Bob"))
+    s, _ = run(s, Play("Ann", card("shortcut")), Play("Bob", card("shortcut")), Play("Ann", card("shortcut")))
+    s, _ = run(s, Play("Bob", card("scavenge")))  # draw 1 from discard: which one is Bob's secret
+    assert R.refusal(s, Play("Ann", card("shortcut"))) is None
+
+
+def test_the_far_side_goes_in_the_order_as_it_stands() -> None:
+    # "then the effect facing away from you is carried out by all other players, in turn
+    # order from you": Rewind's near side reversed the order, so Cy comes before Bob.
+    s = game(("Ann", "Bob", "Cy"))
+    s, events = R.play(s, Play("Ann", card("rewind")))
+    assert [e.player for e in events if isinstance(e, EffectDue)] == ["Cy", "Bob"]
+    s, events = R.play(game(("Ann", "Bob", "Cy")), Play("Ann", card("windfall")))
+    assert [e.player for e in events if isinstance(e, EffectDue) and e.player != "Ann"] == ["Bob", "Cy"]
+
+
+def test_a_rematch_after_the_first_player_left_asks_who_starts() -> None:
+    s = game(("Ann", "Bob", "Cy"), first="Bob")
+    s, _ = run(s, Leave("Bob"), End())
+    again = R.new_game(("Ann", "Cy"), Options(first="Bob"), 1, s)
+    assert again.phase is Phase.OPENING_SECRET
+    with pytest.raises(ValueError, match="first"):
+        R.new_game(("Ann", "Cy"), Options(first="Bob"), 1, None)
+    kept = R.new_game(("Ann", "Cy"), Options(first="Cy"), 1, s)
+    assert kept.phase is Phase.TURN and kept.current_player == "Cy"
+
+
+def test_a_donation_to_anyone_needs_a_name() -> None:
+    # "donate 1 to any": the giver chooses; "gives one" alone is asked again (it crashed).
+    s = game(("Ann", "Bob", "Cy"))
+    s, _ = run(s, Play("Ann", fly("nothing", "donate 1 to any")))
+    refused = R.refusal(s, Donate("Bob", 1))
+    assert refused is not None and refused.reason == "name_recipient"
+    s, _ = run(s, Donate("Bob", 1, "Cy"))
+    assert s.hand("Cy") == 5 and s.hand("Bob") == 3
+
+
+def test_a_donation_owed_to_someone_who_leaves_goes_where_the_card_sends_it_now() -> None:
+    s = game(("Ann", "Bob", "Cy"))
+    s, _ = run(s, Play("Ann", card("tax")))  # Bob and Cy each give Ann 1
+    s, _ = run(s, Leave("Ann"))
+    assert {o.player: o.to for o in s.owed} == {"Bob": "Cy", "Cy": "Bob"}
+    s, _ = run(s, Donate("Bob", 1))
+    assert s.hand("Cy") == 5 and s.hand("Ann") == 0

@@ -12,7 +12,18 @@ from pydantic import BaseModel, ConfigDict, Field
 from games.base import Answer, Command, Listening, Moves, Unclear
 from games.core import Refusal
 from games.upside_out import SPEC
-from games.upside_out.rules import Discard, Draw, Options, Play, React, State, UpsideOutRules, decode, encode
+from games.upside_out.rules import (
+    Discard,
+    Donate,
+    Draw,
+    Options,
+    Play,
+    React,
+    State,
+    UpsideOutRules,
+    decode,
+    encode,
+)
 from games.upside_out.talk import UpsideOutTalk, words_for
 from games.upside_out.tests.golden import golden_script, transcript
 from grammars import load_file
@@ -87,7 +98,7 @@ def test_every_refusal_has_words() -> None:
     assert len(reasons) > 10
     state = R.new_game(P3, Options(first="Ann"), 0, None)
     fields = {"player": "Bob", "waiting": ("Bob",), "kind": "mirror", "owed": "discard", "count": 2}
-    fields |= {"hand": 1, "to": "Cy", "question": "secret"}
+    fields |= {"hand": 1, "to": "Cy", "question": "secret", "card": "Windfall", "copies": 3}
     for lang in LANGS:
         for reason in reasons:
             text = T.refusal_text(Refusal(reason, fields), state, lang)
@@ -207,3 +218,67 @@ def test_rules_and_help_fit_one_text() -> None:
     for lang in LANGS:
         assert len(T.rules(Options(), lang)) <= 160
         assert len(T.help(lang)) <= 160
+
+
+def test_me_after_the_start_is_the_opening_answer_refused_not_a_blank_card() -> None:
+    # "me" answers "who will tell the group a personal secret?"; once someone went first
+    # it is refused, and the hand does not lose a card.
+    state = R.new_game(P3, Options(first="Ann"), 0, None)
+    said = T.read("me", state, P3, "Ann", None, "en")
+    assert isinstance(said, Moves) and len(said.candidates) == 1
+    refused = R.refusal(state, said.candidates[0])
+    assert refused is not None and refused.reason == "already_started"
+    assert T.refusal_text(refused, state, "en").startswith("The game has started; Ann went first.")
+    blank = T.read("plays, me", state, P3, "Ann", None, "en")
+    assert isinstance(blank, Unclear) and blank.event["reason"] == "which_card"
+
+
+def test_undo_is_said_as_a_person_says_it() -> None:
+    from games.core import MoveUndone
+    from games.upside_out.rules import Reveal, Start
+
+    windfall = SPEC.talk.read("plays Windfall", None, P3, "Ann", None, "en")
+    assert isinstance(windfall, Moves)
+    moves = [
+        (React("Cy", "counter"), "Cy took back the Counter."),
+        (windfall.candidates[0], "Ann took back playing Windfall."),
+        (Draw("Bob"), "Bob took back the draw."),
+        (Discard("Bob", 2), "Bob took back discarding 2."),
+        (Donate("Bob", 1, "Cy"), "Bob took back giving 1 to Cy."),
+        (Start("Cy"), "Taken back: Cy starts."),
+    ]
+    for move, line in moves:
+        assert T.describe([MoveUndone(R.owner(move), move)], Options(), "en") == [line]
+        assert T.describe([MoveUndone(R.owner(move), move)], Options(), "ko")
+    shown = T.describe([MoveUndone("Ann", Reveal("Ann", windfall.candidates[0].card))], Options(), "en")
+    assert shown == ["Ann took back revealing Windfall."]
+
+
+def test_a_knock_out_together_is_said_as_the_json_has_it() -> None:
+    from games.core import GameOver
+    from games.upside_out.rules import UpsideOutcome
+
+    outcome = UpsideOutcome("all_out", (), (("Ann", 0), ("Bob", 0)), ("Ann", "Bob"))
+    assert outcome.winner is None and outcome.to_json()["winners"] == []
+    assert T.describe([GameOver(outcome)], Options(), "en") == [
+        "Ann, Bob went out together: nobody is left, so nobody wins."
+    ]
+
+
+def test_a_gift_to_someone_not_at_the_table_is_not_given_elsewhere() -> None:
+    state = R.new_game(P3, Options(first="Ann"), 0, None)
+    state, _ = R.play(state, Play("Ann", T_card("tax")))
+    said = T.read("gives one to Zed", state, P3, "Bob", None, "en")
+    assert isinstance(said, Unclear) and said.event["reason"] == "unknown_recipient"
+    assert said.text.startswith("'zed' is not at this table.")
+    ok = T.read("gives one to Ann", state, P3, "Bob", None, "en")
+    assert isinstance(ok, Moves) and ok.candidates[0] == Donate("Bob", 1, "Ann")
+
+
+def test_a_special_card_revealed_as_a_secret_does_nothing() -> None:
+    state = R.new_game(P3, Options(first="Ann"), 0, None)
+    state, _ = R.play(state, Play("Ann", T_card("confession")))
+    said = T.read("reveals Mirror", state, P3, "Bob", None, "en")
+    assert isinstance(said, Moves)
+    card = said.candidates[0].card
+    assert card.name == "Mirror" and [str(s) for s in (*card.you, *card.others)] == ["nothing", "nothing"]
