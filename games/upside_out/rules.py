@@ -371,6 +371,9 @@ class State:
     turn: int = 1
     outcome: UpsideOutcome | None = None
     deck_file: str = "sample"  # the deck option: Talk.read gets no options, only the state
+    # The name of the card face up on the discard pile; "" when the table did not say it
+    # (cards discarded from a hand, a card described on the fly) or the pile is empty.
+    discard_top: str = ""
 
     @property
     def is_over(self) -> bool:
@@ -624,7 +627,9 @@ def _run(state: State, events: list[Event]) -> State:
         if not head.stages:
             state = replace(state, resolving=state.resolving[1:])
             if head.physical:
-                state = replace(state, in_play=state.in_play - 1, discard=state.discard + 1)
+                state = replace(
+                    state, in_play=state.in_play - 1, discard=state.discard + 1, discard_top=head.card
+                )
                 events.append(Discarded(head.caster, 1, head.card, resolved=True))
             continue
         state = replace(state, resolving=(replace(head, stages=head.stages[1:]), *state.resolving[1:]))
@@ -699,13 +704,13 @@ def _draw(state: State, player: str, count: int, source: str, events: list[Event
     got = 0
     if source == "discard":
         got = min(count, state.discard)
-        state = replace(state, discard=state.discard - got)
+        state = replace(state, discard=state.discard - got, discard_top="" if got else state.discard_top)
     else:
         while got < count:
             if state.deck == 0:
                 if state.discard == 0:
                     break
-                state = replace(state, deck=state.discard, discard=0)
+                state = replace(state, deck=state.discard, discard=0, discard_top="")
                 events.append(Reshuffled(state.deck))
             take = min(count - got, state.deck)
             state = replace(state, deck=state.deck - take)
@@ -733,7 +738,7 @@ def _answer(state: State, move: Discard | Donate | Reveal | React, events: list[
     player = move.player
     if isinstance(move, Discard):
         state = _add(state, "hands", player, -move.count)
-        state = replace(state, discard=state.discard + move.count)
+        state = replace(state, discard=state.discard + move.count, discard_top="")
         events.append(Discarded(player, move.count))
         left = owed.count - move.count
         if left and state.hand(player) == 0 and state.secrets_of(player) == 0:
@@ -759,7 +764,7 @@ def _answer(state: State, move: Discard | Donate | Reveal | React, events: list[
         state = _settle(state, owed, min(left, state.secrets_of(player)))
     else:
         state = _add(state, "hands", player, -1)
-        state = replace(state, discard=state.discard + 1)
+        state = replace(state, discard=state.discard + 1, discard_top="")
         events.append(Reacted(player, move.kind, str(owed.step), owed.caster))
         state = _settle(state, owed, 0)
         if move.kind == "mirror":
@@ -774,7 +779,10 @@ def _end_turn(state: State, events: list[Event]) -> State:
     gone = tuple(p for p in state.active if state.secrets_of(p) == 0)
     for player in gone:
         # A knocked-out hand goes to the discard pile so that every card stays counted.
-        state = replace(state, discard=state.discard + state.hand(player), out=(*state.out, player))
+        top = "" if state.hand(player) else state.discard_top
+        state = replace(
+            state, discard=state.discard + state.hand(player), out=(*state.out, player), discard_top=top
+        )
         state = _add(state, "hands", player, -state.hand(player))
         events.append(KnockedOut(player, state.active))
     state = replace(state, phase=Phase.TURN, resolving=(), owed=())
@@ -816,6 +824,7 @@ def _leave(state: State, player: str, events: list[Event]) -> State:
     state = replace(
         state,
         discard=state.discard + state.hand(player) + state.secrets_of(player),
+        discard_top="" if state.hand(player) + state.secrets_of(player) else state.discard_top,
         hands=_with(state.hands, seat, 0),
         secrets=_with(state.secrets, seat, 0),
         out=(*state.out, player),

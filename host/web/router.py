@@ -23,7 +23,7 @@ from fastapi.templating import Jinja2Templates
 from games.base import CHANNELS, all_games
 from host.config import Settings
 from host.store import SessionRow, Store
-from host.web import listen
+from host.web import listen, screen
 from host.web.labels import labels
 from host.web.live import Feed
 
@@ -43,14 +43,14 @@ KEEPALIVE = 15.0
 
 router = APIRouter(include_in_schema=False)
 router.include_router(listen.router)  # "Listen here": /t/<code>/listen
-templates = Jinja2Templates(directory=str(HERE / "templates"))
+templates = Jinja2Templates(env=screen.ENV)  # one environment: the screen's helpers in every page
 
 
 def _feed(request: Request) -> Feed:
     state = request.app.state
     feed: Feed | None = getattr(state, "web_feed", None)
     if feed is None:
-        feed = state.web_feed = Feed(state.store)
+        feed = state.web_feed = Feed(state.store, state.referee.clock)
     return feed
 
 

@@ -111,9 +111,9 @@ def test_the_table_page_of_an_sms_game(sms: Sms) -> None:
         assert name in words
     assert f"{first} said 50." in words  # the last ruling
     assert table.current_player is not None
-    assert f'<li class="acting">{table.current_player}</li>' in page.text  # whose turn
-    assert "an even number above 50 or an odd number below 50" in words  # the prompt and the board
-    assert "Last number" in words
+    assert f'<p id="to-act" class="names">{table.current_player}</p>' in page.text  # whose turn
+    assert "An even number above 50 or an odd number below 50." in words  # the prompt
+    assert "Last number 50" in words
     for phone in phones:  # a phone number is nobody else's business
         assert phone not in page.text
 
@@ -148,7 +148,7 @@ def test_blofa_shows_the_declaration_and_no_card_value(sms: Sms) -> None:
     assert f"{player} plays one {colour} card, declares 2." in words
     # The board is the public one: VP, hand and pile counts, captured rule cards; never a
     # card's value (the host does not know it before a challenge, and shows none after).
-    for label in ("VP", "Hands", "Piles", "Last declaration", "Rule cards captured"):
+    for label in ("VP", "Hand", "Piles", "Last declaration", "Rule cards"):
         assert label in words
     assert "value" not in words.lower()
     for phone in phones:
