@@ -284,3 +284,18 @@ def test_every_game_on_a_tv_and_a_phone(playwright: Any, tmp_path: Path, fake: F
                 shutil.copyfile(shot, committed)
             assert committed.is_file(), f"{committed} is missing: run with UPDATE_SCREENSHOTS=1"
 
+
+def test_the_home_page_opens_a_game_by_its_code_as_people_say_it(
+    playwright: Any, tmp_path: Path, fake: FakeTwilio
+) -> None:
+    missing: list[str] = []
+    with servers(tmp_path, fake) as (server,), chromium(playwright, tmp_path / "profile") as browser:
+        _, code = new_game(server, ["Ann", "Bob"])
+        page = browser.new_page()
+        page.on("response", lambda r: missing.append(r.url) if r.status == 404 else None)
+        page.goto(f"{server.base}/")
+        page.fill("input[name=code]", f"{code[:3]} {code[3:]}")  # the browser once refused it
+        page.click(".join button")
+        page.wait_for_url(f"{server.base}/t/{code}", timeout=WAIT_MS)
+        page.wait_for_selector("#link.up", timeout=WAIT_MS)
+    assert not missing, f"not found: {missing}"  # the favicon too
