@@ -339,6 +339,34 @@ def _word(text: str) -> str:
     return re.sub(r"[\W_]+", "", text).casefold()
 
 
+class OptionError(ValueError):
+    """An option value a game cannot take: which option (``name``) and why, in plain words
+    (``reason``), so a command line can name the flag it came from."""
+
+    def __init__(self, name: str, reason: str) -> None:
+        super().__init__(f"{name}: {reason}" if name else reason)
+        self.name, self.reason = name, reason
+
+
+def _plain(err: Any) -> str:
+    """A pydantic error as a person reads it: "must be a whole number", not "Input should be
+    a valid integer, unable to parse string as an integer"."""
+    kind, ctx = str(err.get("type", "")), err.get("ctx") or {}
+    if kind.startswith("int_"):
+        return "must be a whole number"
+    if kind.startswith("bool_"):
+        return "must be true or false"
+    if kind in ("enum", "literal_error") and "expected" in ctx:
+        return f"must be {str(ctx['expected']).replace(chr(39), '')}"
+    if kind in ("greater_than_equal", "greater_than", "less_than_equal", "less_than"):
+        words = {"greater_than_equal": "at least", "greater_than": "more than",
+                 "less_than_equal": "at most", "less_than": "less than"}[kind]  # fmt: skip
+        limit = next(iter(ctx.values()), "")
+        return f"must be {words} {limit}"
+    message = str(err.get("msg", "")).removeprefix("Value error, ")
+    return message[:1].lower() + message[1:] if kind != "value_error" else message
+
+
 @dataclass(frozen=True)
 class OptionInfo:
     name: str
@@ -425,8 +453,7 @@ class GameSpec(Generic[S, M, Opt]):
         except ValidationError as exc:
             err = exc.errors()[0]
             where = ".".join(str(p) for p in err["loc"])
-            message = str(err["msg"]).removeprefix("Value error, ")
-            raise ValueError(f"{where}: {message}" if where else message) from None
+            raise OptionError(where, _plain(err)) from None
 
     def options_json(self, options: Opt) -> dict[str, Any]:
         return dict(self._adapter.dump_python(options, mode="json"))
