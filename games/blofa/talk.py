@@ -439,7 +439,7 @@ class BlofaTalk:
         extra = _say(
             lang,
             "rules_options",
-            dealer=options.dealer or "-",
+            dealer=options.dealer or _say(lang, "dealer_first_seat"),
             dry=options.dry_tricks,
             opening=_say(lang, "opening_yes" if options.challenge_opening else "opening_no"),
         )

@@ -540,7 +540,9 @@ class UpsideOutTalk:
         return view
 
     def rules(self, options: r.Options, lang: str) -> str:
-        return _say(lang, "rules", deck=load_deck(options.deck).title or options.deck)
+        # Whole, not cut to one text: a channel that texts splits it into several.
+        deck = load_deck(options.deck).title or options.deck
+        return words_for(lang).phrases["rules"].format(deck=deck).strip()
 
     def help(self, lang: str) -> str:
         return _say(lang, "help")
