@@ -485,7 +485,7 @@ class InversionTalk:
         if state.phase in (inv.Phase.PLAYING, inv.Phase.OVER) and state.trick:
             facts.append(FactView(label="Trick", value=f"{state.trick} / {inv.TRICKS}"))
         if state.suits:
-            facts.append(FactView(label="Suits", value=" ".join(SUIT_SYMBOLS[s] for s in state.suits)))
+            facts.append(FactView(label="Suits", value="\u2009".join(SUIT_SYMBOLS[s] for s in state.suits)))
         if state.parent is not None and state.bid is not None:
             facts.append(FactView(label="Parent", value=f"{state.parent} {state.bid}"))
         if state.bids and state.parent is None:

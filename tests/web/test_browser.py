@@ -8,6 +8,7 @@ photographed for the README; the home page opens a game by its code as people sa
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import time
 from collections.abc import Iterator
@@ -20,7 +21,6 @@ from playwright.sync_api import sync_playwright
 from host.referee import Referee
 from host.speech.audio import write_wav
 from host.store import Store
-from tests.clock import Clock
 from tests.golden import SCRIPTS
 from tests.sms.conftest import PHONES, messages_of
 from tests.twilio_helpers import FakeTwilio
@@ -197,11 +197,17 @@ SIZES = {"tv": (1920, 1080), "phone": (390, 844)}
 OVERFLOW = """() => {
   const root = document.documentElement;
   const cut = [];
-  for (const el of document.querySelectorAll(".turn p, .fact, .player, .part, .card, .last, .top > *")) {
+  const drawn = ".turn p, .fact, .player, .player .name, .part, .card, .last, .top > *";
+  for (const el of document.querySelectorAll(drawn)) {
     const what = el.className + ": " + el.textContent.trim().slice(0, 40);
     if (el.scrollWidth > el.clientWidth + 1 || el.scrollHeight > el.clientHeight + 1) cut.push(what);
     const box = el.getBoundingClientRect();
     if (box.right > root.clientWidth + 1 || box.left < -1) cut.push("outside: " + el.className);
+  }
+  for (const el of document.querySelectorAll(".player .name")) {  // a short name on one line
+    if (el.getBoundingClientRect().height > 1.5 * parseFloat(getComputedStyle(el).lineHeight)) {
+      cut.push("name broken: " + el.textContent);
+    }
   }
   return {cut, wide: root.scrollWidth > root.clientWidth, tall: root.scrollHeight > root.clientHeight};
 }"""
@@ -227,12 +233,14 @@ def screen_sessions(db: Path) -> dict[str, str]:
     """Each game halfway through its golden script, and one game played to its result:
     name -> join code."""
     store = Store(db)
-    referee = Referee(store, Clock())
+    referee = Referee(store)  # the server's own clock: the turn clock runs from these moves
     codes: dict[str, str] = {}
     wanted = {"up-or-down-3p": "up-or-down", "inversion-4p": "inversion", "blofa-4p": "blofa",
               "upside-out-3p": "upside-out", "inversion-2p": "inversion-result"}  # fmt: skip
     for i, (script, name) in enumerate(wanted.items()):
         config, players, lines = SCRIPTS[script]()
+        if name == "up-or-down":
+            config = config.model_copy(update={"turn_timeout": 600.0})  # as over SMS: a turn clock
         codes[name] = code = f"{300001 + i}"
         session = referee.create(config, players, code=code)
         upto = len(lines) if name.endswith("result") else len(lines) // 2
@@ -264,6 +272,13 @@ def test_every_game_on_a_tv_and_a_phone(playwright: Any, tmp_path: Path, fake: F
                 if size == "tv":
                     assert not found["tall"], f"{where}: below the fold on a TV"
                 page.screenshot(path=str(out / f"{name}-{size}.png"), animations="disabled")
+        # The turn clock counts down by itself.
+        page.goto(f"{server.base}/t/{codes['up-or-down']}")
+        shown = page.locator("#clock").inner_text()
+        minutes, seconds = re.fullmatch(r"(\d+):(\d\d)", shown).groups()  # type: ignore[union-attr]
+        assert 0 < int(minutes) * 60 + int(seconds) <= 600, shown
+        page.wait_for_function("(t) => document.getElementById('clock').textContent !== t", arg=shown,
+                               timeout=WAIT_MS)
         # Drawn as cards: the lane's ranks and suits, the follow card marked, earlier tricks' used.
         page.goto(f"{server.base}/t/{codes['inversion']}")
         lane = page.locator("#board .part.big .slot")
