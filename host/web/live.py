@@ -45,6 +45,9 @@ class Feed:
     def __init__(self, store: Store, clock: Clock = time.time) -> None:
         self.store = store
         self.clock = clock
+        # Reading every language's texted wording takes a while the first time: here, when
+        # the first page is opened, not on the first ruling a page is waiting for.
+        texted("")
         self._folds: OrderedDict[str, _Fold] = OrderedDict()
         self._lock = threading.Lock()
 
