@@ -28,9 +28,10 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import MISSING, dataclass, field, fields
 from functools import cached_property
-from typing import Any, Generic, Protocol, TypeVar, runtime_checkable
+from typing import Any, Generic, Literal, Protocol, Required, TypeVar, runtime_checkable
 
 from pydantic import TypeAdapter, ValidationError
+from typing_extensions import TypedDict  # pydantic reads this one on 3.11
 
 import games
 from games.core import End, Event, Leave, Outcome, Refusal
@@ -119,6 +120,88 @@ class Listening:
 Meaning = Any
 
 
+# -- the board on a screen ---------------------------------------------------------------------
+#
+# ``Talk.view`` returns a :class:`View`: JSON data in a small vocabulary the host draws
+# without knowing the game (cards, a number, a number line, figures per player), so a new
+# game gets a table screen with no edit in host/. Labels are English keys the page shows in
+# the session's language (``grammars/<lang>/web.yaml``, ``board``); every other text is the
+# game's own, already in that language. Only what the whole table may see: no hand, no
+# hidden card.
+
+#: Inks of a card face and colours of a card back the screen has.
+CardColour = Literal["red", "black", "blue", "yellow", "green", "purple", "grey"]
+#: How a card sits on the table: ``used`` played out (drawn faded), ``now`` the one in play
+#: (drawn raised), ``empty`` a place still to be filled (drawn as an outline).
+CardMark = Literal["used", "now", "empty"]
+
+
+class CardView(TypedDict, total=False):
+    """One card, or a stack of alike cards (``count``)."""
+
+    text: Required[str]  # the card in words, for screen readers: "9 of hearts"
+    rank: str  # the corner index: "9"
+    suit: str  # the suit's symbol: "♥"
+    name: str  # a card known by name ("Hush"), drawn instead of rank and suit
+    colour: CardColour  # the ink of a face, or the colour of a back
+    back: bool  # face down: only the back's colour is public
+    count: int  # a stack of this many
+    mark: CardMark
+    caption: str  # under the card: who played it, what was declared
+
+
+class SpanView(TypedDict):
+    """A stretch of a number line, ends included, and what it allows in words ("odd")."""
+
+    low: int
+    high: int
+    text: str
+
+
+class LineView(TypedDict, total=False):
+    low: Required[int]
+    high: Required[int]
+    at: int  # the number marked (may lie outside low..high)
+    spans: list[SpanView]  # the stretches allowed now
+
+
+class PartView(TypedDict, total=False):
+    """One thing on the table, under its label: a number, text, cards, a number line."""
+
+    label: Required[str]
+    big: bool  # the game's main thing: drawn large
+    number: int | str
+    text: str
+    cards: list[CardView]
+    line: LineView
+
+
+class FactView(TypedDict):
+    """A short fact shown large at the top: ``Trick`` ``3 / 10``."""
+
+    label: str
+    value: int | str
+
+
+#: One player's figure: a number, a word, or cards (a hand's backs by colour).
+Figure = int | str | list[CardView]
+
+
+class ScoreView(TypedDict, total=False):
+    """A figure per player, shown by each name; a ``big`` one is the game's score."""
+
+    label: Required[str]
+    values: Required[dict[str, Figure]]
+    big: bool
+
+
+class View(TypedDict, total=False):
+    facts: list[FactView]
+    scores: list[ScoreView]
+    parts: list[PartView]  # in reading order; the first is the one to see from across the room
+    out: list[str]  # players out of this game (still seated, watching)
+
+
 # -- the two halves ----------------------------------------------------------------------------
 
 
@@ -189,10 +272,9 @@ class Talk(Protocol[S_in, M, Opt_in]):
 
     def status(self, state: S_in, lang: str) -> str: ...
 
-    def view(self, state: S_in, lang: str) -> dict[str, object]:
-        """The public board for a screen the whole table sees (``/t/<code>``): label ->
-        a short text or number, a list of them, or a label -> text/number table (a row per
-        player). JSON data only, and never anything private: no hand, no hidden card."""
+    def view(self, state: S_in, lang: str) -> View:
+        """The public board for a screen the whole table sees (``/t/<code>``), in the
+        vocabulary of :class:`View`. Never anything private: no hand, no hidden card."""
         ...
 
     def rules(self, options: Opt_in, lang: str) -> str: ...
@@ -255,6 +337,34 @@ class Talk(Protocol[S_in, M, Opt_in]):
 def _word(text: str) -> str:
     """Names compared loosely: "Up-or-Down", "up or down", "UpOrDown", "!nversion"."""
     return re.sub(r"[\W_]+", "", text).casefold()
+
+
+class OptionError(ValueError):
+    """An option value a game cannot take: which option (``name``) and why, in plain words
+    (``reason``), so a command line can name the flag it came from."""
+
+    def __init__(self, name: str, reason: str) -> None:
+        super().__init__(f"{name}: {reason}" if name else reason)
+        self.name, self.reason = name, reason
+
+
+def _plain(err: Any) -> str:
+    """A pydantic error as a person reads it: "must be a whole number", not "Input should be
+    a valid integer, unable to parse string as an integer"."""
+    kind, ctx = str(err.get("type", "")), err.get("ctx") or {}
+    if kind.startswith("int_"):
+        return "must be a whole number"
+    if kind.startswith("bool_"):
+        return "must be true or false"
+    if kind in ("enum", "literal_error") and "expected" in ctx:
+        return f"must be {str(ctx['expected']).replace(chr(39), '')}"
+    if kind in ("greater_than_equal", "greater_than", "less_than_equal", "less_than"):
+        words = {"greater_than_equal": "at least", "greater_than": "more than",
+                 "less_than_equal": "at most", "less_than": "less than"}[kind]  # fmt: skip
+        limit = next(iter(ctx.values()), "")
+        return f"must be {words} {limit}"
+    message = str(err.get("msg", "")).removeprefix("Value error, ")
+    return message[:1].lower() + message[1:] if kind != "value_error" else message
 
 
 @dataclass(frozen=True)
@@ -343,8 +453,7 @@ class GameSpec(Generic[S, M, Opt]):
         except ValidationError as exc:
             err = exc.errors()[0]
             where = ".".join(str(p) for p in err["loc"])
-            message = str(err["msg"]).removeprefix("Value error, ")
-            raise ValueError(f"{where}: {message}" if where else message) from None
+            raise OptionError(where, _plain(err)) from None
 
     def options_json(self, options: Opt) -> dict[str, Any]:
         return dict(self._adapter.dump_python(options, mode="json"))

@@ -30,7 +30,7 @@ def create_app(
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        if settings.development:
+        if settings.development and not getattr(app.state, "mode_told", False):  # serve told it
             log.warning(
                 "DEVELOPMENT MODE (GAMEHOST_MODE=development, or VALIDATE_SIGNATURES is off):"
                 " Twilio signatures are NOT checked; anyone can post to the webhooks."

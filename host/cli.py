@@ -17,7 +17,7 @@ import typer
 from rich.console import Console
 from typer.core import TyperCommand, TyperGroup
 
-from games.base import GameSpec, UnknownGame, all_games, find_game
+from games.base import GameSpec, OptionError, UnknownGame, all_games, find_game
 from grammars import GrammarError, languages, load
 from host.config import Settings, get_settings
 from host.deadline import SkipClock, Watch, timed_lines, waited
@@ -75,6 +75,10 @@ def _root(
 _SPEAKER = re.compile(r"^\s*([^:\d][^:]{0,40}):\s*(.*)$")
 
 GameArgument = Annotated[str, typer.Argument(help="The game to referee (gamehost games lists them).")]
+MaybeGameArgument = Annotated[
+    str | None,
+    typer.Argument(help="The game to referee (gamehost games lists them); with --resume, the saved one."),
+]
 # Options every game's command line takes; a game's own options come as --opt name=value,
 # and these older flags stay as aliases for them (--mode, --range, --rounds,
 # --revoke-penalty) or for table talk said before the game (--suits, --lane, --first).
@@ -127,21 +131,44 @@ def find(name: str) -> GameSpec[Any, Any, Any]:
         raise fail(str(exc)) from None
 
 
-def game_options(
-    spec: GameSpec[Any, Any, Any], opts: list[str] | None, flags: dict[str, object]
-) -> dict[str, object]:
+class Given:
+    """Option values with how each was given ("--range 1-100", "--dealer Cy", "--opt low=5"),
+    so an error names the flag a person typed, and one option given two ways is an error
+    rather than one of them silently winning."""
+
+    def __init__(self) -> None:
+        self.values: dict[str, object] = {}
+        self.how: dict[str, tuple[str, str]] = {}  # option -> (as typed, the flag alone)
+
+    def put(self, name: str, value: object, how: str, flag: str) -> None:
+        if name in self.values and str(self.values[name]) != str(value):
+            raise fail(f"{self.how[name][0]} and {how} both set {name}: give it once")
+        self.values[name], self.how[name] = value, (how, flag)
+
+    def error(self, exc: OptionError) -> str:
+        """``--dry-tricks x: must be a whole number``; the flag alone when the reason already
+        says the value (a deck file's own error names the file)."""
+        if exc.name not in self.how:
+            return str(exc)
+        how, flag = self.how[exc.name]
+        return f"{flag if str(self.values[exc.name]) in exc.reason else how}: {exc.reason}"
+
+
+def game_options(spec: GameSpec[Any, Any, Any], opts: list[str] | None, given: Given) -> dict[str, object]:
     """``--opt name=value`` and the alias flags as the game's options, checked."""
-    values: dict[str, object] = {k: v for k, v in flags.items() if v is not None}
     for opt in opts or []:
         name, eq, value = opt.partition("=")
         if not eq or not name.strip():
             raise fail(f"--opt takes name=value, not {opt!r}")
-        values[name.strip().replace("-", "_")] = value.strip()
+        option = name.strip().replace("-", "_")
+        given.put(option, value.strip(), f"--opt {opt.strip()}", f"--opt {name.strip()}")
     try:
-        spec.make_options(values)
+        spec.make_options(given.values)
+    except OptionError as exc:
+        raise fail(given.error(exc)) from None
     except ValueError as exc:
         raise fail(str(exc)) from None
-    return values
+    return given.values
 
 
 # Flags older releases had that say table talk before the game, when the game has no option
@@ -189,20 +216,22 @@ def options_and_setup(
 
     if range_ and not {"low", "high"} <= known:
         raise no_option("--range")
-    values: dict[str, object] = dict(parse_range(range_)) if range_ else {}
+    given = Given()
+    for name, value in (parse_range(range_) if range_ else {}).items():
+        given.put(name, value, f"--range {range_}", "--range")
     setup: list[tuple[str, str]] = []
     for flag, value in flags.items():
         if value is None:
             continue
         if flag in by_flag:
-            values[by_flag[flag]] = value
+            given.put(by_flag[flag], value, f"{flag} {value}", flag)
         elif flag in SETUP_FLAGS:
             setup.append((flag, str(value)))
         elif flag in OPTION_FLAGS and flag[2:].replace("-", "_") in known:
-            values[flag[2:].replace("-", "_")] = value
+            given.put(flag[2:].replace("-", "_"), value, f"{flag} {value}", flag)
         else:
             raise no_option(flag)
-    return game_options(spec, opts, values), [*setup, *(("--say", line) for line in say or [])]
+    return game_options(spec, opts, given), [*setup, *(("--say", line) for line in say or [])]
 
 
 def parse_players(text: str | None) -> list[str]:
@@ -306,14 +335,23 @@ def said_first(referee: Referee, session_id: str, lines: list[tuple[str, str]]) 
         speaker, text = split_speaker(line, table.names)
         reply = referee.handle(session_id, text, speaker)
         if not reply.accepted:
+            given = {f for f, _ in lines}
+            earlier = SETUP_FLAGS[: SETUP_FLAGS.index(flag)] if flag in SETUP_FLAGS else ()
+            before = [f for f in earlier if f not in given]
+            if before:
+                # "--lane" alone was heard as a wrong answer to "Which 3 suits?": say what is missing.
+                asked = prompt_text(table)
+                raise fail(f"{flag} needs {' and '.join(before)} too: the game asks first: {asked}")
             raise fail(f"{flag}: {' '.join(reply.private) or 'not understood'}")
         replies.append(reply)
     if not replies:
         return [opening_reply(referee.table(session_id))]
-    for reply in replies[:-1]:
-        # Only the last step's "what next" is shown: the options answered the others.
-        reply.prompt = None
-        reply.events = [e for e in reply.events if e["type"] != "turn"]
+    for (flag, _), reply in zip(lines[:-1], replies[:-1], strict=False):
+        if flag in SETUP_FLAGS:
+            # Only the last step's "what next" is shown: the options answered the others. A
+            # --say line is table talk: answered as a typed line is, with its turn.
+            reply.prompt = None
+            reply.events = [e for e in reply.events if e["type"] != "turn"]
     return replies
 
 
@@ -347,11 +385,10 @@ def games(
 ) -> None:
     """List the games this host referees, with their names, seats, channels and options."""
     for spec in all_games():
-        most = "+" if spec.max_players is None else f"-{spec.max_players}"
-        seats = f"{spec.min_players}{most}"
+        seats = seats_text(spec)
         options = [
-            {"name": o.name, "default": str(o.default) if o.default is not None else None, "help": o.help,
-             "flags": list(o.flags)}
+            {"name": o.name, "default": option_text(o.default) if o.default is not None else None,
+             "help": o.help, "flags": list(o.flags)}
             for o in spec.option_info()
         ]
         if as_json:
@@ -367,13 +404,36 @@ def games(
                   f"channels {', '.join(sorted(spec.channels))}; languages {', '.join(spec.languages)}")
         for o in options:
             flags = f" ({', '.join(o['flags'])})" if o["flags"] else ""
-            out.print(f"  --opt {o['name']}=...{flags}: {o['help']} Default: {o['default']}.")
+            # No default is said in the help's own words ("default: the first seat").
+            default = f" Default: {o['default']}." if o["default"] is not None else ""
+            out.print(f"  --opt {o['name']}=...{flags}: {sentence(str(o['help']))}{default}")
+
+
+def seats_text(spec: GameSpec[Any, Any, Any]) -> str:
+    """"4", "2-4" or "2+"."""
+    if spec.max_players is None:
+        return f"{spec.min_players}+"
+    if spec.max_players == spec.min_players:
+        return str(spec.min_players)
+    return f"{spec.min_players}-{spec.max_players}"
+
+
+def option_text(value: object) -> str:
+    """An option's value as it is typed: ``true``, not ``True``."""
+    return str(value).lower() if isinstance(value, bool) else str(value)
+
+
+def sentence(text: str) -> str:
+    text = text.strip()
+    if not text:
+        return text
+    return text[:1].upper() + text[1:] + ("" if text.endswith((".", "!", "?")) else ".")
 
 
 @app.command(cls=Command, context_settings=EXTRA_ARGS)
 def play(
     ctx: typer.Context,
-    game: GameArgument,
+    game: MaybeGameArgument = None,
     players: Annotated[str | None, typer.Option(metavar="NAMES", help=PlayersHelp)] = None,
     opt: OptOption = None,
     say: SayOption = None,
@@ -390,7 +450,9 @@ def play(
     as_json: Annotated[bool, typer.Option("--json", help="One JSON object per event, per line.")] = False,
 ) -> None:
     """Referee a game typed on standard input: one "Name: utterance" per line, or a bare utterance."""
-    spec = find(game)
+    if game is None and resume is None:
+        raise fail("which game? gamehost play GAME --players Ann,Bob (gamehost games lists them)")
+    spec = find(game) if game is not None else None
     check_lang(lang or "en")
     store = open_store(db)
     referee = Referee(store, SkipClock())
@@ -399,6 +461,7 @@ def play(
             raise fail(f"no saved session {resume!r} in {store.path}")
         session_id = resume
         table = referee.table(session_id)
+        spec = spec or table.spec
         given = (players, mode, range_, rounds, revoke_penalty, suits, lane, first, lang)
         if opt or say or ctx.args or any(v is not None for v in given):
             raise fail(
@@ -409,6 +472,7 @@ def play(
         err.print(f"Resuming session {session_id} ({', '.join(table.names)}).")
         emit(opening_reply(table), as_json)
     else:
+        assert spec is not None  # a game is named unless resuming
         names = parse_players(players)
         lang = lang or "en"
         named: dict[str, object] = {"--mode": mode, "--rounds": rounds, "--revoke-penalty": revoke_penalty}
@@ -416,7 +480,7 @@ def play(
         options, setup = options_and_setup(spec, opt, say, named, range_)
         check_setup(spec, names, options, lang, setup)
         session_id = new_session(referee, spec, names, options, lang)
-        err.print(f"Session {session_id} (resume with {resume_hint(session_id, db)}).")
+        err.print(f"Session {session_id} (resume with: gamehost play {resume_hint(session_id, db)}).")
         for reply in said_first(referee, session_id, setup):
             emit(reply, as_json)
     watch = Watch(referee, session_id)
@@ -440,7 +504,8 @@ def play(
 
 
 def resume_hint(session_id: str, db: Path | None) -> str:
-    """The options that go on with a session: its database too when one was given."""
+    """The options that go on with a session (``gamehost play`` needs no game with them):
+    its database too when one was given."""
     return f"--resume {session_id}" + (f" --db {db}" if db is not None else "")
 
 
@@ -480,6 +545,7 @@ def serve(
             "TWILIO_AUTH_TOKEN is not set (or empty), so no Twilio webhook could be checked."
             " Set it, or run with GAMEHOST_MODE=development for local experiments (no signature checks)."
         )
+    check_port(host, port)
     if settings.development:
         err.print(
             "gamehost: DEVELOPMENT MODE: Twilio signatures are NOT checked; anyone who can reach"
@@ -500,7 +566,9 @@ def serve(
     # ws_max_size: no websocket message near uvicorn's 16 MiB default is Twilio's (a
     # media frame is a few hundred bytes); the media route also closes on > 64 KiB.
     if workers == 1:
-        uvicorn.run(create_app(settings, store), host=host, port=port, log_level="info", ws_max_size=1 << 20)
+        served = create_app(settings, store)
+        served.state.mode_told = True  # said above: the app need not warn a second time
+        uvicorn.run(served, host=host, port=port, log_level="info", ws_max_size=1 << 20)
         return
     # Each worker process builds its own app from the environment: hand it the database.
     store.close()
@@ -509,6 +577,26 @@ def serve(
         "host.app:app_from_env", factory=True, workers=workers, host=host, port=port,
         log_level="info", ws_max_size=1 << 20,
     )
+
+
+def check_port(host: str, port: int) -> None:
+    """Exit 2 with one line when something else listens on ``port`` already, before the
+    banner says the server is serving (uvicorn would fail after it, with a raw error)."""
+    import errno
+    import socket
+
+    try:
+        family = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0][0]
+    except OSError:
+        return  # a bad host: uvicorn says so
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn binds
+        try:
+            probe.bind((host, port))
+        except OSError as exc:
+            if exc.errno == errno.EADDRINUSE:
+                raise fail(f"port {port} on {host} is in use: stop what uses it, or serve on another"
+                           f" with --port {port + 1}") from None
 
 
 @app.command(cls=Command)
@@ -657,6 +745,8 @@ def table(
             pcm, _ = read_wav(audio, SAMPLE_RATE)
         except AudioFormatError as exc:
             raise fail(str(exc)) from None
+    else:
+        check_microphone(SAMPLE_RATE)  # before a model loads, a session is saved or a word said
     try:
         chosen = engine or get_settings().speech_engine
         if chosen not in ENGINE_CHOICES:
@@ -727,6 +817,20 @@ def table(
         err.print(f"Stopped. Session {session_id}.")
     finally:
         store.close()
+
+
+def check_microphone(rate: int) -> None:
+    """Exit 2 when there is no microphone to listen to, pointing at ``--audio``."""
+    from host.speech.audio import AudioDeviceError, load_sounddevice
+
+    hint = "connect one, or play a recording in with --audio FILE.wav (16 kHz mono)"
+    try:
+        sounddevice = load_sounddevice()
+        sounddevice.check_input_settings(device=None, channels=1, dtype="int16", samplerate=rate)
+    except AudioDeviceError as exc:
+        raise fail(f"no microphone: {exc}; {hint}") from None
+    except Exception as exc:  # PortAudioError ("Error querying device -1"), ValueError
+        raise fail(f"no microphone to listen to ({exc}): {hint}") from None
 
 
 def main() -> None:

@@ -191,17 +191,31 @@ def _as_texted(words: str, match: re.Match[str]) -> str:
     return words[:1].upper() + words[1:] if match[0][:1].isupper() else words
 
 
-def fit(lines: Iterable[str], prefix: str = "", limit: int = SEGMENT) -> list[str]:
+def fit(lines: Iterable[str], prefix: str = "", limit: int = SEGMENT, numbered: bool = False) -> list[str]:
     """Messages carrying ``lines`` in order, each ``prefix`` + text within one segment.
 
     Lines are said as texted (:func:`texted`) and packed together while they fit; a line
-    too long on its own is split at sentence, then clause, then word boundaries."""
+    too long on its own is split at sentence, then clause, then word boundaries.
+    ``numbered``: an answer that takes several texts numbers them ("1/2 ", "2/2 "), since
+    texts can arrive out of order.
+
+    >>> fit(["One sentence here.", "Another one."], limit=30, numbered=True)
+    ['1/2 One sentence here.', '2/2 Another one.']
+    """
+    lines = list(lines)
     prefix = to_gsm7(prefix) + (" " if prefix.endswith(" ") else "")
     room = limit - gsm_length(prefix)
     if room < 20:
         raise ValueError(f"prefix {prefix!r} leaves no room")
     pieces = [p for line in lines if (clean := to_gsm7(texted(line))) for p in _split(clean, room)]
-    return [prefix + chunk for chunk in _pack(pieces, room)]
+    chunks = _pack(pieces, room)
+    if numbered and len(chunks) > 1:
+        # Room for "nn/nn " in each: packed again without it.
+        tag = len(f"{len(chunks)}/{len(chunks)} ") + 1
+        pieces = [p for piece in pieces for p in _split(piece, room - tag)]
+        chunks = _pack(pieces, room - tag)
+        return [f"{prefix}{i}/{len(chunks)} {chunk}" for i, chunk in enumerate(chunks, start=1)]
+    return [prefix + chunk for chunk in chunks]
 
 
 def turn_prefix(turn: int | None) -> str:

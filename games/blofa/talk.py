@@ -19,8 +19,24 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from games.base import Answer, Command, Listening, Meaning, Moves, Proposal, Unclear
+from games.base import (
+    Answer,
+    CardColour,
+    CardView,
+    Command,
+    FactView,
+    Listening,
+    Meaning,
+    Moves,
+    PartView,
+    Proposal,
+    ScoreView,
+    Unclear,
+    View,
+)
 from games.blofa.rules import (
+    LOOK_BACK,
+    RULE_CARDS,
     Captured,
     Challenge,
     Challenged,
@@ -388,36 +404,57 @@ class BlofaTalk:
             captured=len(state.captures),
         )
 
-    def view(self, state: State, lang: str) -> dict[str, object]:
+    def view(self, state: State, lang: str) -> View:
         # Card backs are public (their colours), faces are not: no value is shown, also not
         # a revealed one (the announcements say those).
-        board: dict[str, object] = {
-            "Trick": state.trick,
-            "VP": dict(state.total_vp()),
-            "Hands": {
-                p: f"{_colour(Colour.BLUE, lang)} {h.blue}, {_colour(Colour.YELLOW, lang)} {h.yellow}"
-                for p, h in zip(state.players, state.hands, strict=True)
-            },
-            "Piles": {
-                _colour(Colour.BLUE, lang): state.piles.blue,
-                _colour(Colour.YELLOW, lang): state.piles.yellow,
-            },
-        }
+        def backs(colour: Colour, count: int) -> CardView:
+            words = f"{_colour(colour, lang)} {count}"
+            return CardView(text=words, back=True, colour=_INK[colour], count=count)
+
+        captured = Counter(state.players[seat] for seat in state.captures)
+        view = View(
+            facts=[
+                FactView(label="Trick", value=state.trick),
+                FactView(label="Rule cards", value=f"{len(state.captures)} / {RULE_CARDS}"),
+                FactView(label="Dry tricks", value=f"{state.dry} / {state.options.dry_tricks}"),
+            ],
+            scores=[
+                ScoreView(label="VP", values=dict(state.total_vp()), big=True),
+                ScoreView(label="Hand", values={
+                    p: [backs(Colour.BLUE, h.blue), backs(Colour.YELLOW, h.yellow)]
+                    for p, h in zip(state.players, state.hands, strict=True)
+                }),
+                ScoreView(label="Rule cards", values={p: captured[p] for p in state.players}),
+            ],
+            parts=[],
+        )
+        parts = view["parts"]
         if state.plays:
             last = state.plays[-1]
             who = state.players[last.seat]
-            board["Last declaration"] = _say(lang, "declared", player=who, cards=_cards(last.colours, lang),
-                                             declared=last.declared)
-        board["Rule cards captured"] = len(state.captures)
-        if state.captures:
-            board["Captured by"] = dict(Counter(state.players[seat] for seat in state.captures))
-        return board
+            said = f"{who}: {_cards(last.colours, lang)}"
+            parts.append(PartView(label="Last declaration", big=True, number=last.declared, text=said))
+            trick: list[CardView] = []
+            for play in state.plays:
+                for i, colour in enumerate(play.colours):
+                    card = CardView(text=_colour(colour, lang), back=True, colour=_INK[colour])
+                    if i == len(play.colours) - 1:
+                        card["caption"] = f"{state.players[play.seat]} {play.declared}"
+                    trick.append(card)
+            if state.phase is Phase.KEEP:
+                # The winner keeps one of the last cards played: those are the ones in play.
+                for card in trick[-LOOK_BACK:]:
+                    card["mark"] = "now"
+            parts.append(PartView(label="Trick", cards=trick))
+        piles = [backs(Colour.BLUE, state.piles.blue), backs(Colour.YELLOW, state.piles.yellow)]
+        parts.append(PartView(label="Piles", big=not state.plays, cards=piles))
+        return view
 
     def rules(self, options: Options, lang: str) -> str:
         extra = _say(
             lang,
             "rules_options",
-            dealer=options.dealer or "-",
+            dealer=options.dealer or _say(lang, "dealer_first_seat"),
             dry=options.dry_tricks,
             opening=_say(lang, "opening_yes" if options.challenge_opening else "opening_no"),
         )
@@ -516,6 +553,9 @@ class BlofaTalk:
 
 
 # -- helpers -------------------------------------------------------------------------------------
+
+
+_INK: dict[Colour, CardColour] = {Colour.BLUE: "blue", Colour.YELLOW: "yellow"}
 
 
 def _colour(colour: Colour | str, lang: str) -> str:

@@ -11,7 +11,23 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import games.inversion.rules as inv
-from games.base import Answer, Command, Listening, Meaning, Moves, Proposal, Unclear
+from games.base import (
+    Answer,
+    CardColour,
+    CardMark,
+    CardView,
+    Command,
+    FactView,
+    Figure,
+    Listening,
+    Meaning,
+    Moves,
+    PartView,
+    Proposal,
+    ScoreView,
+    Unclear,
+    View,
+)
 from games.core import Event, GameOver, MoveUndone, Outcome, Refusal
 from games.inversion.cards import RANKS, Card, Suit, deck
 from games.inversion.words import (
@@ -36,6 +52,23 @@ def card_text(card: Card, lang: str = "en") -> str:
         suit=suit_words(card.suit, lang),
         suits=suit_words(card.suit, lang, plural=True),
     )
+
+
+#: How a screen draws each suit: its symbol and ink (red and black as printed; the clown purple).
+SUIT_SYMBOLS = {Suit.CLUB: "♣", Suit.SPADE: "♠", Suit.HEART: "♥", Suit.DIAMOND: "♦", Suit.CLOWN: "★"}
+SUIT_INK: dict[Suit, CardColour] = {
+    Suit.CLUB: "black", Suit.SPADE: "black", Suit.HEART: "red", Suit.DIAMOND: "red", Suit.CLOWN: "purple",
+}
+
+
+def _card_view(card: Card, lang: str, mark: CardMark | None = None, caption: str = "") -> CardView:
+    view = CardView(text=card_text(card, lang), rank=str(card.rank), suit=SUIT_SYMBOLS[card.suit],
+                    colour=SUIT_INK[card.suit])
+    if mark is not None:
+        view["mark"] = mark
+    if caption:
+        view["caption"] = caption
+    return view
 
 
 def cards_text(cards: Sequence[Card], lang: str = "en") -> str:
@@ -450,23 +483,36 @@ class InversionTalk:
     def prompt(self, state: inv.State, lang: str) -> str:
         return prompt(state, lang)
 
-    def view(self, state: inv.State, lang: str) -> dict[str, object]:
-        # The lane and the follow card lie face up; hands are real cards the host never sees.
-        board: dict[str, object] = {"Phase": str(state.phase)}
+    def view(self, state: inv.State, lang: str) -> View:
+        # The lane and the trick lie face up; hands are real cards the host never sees.
+        view = View(facts=[], scores=[ScoreView(label="Tricks", values=dict(state.tally()), big=True)])
+        facts = view["facts"]
+        if state.phase in (inv.Phase.PLAYING, inv.Phase.OVER) and state.trick:
+            facts.append(FactView(label="Trick", value=f"{state.trick} / {inv.TRICKS}"))
         if state.suits:
-            board["Suits"] = _suits(state.suits, lang)
-        if state.lane:
-            board["Lane"] = [card_text(c, lang) for c in state.lane]
-        if state.follow is not None:
-            board["Follow card"] = card_text(state.follow, lang)
-        if state.trick:
-            board["Trick"] = state.trick
-        if state.bids:
-            board["Bids"] = {p: "pass" if a is None else a for p, a in state.bids}
-        if state.parent is not None:
-            board["Parent"] = f"{state.parent} ({state.bid})"
-        board["Tricks"] = dict(state.tally())
-        return board
+            facts.append(FactView(label="Suits", value="\u2009".join(SUIT_SYMBOLS[s] for s in state.suits)))
+        if state.parent is not None and state.bid is not None:
+            facts.append(FactView(label="Parent", value=f"{state.parent} {state.bid}"))
+        if state.bids and state.parent is None:
+            passed = words_of(lang).cards.passes[0]
+            bids: dict[str, Figure] = {p: passed if a is None else a for p, a in state.bids}
+            view["scores"].append(ScoreView(label="Bid", values=bids))
+        lane = [_card_view(c, lang) for c in state.lane]
+        if state.phase is inv.Phase.PLAYING and state.follow is not None:
+            # Tricks before this one took their lane card; this trick's lies (or, after an
+            # inversion, the card that replaced it) as the follow card.
+            for i in range(state.trick - 1):
+                lane[i]["mark"] = "used"
+            lane[state.trick - 1] = _card_view(state.follow, lang, mark="now")
+        elif state.phase is inv.Phase.OVER:
+            lane = [_card_view(c, lang, mark="used") for c in state.lane]
+        lane += [CardView(text="", mark="empty") for _ in range(inv.LANE - len(lane))]
+        view["parts"] = [PartView(label="Lane", big=True, cards=lane)]
+        if state.plays and state.phase is inv.Phase.PLAYING:
+            # An inverter's card went into the lane; the one they took counts in the trick.
+            played = [_card_view(p.counts, lang, caption=p.player) for p in state.plays]
+            view["parts"].append(PartView(label="This trick", cards=played))
+        return view
 
     def spoken_prompt(self, state: inv.State, lang: str) -> str:
         return prompt(state, lang)

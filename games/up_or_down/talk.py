@@ -12,7 +12,22 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 import games.up_or_down.rules as ud
-from games.base import Answer, Command, Listening, Meaning, Moves, Proposal, Unclear
+from games.base import (
+    Answer,
+    Command,
+    FactView,
+    Figure,
+    LineView,
+    Listening,
+    Meaning,
+    Moves,
+    PartView,
+    Proposal,
+    ScoreView,
+    SpanView,
+    Unclear,
+    View,
+)
 from games.core import Event, GameOver, MoveUndone, Outcome, Refusal
 from games.up_or_down.rules import (
     MistakeCounted,
@@ -165,6 +180,31 @@ def constraint_text(state: ud.State, lang: str = "en", number: NumberStyle = dig
     if c.up_possible and c.down_possible:
         return g.phrase("turn_both", **fields)
     return g.phrase("turn_up" if c.up_possible else "turn_down", **fields)
+
+
+def allowed_spans(state: ud.State, lang: str = "en") -> list[SpanView]:
+    """The stretches of the range the next number may come from, each of one parity.
+
+    >>> g, _ = ud.play(ud.new_game(("Ann", "Bob")), 53)
+    >>> allowed_spans(g)
+    [{'low': 2, 'high': 52, 'text': 'even'}, {'low': 55, 'high': 99, 'text': 'odd'}]
+    """
+    o, last, g = state.options, state.last, load(lang)
+    if last is None:
+        return [SpanView(low=o.low, high=o.high, text="")]
+    spans = []
+    # Below: the other parity; above: the last number's own.
+    top = min(last - 1, o.high)
+    top -= (top - last) % 2 == 0
+    bottom = o.low + ((o.low - last) % 2 == 0)
+    if bottom <= top:
+        spans.append(SpanView(low=bottom, high=top, text=g.phrases[ud.parity(bottom)]))
+    first = max(last + 1, o.low)
+    first += (first - last) % 2 != 0
+    end = o.high - ((o.high - last) % 2 != 0)
+    if first <= end:
+        spans.append(SpanView(low=first, high=end, text=g.phrases[ud.parity(first)]))
+    return spans
 
 
 def prompt(state: ud.State, lang: str = "en", number: NumberStyle = digits) -> str:
@@ -327,20 +367,23 @@ class UpOrDownTalk:
     def status(self, state: ud.State, lang: str) -> str:
         return status(state, lang)
 
-    def view(self, state: ud.State, lang: str) -> dict[str, object]:
+    def view(self, state: ud.State, lang: str) -> View:
+        # The last number huge, and where the next may lie drawn on the range; the prompt
+        # above the board already says it in words.
+        o = state.options
+        line = LineView(low=o.low, high=o.high, spans=allowed_spans(state, lang))
+        if state.last is not None:
+            line["at"] = state.last
+        last: int | str = "—" if state.last is None else state.last
+        main = PartView(label="Last number", big=True, number=last, line=line)
+        view = View(facts=[FactView(label="Turn", value=state.turn)], parts=[main])
         out = [p for p, s in zip(state.players, state.seats, strict=True) if s != ud.SEAT_IN]
-        board: dict[str, object] = {
-            "Last number": "—" if state.last is None else state.last,
-            "Turn": state.turn,
-            # The prompt's own wording: who is to say what, or the result.
-            "Allowed": prompt(state, lang),
-            "In play": list(state.in_play),
-        }
         if out:
-            board["Out"] = out
-        if state.options.mode is Mode.TRAINING:
-            board["Mistakes"] = dict(zip(state.players, state.mistakes, strict=True))
-        return board
+            view["out"] = out
+        if o.mode is Mode.TRAINING:
+            mistakes: dict[str, Figure] = dict(zip(state.players, state.mistakes, strict=True))
+            view["scores"] = [ScoreView(label="Mistakes", values=mistakes, big=True)]
+        return view
 
     def rules(self, options: ud.Options, lang: str) -> str:
         return rules(options, lang)

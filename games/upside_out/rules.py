@@ -385,6 +385,9 @@ class State:
     # The deck's special faces by their reaction (mirror -> "Mirror"), so that a reaction
     # and a special card revealed as a secret count as copies of the same face.
     specials: tuple[tuple[str, str], ...] = ()
+    # The name of the card face up on the discard pile; "" when the table did not say it
+    # (cards discarded from a hand, a card described on the fly) or the pile is empty.
+    discard_top: str = ""
 
     @property
     def is_over(self) -> bool:
@@ -481,7 +484,8 @@ def _copy_refusal(state: State, move: Play | Reveal | React) -> Refusal | None:
 
 def _to_discard(state: State, face: tuple[str, str] | None) -> State:
     """A card onto the (face-up) discard pile: its face is known if it was named."""
-    state = replace(state, discard=state.discard + 1)
+    top = face[1] if face is not None and face[0] == "card" else ""
+    state = replace(state, discard=state.discard + 1, discard_top=top)
     if face is None:
         return state
     seen = dict(state.discarded)
@@ -761,13 +765,14 @@ def _draw(state: State, player: str, count: int, source: str, events: list[Event
     if source == "discard":
         got = min(count, state.discard)
         # Which cards were taken is the drawer's secret: what was known of the pile is not.
-        state = replace(state, discard=state.discard - got, discarded=state.discarded if got == 0 else ())
+        if got:
+            state = replace(state, discard=state.discard - got, discarded=(), discard_top="")
     else:
         while got < count:
             if state.deck == 0:
                 if state.discard == 0:
                     break
-                state = replace(state, deck=state.discard, discard=0, discarded=())
+                state = replace(state, deck=state.discard, discard=0, discarded=(), discard_top="")
                 events.append(Reshuffled(state.deck))
             take = min(count - got, state.deck)
             state = replace(state, deck=state.deck - take)
@@ -795,7 +800,7 @@ def _answer(state: State, move: Discard | Donate | Reveal | React, events: list[
     player = move.player
     if isinstance(move, Discard):
         state = _add(state, "hands", player, -move.count)
-        state = replace(state, discard=state.discard + move.count)
+        state = replace(state, discard=state.discard + move.count, discard_top="")
         events.append(Discarded(player, move.count))
         left = owed.count - move.count
         if left and state.hand(player) == 0 and state.secrets_of(player) == 0:
@@ -835,7 +840,10 @@ def _end_turn(state: State, events: list[Event]) -> State:
     gone = tuple(p for p in state.active if state.secrets_of(p) == 0)
     for player in gone:
         # A knocked-out hand goes to the discard pile so that every card stays counted.
-        state = replace(state, discard=state.discard + state.hand(player), out=(*state.out, player))
+        top = "" if state.hand(player) else state.discard_top
+        state = replace(
+            state, discard=state.discard + state.hand(player), out=(*state.out, player), discard_top=top
+        )
         state = _add(state, "hands", player, -state.hand(player))
         events.append(KnockedOut(player, state.active))
     state = replace(state, phase=Phase.TURN, resolving=(), owed=())
@@ -877,6 +885,7 @@ def _leave(state: State, player: str, events: list[Event]) -> State:
     state = replace(
         state,
         discard=state.discard + state.hand(player) + state.secrets_of(player),
+        discard_top="" if state.hand(player) + state.secrets_of(player) else state.discard_top,
         hands=_with(state.hands, seat, 0),
         secrets=_with(state.secrets, seat, 0),
         out=(*state.out, player),

@@ -29,7 +29,20 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 import games.upside_out.rules as r
-from games.base import Answer, Command, Listening, Meaning, Moves, Proposal, Unclear
+from games.base import (
+    Answer,
+    CardView,
+    Command,
+    FactView,
+    Listening,
+    Meaning,
+    Moves,
+    PartView,
+    Proposal,
+    ScoreView,
+    Unclear,
+    View,
+)
 from games.core import Event, GameOver, MoveUndone, Refusal
 from games.upside_out.deck import Deck, load_deck
 from games.upside_out.effects import COUNTED, KINDS, RECIPIENTS, SPECIALS, CardText, Step, parse_step
@@ -521,21 +534,42 @@ class UpsideOutTalk:
             lang, "status", counts=_list(items, lang), deck=state.deck, discard=state.discard, turn=turn
         )
 
-    def view(self, state: r.State, lang: str) -> dict[str, object]:
-        # Only counts: which cards a hand or a secret holds is nobody else's business.
-        board: dict[str, object] = {
-            "Turn order": list(state.order_from(state.current_player or state.players[state.current])),
-            "Hands": {p: state.hand(p) for p in state.active},
-            "Secrets": {p: state.secrets_of(p) for p in state.active},
-            "Deck": state.deck,
-            "Discard": state.discard,
-        }
+    def view(self, state: r.State, lang: str) -> View:
+        # Only counts and cards laid face up: which cards a hand or a secret holds is nobody
+        # else's business.
+        start = state.current_player or state.players[state.current]
+        view = View(
+            facts=[FactView(label="Turn order", value=" → ".join(state.order_from(start)))],
+            scores=[
+                ScoreView(label="Secrets", values={p: state.secrets_of(p) for p in state.players}, big=True),
+                ScoreView(label="Hand", values={p: state.hand(p) for p in state.players}),
+            ],
+            parts=[],
+        )
+        parts = view["parts"]
+        playing = [p for p in state.resolving if p.physical]
+        if playing:
+            cards = [_card_view(p.card, lang, caption=p.caster) for p in playing]
+            cards[0]["mark"] = "now"
+            parts.append(PartView(label="In play", big=True, cards=cards))
+        if state.discard_top:
+            top = _card_view(state.discard_top, lang)
+            top["count"] = state.discard
+        else:
+            top = CardView(text=str(state.discard), back=True, colour="grey", count=state.discard)
+        if not state.discard:
+            top = CardView(text="0", mark="empty", count=0)
+        parts.append(PartView(label="Discard", big=not playing, cards=[top]))
+        parts.append(PartView(label="Deck", cards=[CardView(text=str(state.deck), back=True, colour="grey",
+                                                             count=state.deck)]))
         if state.out:
-            board["Out"] = list(state.out)
-        return board
+            view["out"] = list(state.out)
+        return view
 
     def rules(self, options: r.Options, lang: str) -> str:
-        return _say(lang, "rules", deck=load_deck(options.deck).title or options.deck)
+        # Whole, not cut to one text: a channel that texts splits it into several.
+        deck = load_deck(options.deck).title or options.deck
+        return words_for(lang).phrases["rules"].format(deck=deck).strip()
 
     def help(self, lang: str) -> str:
         return _say(lang, "help")
@@ -772,6 +806,14 @@ def _say(lang: str, key: str, **fields: object) -> str:
 
 def _cap(text: str) -> str:
     return text if len(text) <= SMS else text[: SMS - 3].rstrip() + "..."
+
+
+def _card_view(name: str, lang: str, caption: str = "") -> CardView:
+    """A card face up: by its name, or unnamed when it was described on the fly."""
+    view = CardView(text=name or "?", name=name or "?", colour="green")
+    if caption:
+        view["caption"] = caption
+    return view
 
 
 def _list(items: object, lang: str) -> str:

@@ -162,9 +162,7 @@ class SmsChannel:
         if keyword == "JOIN":
             return self._join(address, words, after)
         if keyword == "RULES":
-            named = [s for k in words.keys[after:] if (s := _game_named(k)) is not None]  # "RULES CARDS"
-            spec = named[0] if named else default_game()
-            return self._say(None, [spec.talk.rules(spec.make_options(), self.settings.lang)])
+            return self._rules(None, words, after)
         if keyword in ("START", "STATUS", "LEAVE"):
             return self._say(None, [g.phrase("sms_not_in_game")])
         return self._say(None, [g.phrase("sms_welcome", games=new_keywords())])
@@ -283,7 +281,7 @@ class SmsChannel:
                 return joined
             return self._say(member, [g.phrase("sms_in_game", code=self._code(session_id))])
         if keyword == "RULES":
-            return self._say(member, [table.spec.talk.rules(table.options, table.lang)])
+            return self._rules(member, words, after, table)
         if in_lobby:
             creator = table.players[0]
             if keyword == "START":
@@ -350,6 +348,21 @@ class SmsChannel:
     def _say(self, member: Member | None, lines: list[str]) -> Answer:
         turn = self._turn(member.session_id) if member is not None else None
         return Answer(fit(lines, turn_prefix(turn)))
+
+    def _rules(self, member: Member | None, words: Words, after: int, table: Table | None = None) -> Answer:
+        """The rules of the game named ("RULES BLOFA", also during another game), else of the
+        game being played, else of the default game; in full, over numbered texts."""
+        named = [s for k in words.keys[after:] if (s := _game_named(k)) is not None]  # "RULES CARDS"
+        lang = table.lang if table is not None else self.settings.lang
+        if named:
+            text = named[0].talk.rules(named[0].make_options(), lang)
+        elif table is not None:
+            text = table.spec.talk.rules(table.options, lang)
+        else:
+            spec = default_game()
+            text = spec.talk.rules(spec.make_options(), lang)
+        turn = self._turn(member.session_id) if member is not None else None
+        return Answer(fit([text], turn_prefix(turn), numbered=True))
 
     def _code(self, session_id: str) -> str:
         row = self.store.session(session_id)

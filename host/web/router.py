@@ -23,7 +23,7 @@ from fastapi.templating import Jinja2Templates
 from games.base import CHANNELS, all_games
 from host.config import Settings
 from host.store import SessionRow, Store
-from host.web import listen
+from host.web import listen, screen
 from host.web.labels import labels
 from host.web.live import Feed
 
@@ -33,6 +33,7 @@ STATIC = {
     "table.js": "text/javascript",
     "listen.js": "text/javascript",
     "pcm16-worklet.js": "text/javascript",
+    "favicon.svg": "image/svg+xml",
 }
 #: How often the stream looks at the log: a cheap indexed MAX(seq) query. The store, not an
 #: in-process signal, so a ruling made by another server process on the same database shows
@@ -40,17 +41,18 @@ STATIC = {
 POLL = 0.05
 #: A comment line this often keeps proxies from closing a quiet stream.
 KEEPALIVE = 15.0
+EXAMPLE_NAMES = ("Ann", "Bob", "Cy", "Dee", "Eve", "Flo")
 
 router = APIRouter(include_in_schema=False)
 router.include_router(listen.router)  # "Listen here": /t/<code>/listen
-templates = Jinja2Templates(directory=str(HERE / "templates"))
+templates = Jinja2Templates(env=screen.ENV)  # one environment: the screen's helpers in every page
 
 
 def _feed(request: Request) -> Feed:
     state = request.app.state
     feed: Feed | None = getattr(state, "web_feed", None)
     if feed is None:
-        feed = state.web_feed = Feed(state.store)
+        feed = state.web_feed = Feed(state.store, state.referee.clock)
     return feed
 
 
@@ -78,6 +80,8 @@ def _games() -> list[dict[str, Any]]:
             seats = f"{spec.min_players}-{spec.max_players}"
         # A one-word name the SMS keyword takes ("NEW UPSIDEOUT"); the default game is bare NEW.
         keyword = "NEW" if spec.default else f"NEW {spec.name.upper().replace('-', '')}"
+        # An example table the game seats: Blófa needs four.
+        names = ",".join(EXAMPLE_NAMES[: max(spec.min_players, 2)])
         out.append(
             {
                 "name": spec.name,
@@ -86,6 +90,7 @@ def _games() -> list[dict[str, Any]]:
                 "seats": seats,
                 "channels": [c for c in CHANNELS if c in spec.channels],
                 "sms": keyword if "sms" in spec.channels else None,
+                "play": f"gamehost play {spec.name} --players {names}",
             }
         )
     return out
@@ -132,8 +137,9 @@ async def table_page(request: Request, code: str) -> Response:
 
 @router.get("/t")
 async def watch(code: str = "") -> Response:
-    """The home page's form: a join code to its page (no script needed)."""
-    code = code.strip()
+    """The home page's form: a join code to its page (no script needed), typed as people
+    read it out or text it ("684 527", "684-527")."""
+    code = "".join(c for c in code if c not in " -\t")
     return RedirectResponse(f"/t/{code}" if code.isdigit() else "/", status_code=303)
 
 
@@ -171,6 +177,12 @@ async def table_events(request: Request, code: str) -> Response:
 
     headers = {"Cache-Control": "no-store", "X-Accel-Buffering": "no"}
     return StreamingResponse(stream(), media_type="text/event-stream", headers=headers)
+
+
+@router.get("/favicon.ico")
+async def favicon() -> Response:
+    # Browsers ask for it whatever the page links; an SVG answers both.
+    return FileResponse(HERE / "static" / "favicon.svg", media_type="image/svg+xml")
 
 
 @router.get("/static/web/{name}")

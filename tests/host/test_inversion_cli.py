@@ -123,11 +123,11 @@ def test_setup_left_out_is_asked_for(tmp_path: Path) -> None:
         ),
         (["--players", "A,B", "--suits", "H,S,C", "--lane", "9D"], "not in this game"),
         (["--players", "A,B", "--suits", "H,S,C", "--lane", "12H"], "--lane: Cards go from 1 to 10"),
-        # Setup given as options is said in the game's order; out of order it is not taken.
-        (["--players", "A,B", "--lane", "9H"], "--lane: I didn't catch that. Which 3 suits?"),
+        # Setup given as options is said in the game's order; a step left out is named.
+        (["--players", "A,B", "--lane", "9H"], "--lane needs --suits too: the game asks first: Which 3"),
         (
             ["--players", "A,B", "--suits", "H,S,C", "--first", "A"],
-            "--first: I didn't catch that. Lane card 1",
+            "--first needs --lane too: the game asks first: Lane card 1",
         ),
         (
             [

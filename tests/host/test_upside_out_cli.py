@@ -129,7 +129,7 @@ def test_a_bad_deck_is_refused_with_its_file_and_fault(tmp_path: Path) -> None:
     deck.write_text("title: ours\ncards:\n  - {name: Dance, you: dance, others: nothing}\n")
     code, out, err = play(tmp_path, "draw\n", "--players", "Ann,Bob", "--deck", str(deck))
     assert code == 2 and out == ""
-    assert f"gamehost: deck: {deck}:3: cards.0.you: unknown effect 'dance'" in err
+    assert f"gamehost: --deck: {deck}:3: cards.0.you: unknown effect 'dance'" in err  # the flag typed
     code, _, err = play(tmp_path, "", "--players", "Ann,Bob", "--opt", f"deck={tmp_path / 'none.yaml'}")
     assert code == 2 and f"deck: {tmp_path / 'none.yaml'}: no such deck file (bundled decks: sample)" in err
     code, out, _ = play(tmp_path, "draw\n", "--players", "Ann,Bob", "--deck", "sample", "--first", "Ann")

@@ -176,7 +176,7 @@ def test_an_unsure_card_is_read_back_and_yes_confirms_it(
     [
         (("--players", "Ann"), "at least 2 players"),
         (("--players", "A,B,C,D,E"), "for 2 to 4 players, not 5"),
-        (("--players", "Ann,Bob", "--lane", LANE), "--lane: I didn't catch that. Which 3 suits?"),
+        (("--players", "Ann,Bob", "--lane", LANE), "--lane needs --suits too: the game asks first"),
         (("--players", "Ann,Bob", "--suits", "heart,spade"), "--suits: Choose 3 suits, not 2."),
         (("--players", "Ann,Bob", "--suits", "heart,spade,cups"), "--suits: Choose 3 suits, not 2"),
         (("--players", "Ann,Bob", "--suits", SUITS, "--lane", "9H"), "--lane:"),

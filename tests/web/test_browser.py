@@ -1,11 +1,14 @@
 """The live page in a real browser (Debian's Chromium through Playwright) against real
 server processes: rulings made over signed SMS webhooks appear within 200 ms, also when
 another process made them; the page rides out a server restart; a game is played by voice
-through the page's microphone; and each game's board is photographed for the README."""
+through the page's microphone; each game's table screen is drawn on a TV (1920x1080) and a
+phone (390x844) with everything that matters in view and nothing overflowing, and
+photographed for the README; the home page opens a game by its code as people say it."""
 
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import time
 from collections.abc import Iterator
@@ -15,11 +18,10 @@ from typing import Any
 import pytest
 from playwright.sync_api import sync_playwright
 
-from games.base import all_games
 from host.referee import Referee
-from host.session import SessionConfig
 from host.speech.audio import write_wav
 from host.store import Store
+from tests.golden import SCRIPTS
 from tests.sms.conftest import PHONES, messages_of
 from tests.twilio_helpers import FakeTwilio
 from tests.web.browser import CHROMIUM, Server, chromium, free_port, servers
@@ -29,10 +31,11 @@ SCREENSHOTS = ROOT / "docs" / "screenshots"
 FRESH_MS = 200  # the promise: a ruling is on the page this soon after the webhook answered
 WAIT_MS = 15_000  # waits that are not measurements: generous on a loaded machine
 
-# Each change of the rulings list, stamped with the wall clock (ms) when it happened.
+# Each change of what was said (earlier rulings and the last one), stamped with the wall
+# clock (ms) when it happened.
 WATCH = """() => {
   window.__changes = [];
-  const box = document.getElementById("rulings");
+  const box = document.getElementById("said");
   new MutationObserver(() => {
     window.__changes.push({t: Date.now(), text: box.textContent});
   }).observe(box, {childList: true, subtree: true, characterData: true});
@@ -59,7 +62,7 @@ def new_game(server: Server, names: list[str]) -> tuple[list[str], str]:
 
 
 def changed_at(page: Any, words: str) -> float:
-    """When the rulings list first contained ``words`` (ms, wall clock)."""
+    """When the rulings first contained ``words`` (ms, wall clock)."""
     page.wait_for_function(
         "(w) => window.__changes.some(c => c.text.includes(w))", arg=words, timeout=WAIT_MS
     )
@@ -103,14 +106,14 @@ def test_the_page_comes_back_by_itself_after_a_server_restart(
         page = browser.new_page()
         page.goto(f"{server.base}/t/{code}")
         page.wait_for_selector("#link.up", timeout=WAIT_MS)
-        assert "Ann said 53." in page.locator("#rulings").inner_text()
+        assert "Ann said 53." in page.locator("#last").inner_text()
         server.kill()
         page.wait_for_selector("#link.down", timeout=WAIT_MS)
         server.start()  # the same port and database
         page.wait_for_selector("#link.up", timeout=WAIT_MS)
         server.text(phones[1], "40")
         page.wait_for_function(
-            "() => document.getElementById('rulings').textContent.includes('Bob said 40.')", timeout=WAIT_MS
+            "() => document.getElementById('last').textContent.includes('Bob said 40.')", timeout=WAIT_MS
         )
         assert "Ann" in page.locator("#to-act").inner_text()
 
@@ -163,10 +166,10 @@ def _voice_game(server: Server, browser: Any, fake: FakeTwilio) -> None:
     page.click("#listen")
     page.wait_for_selector("#listen[data-state=on]", timeout=WAIT_MS)
     page.wait_for_function(
-        "() => document.getElementById('rulings').textContent.includes('Ann said 44.')", timeout=40_000
+        "() => document.getElementById('last').textContent.includes('Ann said 44.')", timeout=40_000
     )
-    rulings = page.locator("#rulings").inner_text()
-    assert rulings.index("Ann said 44.") < rulings.index("Bob said 40.") < rulings.index("Ann said 53.")
+    rulings = page.locator("#said").inner_text()  # in the order they were made
+    assert rulings.index("Ann said 53.") < rulings.index("Bob said 40.") < rulings.index("Ann said 44.")
     assert "Ann said 44." in page.locator("#host-said").inner_text()
     page.wait_for_selector("#listen[data-played]", timeout=WAIT_MS)  # the host's voice played
     page.click("#listen")  # stop
@@ -185,30 +188,129 @@ def _voice_game(server: Server, browser: Any, fake: FakeTwilio) -> None:
     assert any("Ann said 53." in m for m in fake.messages_to(phones[1]))
 
 
-def test_a_screenshot_of_every_game_board(playwright: Any, tmp_path: Path, fake: FakeTwilio) -> None:
-    # Fixed codes and names; the deal still follows the session id (counts only are shown).
-    db = tmp_path / "gamehost.sqlite3"
+# What must be in view on the screen without scrolling: whose turn (or the result), the
+# players with their scores, the game's main thing, the last ruling.
+KEY = ("#turn", "#players .player", "#board .part.big", "#last")
+SIZES = {"tv": (1920, 1080), "phone": (390, 844)}
+
+# Elements whose content is cut off or sticks out of them, and whether the page scrolls.
+OVERFLOW = """() => {
+  const root = document.documentElement;
+  const cut = [];
+  const drawn = ".turn p, .fact, .player, .player .name, .part, .card, .last, .top > *";
+  for (const el of document.querySelectorAll(drawn)) {
+    const what = el.className + ": " + el.textContent.trim().slice(0, 40);
+    if (el.scrollWidth > el.clientWidth + 1 || el.scrollHeight > el.clientHeight + 1) cut.push(what);
+    const box = el.getBoundingClientRect();
+    if (box.right > root.clientWidth + 1 || box.left < -1) cut.push("outside: " + el.className);
+  }
+  for (const el of document.querySelectorAll(".player .name")) {  // a short name on one line
+    if (el.getBoundingClientRect().height > 1.5 * parseFloat(getComputedStyle(el).lineHeight)) {
+      cut.push("name broken: " + el.textContent);
+    }
+  }
+  return {cut, wide: root.scrollWidth > root.clientWidth, tall: root.scrollHeight > root.clientHeight};
+}"""
+
+
+def in_view(page: Any, selector: str) -> bool:
+    """Every element ``selector`` finds is drawn inside the window as first shown."""
+    size = page.viewport_size
+    found = page.locator(selector)
+    for i in range(found.count()):
+        box = found.nth(i).bounding_box()
+        inside = (
+            box is not None and box["width"] > 0 and box["height"] > 0 and box["x"] >= 0 and box["y"] >= 0
+            and box["x"] + box["width"] <= size["width"] + 1
+            and box["y"] + box["height"] <= size["height"] + 1
+        )  # fmt: skip
+        if not inside:
+            return False
+    return found.count() > 0
+
+
+def screen_sessions(db: Path) -> dict[str, str]:
+    """Each game halfway through its golden script, and one game played to its result:
+    name -> join code."""
     store = Store(db)
-    referee = Referee(store)
-    codes = {}
-    for i, spec in enumerate(sorted(all_games(), key=lambda s: s.name)):
-        names = ["Ann", "Bob", "Cy", "Dee"][: max(spec.min_players, 2)]
-        codes[spec.name] = code = f"{100001 + i}"
-        referee.create(SessionConfig(game=spec.name, lang="en"), names, code=code)
+    referee = Referee(store)  # the server's own clock: the turn clock runs from these moves
+    codes: dict[str, str] = {}
+    wanted = {"up-or-down-3p": "up-or-down", "inversion-4p": "inversion", "blofa-4p": "blofa",
+              "upside-out-3p": "upside-out", "inversion-2p": "inversion-result"}  # fmt: skip
+    for i, (script, name) in enumerate(wanted.items()):
+        config, players, lines = SCRIPTS[script]()
+        if name == "up-or-down":
+            config = config.model_copy(update={"turn_timeout": 600.0})  # as over SMS: a turn clock
+        codes[name] = code = f"{300001 + i}"
+        session = referee.create(config, players, code=code)
+        upto = len(lines) if name.endswith("result") else len(lines) // 2
+        for line in lines[:upto]:
+            speaker, _, words = line.partition(": ")
+            referee.handle(session, words, speaker)
+        assert referee.table(session).state.is_over == name.endswith("result"), name
     store.close()
+    return codes
+
+
+def test_every_game_on_a_tv_and_a_phone(playwright: Any, tmp_path: Path, fake: FakeTwilio) -> None:
+    codes = screen_sessions(tmp_path / "gamehost.sqlite3")
     out = tmp_path / "screenshots"
     out.mkdir()
     with servers(tmp_path, fake) as (server,), chromium(playwright, tmp_path / "profile") as browser:
         page = browser.new_page()
-        for name, code in codes.items():
-            page.goto(f"{server.base}/t/{code}")
-            page.wait_for_selector("#link.up", timeout=WAIT_MS)
-            assert page.locator("#board dt").count() > 0, name
-            page.screenshot(path=str(out / f"{name}.png"), full_page=True, animations="disabled")
+        for size, (width, height) in SIZES.items():
+            page.set_viewport_size({"width": width, "height": height})
+            for name, code in codes.items():
+                where = f"{name} on a {size}"
+                page.goto(f"{server.base}/t/{code}")
+                page.wait_for_selector("#link.up", timeout=WAIT_MS)
+                for selector in KEY:
+                    assert in_view(page, selector), f"{where}: {selector} is not in view without scrolling"
+                found = page.evaluate(OVERFLOW)
+                assert not found["cut"], f"{where}: cut off {found['cut']}"
+                assert not found["wide"], f"{where}: the page scrolls sideways"
+                if size == "tv":
+                    assert not found["tall"], f"{where}: below the fold on a TV"
+                page.screenshot(path=str(out / f"{name}-{size}.png"), animations="disabled")
+        # The turn clock counts down by itself.
+        page.goto(f"{server.base}/t/{codes['up-or-down']}")
+        shown = page.locator("#clock").inner_text()
+        minutes, seconds = re.fullmatch(r"(\d+):(\d\d)", shown).groups()  # type: ignore[union-attr]
+        assert 0 < int(minutes) * 60 + int(seconds) <= 600, shown
+        page.wait_for_function("(t) => document.getElementById('clock').textContent !== t", arg=shown,
+                               timeout=WAIT_MS)
+        # Drawn as cards: the lane's ranks and suits, the follow card marked, earlier tricks' used.
+        page.goto(f"{server.base}/t/{codes['inversion']}")
+        lane = page.locator("#board .part.big .slot")
+        assert lane.count() == 10 and page.locator("#board .part.big .slot.now").count() == 1
+        assert page.locator("#board .part.big .slot.now .card.face").get_attribute("aria-label")
+        assert page.locator("#board .part.big .slot.used").count() >= 1
+        red = page.locator(".card.face.red .pip").first.evaluate("e => getComputedStyle(e).color")
+        assert red == "rgb(200, 16, 46)"
+        page.goto(f"{server.base}/t/{codes['inversion-result']}")
+        result = page.locator("#turn .winner").inner_text()
+        assert result.endswith("wins!") or result == "Game over", result
     for name in codes:
-        shot = out / f"{name}.png"
-        assert shot.read_bytes().startswith(b"\x89PNG"), name
-        committed = SCREENSHOTS / f"{name}.png"
-        if os.environ.get("UPDATE_SCREENSHOTS") == "1":
-            shutil.copyfile(shot, committed)
-        assert committed.is_file(), f"{committed} is missing: run with UPDATE_SCREENSHOTS=1"
+        for size in SIZES:
+            shot = out / f"{name}-{size}.png"
+            assert shot.read_bytes().startswith(b"\x89PNG"), name
+            committed = SCREENSHOTS / shot.name
+            if os.environ.get("UPDATE_SCREENSHOTS") == "1":
+                shutil.copyfile(shot, committed)
+            assert committed.is_file(), f"{committed} is missing: run with UPDATE_SCREENSHOTS=1"
+
+
+def test_the_home_page_opens_a_game_by_its_code_as_people_say_it(
+    playwright: Any, tmp_path: Path, fake: FakeTwilio
+) -> None:
+    missing: list[str] = []
+    with servers(tmp_path, fake) as (server,), chromium(playwright, tmp_path / "profile") as browser:
+        _, code = new_game(server, ["Ann", "Bob"])
+        page = browser.new_page()
+        page.on("response", lambda r: missing.append(r.url) if r.status == 404 else None)
+        page.goto(f"{server.base}/")
+        page.fill("input[name=code]", f"{code[:3]} {code[3:]}")  # the browser once refused it
+        page.click(".join button")
+        page.wait_for_url(f"{server.base}/t/{code}", timeout=WAIT_MS)
+        page.wait_for_selector("#link.up", timeout=WAIT_MS)
+    assert not missing, f"not found: {missing}"  # the favicon too

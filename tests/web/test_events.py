@@ -51,9 +51,10 @@ def test_a_message_after_each_move_over_sms(sms: Sms) -> None:
                 later, page = next(stream)
                 assert later > seq, "each message's id is the log's seq"
                 seq = later
-                assert page["rulings"][0] == [f"{player} said {number}."]
+                assert page["rulings"][-1] == [f"{player} said {number}."]  # oldest first
                 assert page["to_act"] != [player]
-                assert page["board"]["Last number"] == number
+                assert page["board"]["parts"][0]["number"] == number
+                assert f"{player} said {number}." in page["html"]["last"]  # drawn for the page too
         # A browser reconnecting (EventSource sends Last-Event-ID) gets the state at once.
         with client.stream("GET", f"/t/{code}/events", headers={"Last-Event-ID": str(seq)}) as again:
             again_seq, again_page = next(events(again.iter_lines()))

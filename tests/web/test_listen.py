@@ -66,7 +66,7 @@ def test_a_korean_game_page_reads_in_korean(sms: Sms) -> None:
     referee.create(SessionConfig(game="up-or-down", lang="ko"), ["민수", "지아"], code="424242")
     page = sms.client.get("/t/424242")
     assert page.status_code == 200
-    for words in ("플레이어", "판", "최근 판정", "여기서 듣기", "마지막 수", "참가 중"):
+    for words in ("플레이어", "판", "최근 판정", "여기서 듣기", "마지막 수", "차례"):
         assert words in page.text, words
     for words in ("Players", "Last rulings", "Listen here", "Last number"):
         assert words not in page.text, words

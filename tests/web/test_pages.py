@@ -6,8 +6,10 @@ import re
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
 from games.base import all_games
+from host.cli import app
 from host.session import SessionConfig
 from tests.clock import Clock
 from tests.sms.conftest import PHONES, Sms, build
@@ -36,6 +38,24 @@ def test_home_lists_every_registered_game_and_how_to_start_one(sms: Sms) -> None
         assert f"gamehost play {spec.name} --players" in page.text
     assert "NEW BLOFA" in page.text
     assert "Sessions in progress" not in page.text
+
+
+def test_the_home_page_examples_seat_each_game(sms: Sms, tmp_path: Path) -> None:
+    # Blófa needs four: "--players Ann,Bob" exited 2. Each example runs as it stands.
+    commands = re.findall(r"<kbd>gamehost (play [^<]+)</kbd>", sms.client.get("/").text)
+    assert len(commands) == len(all_games())
+    for command in commands:
+        result = CliRunner().invoke(app, [*command.split(), "--db", str(tmp_path / "examples.db")], input="")
+        assert result.exit_code == 0, f"gamehost {command}: {result.output}"
+    assert "play blofa --players Ann,Bob,Cy,Dee" in commands
+
+
+def test_the_home_page_has_a_favicon(sms: Sms) -> None:
+    icon = sms.client.get("/favicon.ico")
+    assert icon.status_code == 200 and icon.headers["content-type"].startswith("image/svg+xml")
+    assert icon.text.lstrip().startswith("<svg")
+    assert '<link rel="icon" href="/static/web/favicon.svg"' in sms.client.get("/").text
+    assert sms.client.get("/static/web/favicon.svg").status_code == 200
 
 
 @pytest.mark.parametrize(
@@ -86,6 +106,10 @@ def test_the_home_form_opens_a_game_by_its_code(sms: Sms) -> None:
     code = code_of(sms, PHONES[0])
     opened = sms.client.get("/t", params={"code": f" {code} "}, follow_redirects=False)
     assert (opened.status_code, opened.headers["location"]) == (303, f"/t/{code}")
+    # As SMS JOIN takes it and people read it out: "684 527".
+    for typed in (f"{code[:3]} {code[3:]}", f"{code[:3]}-{code[3:]}", f" {code[:3]}  {code[3:]} "):
+        opened = sms.client.get("/t", params={"code": typed}, follow_redirects=False)
+        assert opened.headers["location"] == f"/t/{code}", typed
     assert sms.client.get("/t", params={"code": "x/../y"}, follow_redirects=False).headers["location"] == "/"
 
 
@@ -111,9 +135,9 @@ def test_the_table_page_of_an_sms_game(sms: Sms) -> None:
         assert name in words
     assert f"{first} said 50." in words  # the last ruling
     assert table.current_player is not None
-    assert f'<li class="acting">{table.current_player}</li>' in page.text  # whose turn
-    assert "an even number above 50 or an odd number below 50" in words  # the prompt and the board
-    assert "Last number" in words
+    assert f'<p id="to-act" class="names">{table.current_player}</p>' in page.text  # whose turn
+    assert "An even number above 50 or an odd number below 50." in words  # the prompt
+    assert "Last number 50" in words
     for phone in phones:  # a phone number is nobody else's business
         assert phone not in page.text
 
@@ -148,7 +172,7 @@ def test_blofa_shows_the_declaration_and_no_card_value(sms: Sms) -> None:
     assert f"{player} plays one {colour} card, declares 2." in words
     # The board is the public one: VP, hand and pile counts, captured rule cards; never a
     # card's value (the host does not know it before a challenge, and shows none after).
-    for label in ("VP", "Hands", "Piles", "Last declaration", "Rule cards captured"):
+    for label in ("VP", "Hand", "Piles", "Last declaration", "Rule cards"):
         assert label in words
     assert "value" not in words.lower()
     for phone in phones:

@@ -1,71 +1,50 @@
-// The live table: one EventSource on /t/<code>/events. Each message is the whole page's
-// data; the browser reconnects by itself (Last-Event-ID is the log's seq) and the server
-// answers a new connection with the current state at once. Text only via textContent:
-// names and words come from players' messages.
+// The table screen: one EventSource on /t/<code>/events. Each message is the whole page's
+// data with its regions already drawn by the server (page.html: autoescaped HTML, one
+// renderer for the first page and every update); a region is only replaced when its HTML
+// changed, so a screen reader hears a new ruling once. The browser reconnects by itself
+// (Last-Event-ID is the log's seq) and the server answers with the current state at once.
+// ES5 only: TV browsers are old.
 (function () {
   "use strict";
   var script = document.currentScript;
   var url = script && script.getAttribute("data-events");
-  if (!url || !window.EventSource) return;
-  // The page's words in the game's language, from the template.
-  var waiting = script.getAttribute("data-waiting");
-  var anyone = script.getAttribute("data-anyone");
-
-  function el(tag, text, cls) {
-    var node = document.createElement(tag);
-    if (text !== undefined && text !== null) node.textContent = String(text);
-    if (cls) node.className = cls;
-    return node;
-  }
-
-  function fill(id, nodes) {
-    var box = document.getElementById(id);
-    if (!box) return;
-    // Not replaceChildren: older TV browsers lack it.
-    while (box.firstChild) box.removeChild(box.firstChild);
-    nodes.forEach(function (node) { box.appendChild(node); });
-  }
-
-  // The board is generic: label -> text, list, or label -> text table (no game's own code).
-  function value(v) {
-    if (Array.isArray(v)) {
-      var ul = el("ul", null, "items");
-      v.forEach(function (x) { ul.appendChild(el("li", x)); });
-      return ul;
-    }
-    if (v !== null && typeof v === "object") {
-      var table = el("table", null, "rows");
-      Object.keys(v).forEach(function (k) {
-        var tr = el("tr");
-        tr.appendChild(el("th", k));
-        tr.appendChild(el("td", v[k]));
-        table.appendChild(tr);
-      });
-      return table;
-    }
-    return document.createTextNode(String(v));
-  }
+  var regions = ["turn", "scores", "board", "rulings", "last"];
+  var scratch = document.createElement("div");
 
   function render(page) {
-    document.getElementById("prompt").textContent = page.prompt || waiting;
-    fill("players", page.players.map(function (p) {
-      return el("li", p.name, p.acting ? "acting" : "");
-    }));
-    document.getElementById("to-act").textContent = page.to_act.join(", ") || (page.running ? anyone : "—");
-    var board = [];
-    Object.keys(page.board).forEach(function (label) {
-      board.push(el("dt", (page.labels && page.labels[label]) || label));
-      var dd = el("dd");
-      dd.appendChild(value(page.board[label]));
-      board.push(dd);
+    var html = page.html || {};
+    regions.forEach(function (id) {
+      var box = document.getElementById(id);
+      if (!box || typeof html[id] !== "string") return;
+      scratch.innerHTML = html[id];  // as the browser writes it, to compare like with like
+      if (scratch.innerHTML !== box.innerHTML) box.innerHTML = html[id];
     });
-    fill("board", board);
-    fill("rulings", page.rulings.map(function (lines) {
-      var li = el("li");
-      lines.forEach(function (line) { li.appendChild(el("p", line)); });
-      return li;
-    }));
+    document.body.className = "live" + (page.over ? " over" : "");
+    startClock();
   }
+
+  // The turn clock: the server says when the step runs out and what time it is there, so a
+  // TV whose own clock is wrong still counts down right.
+  var ticking = null;
+  function startClock() {
+    var clock = document.getElementById("clock");
+    if (ticking) clearInterval(ticking);
+    ticking = null;
+    if (!clock) return;
+    var ends = parseFloat(clock.getAttribute("data-ends"));
+    var skew = parseFloat(clock.getAttribute("data-now")) * 1000 - Date.now();
+    function tick() {
+      var left = Math.max(Math.ceil((ends * 1000 - (Date.now() + skew)) / 1000), 0);
+      clock.textContent = Math.floor(left / 60) + ":" + ("0" + (left % 60)).slice(-2);
+      clock.className = "time" + (left <= 10 ? " low" : "");
+      if (left === 0 && ticking) { clearInterval(ticking); ticking = null; }
+    }
+    tick();
+    ticking = setInterval(tick, 250);
+  }
+
+  startClock();
+  if (!url || !window.EventSource) return;
 
   var link = document.getElementById("link");
   function connect() {
