@@ -554,7 +554,7 @@ def outbox(
     whom = recipients(store)
     for item in items:
         when = datetime.datetime.fromtimestamp(item.at).strftime("%Y-%m-%d %H:%M:%S")
-        state = "stored (no Twilio credentials)" if item.status == "stored" else item.status
+        state = OUTBOX_STATES.get(item.status, item.status)
         tries = f", {item.attempts} {'try' if item.attempts == 1 else 'tries'}" if item.attempts else ""
         sid = f", Twilio SID {item.sid}" if item.sid else ""
         to = f"{whom[item.to]} ({item.to})" if item.to in whom else item.to
@@ -565,6 +565,12 @@ def outbox(
         out.print(f"    said: {said}")
         if item.detail and item.status != "sent":
             out.print(f"    last error: {item.detail}")
+
+
+OUTBOX_STATES = {
+    "stored": "stored (no Twilio credentials)",
+    "unknown": "unknown (Twilio may have it: looked up there before any resend)",
+}
 
 
 def recipients(store: Store) -> dict[str, str]:

@@ -81,6 +81,8 @@ class Settings(BaseSettings):
     # The outbox sender: attempts before an item is dead-lettered, first retry delay.
     outbox_attempts: int = 8
     outbox_backoff: float = 1.0
+    # REST calls to Twilio in flight at once, per server process (each on its own thread).
+    outbox_concurrency: int = Field(default=8, ge=1)
     # Shows the sessions in progress on the home page to whoever sends it (Bearer or
     # ?token=); unset or empty: that list is never shown.
     admin_token: SecretStr | None = None
