@@ -4,7 +4,8 @@ The page captures the microphone, resamples it to 16 kHz mono pcm16 in an AudioW
 sends it over this WebSocket as binary frames. The audio goes through the same
 :class:`~host.speech.table.TableRunner` and :class:`~host.speech.listener.Listener` as
 ``gamehost table`` (a shared microphone: ``speaker=None``), so it is ruled by the Referee
-like any move; the phones in the game are told as for any other channel. Each reply comes
+like any move; the phones in the game are told as for any other channel (their messages
+are written in the move's own transaction, through the listener's ``on_reply``). Each reply comes
 back as a JSON text frame (its lines) and as a binary WAV frame of the host's voice, which
 the page plays. As at the CLI table, the input the announcement covers is dropped (the host
 never hears itself).
@@ -126,10 +127,15 @@ class Room:
         """From the decoder's thread."""
         self.loop.call_soon_threadsafe(self.out.put_nowait, item)
 
-    def emit(self, reply: Reply) -> None:
-        self.send(json.dumps({"type": "reply", "lines": reply.lines, "accepted": reply.accepted}))
+    def tell_others(self, reply: Reply) -> None:
+        """Inside the ruling's transaction (the listener's ``on_reply``): the phones' news
+        goes into the outbox with the move, so a crash can lose neither."""
         if reply.accepted and reply.public:
             notify.fan_out(self.lobby, self.outbound, reply)
+
+    def emit(self, reply: Reply) -> None:
+        """After the commit: the page shows (and says) the ruling."""
+        self.send(json.dumps({"type": "reply", "lines": reply.lines, "accepted": reply.accepted}))
 
     def heard(self, heard: Heard) -> None:
         if heard.reply is None:
@@ -141,7 +147,7 @@ def _open(state: State, row: SessionRow, room: Room) -> tuple[TableRunner, str]:
     referee: Referee = state.referee
     lang = referee.table(row.id).config.lang
     model = _models(state)(lang)
-    listener = Listener(referee, row.id, model, sample_rate=SAMPLE_RATE)
+    listener = Listener(referee, row.id, model, sample_rate=SAMPLE_RATE, on_reply=room.tell_others)
 
     def play(pcm: bytes, rate: int) -> None:
         room.send(wav_bytes(pcm, rate))
