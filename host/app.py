@@ -38,6 +38,11 @@ def create_app(
             )
         elif settings.twilio_auth_token is None:
             log.warning("TWILIO_AUTH_TOKEN is not set: every Twilio webhook will be refused (403).")
+        elif settings.public_url is None:
+            log.warning(
+                "GAMEHOST_PUBLIC_URL is not set: signatures are checked against each request's own"
+                " address (`gamehost serve` refuses to start like this)."
+            )
         for start in app.state.background:
             await start(app)
         app.state.outbound.start()  # the outbox sender thread
@@ -87,7 +92,11 @@ def create_app(
 
 def app_from_env() -> FastAPI:
     """The app as each of several server processes builds it (``gamehost serve --workers``:
-    uvicorn imports ``host.app:app_from_env``); settings come from the environment."""
+    uvicorn imports ``host.app:app_from_env``); settings come from the environment, and
+    refused as ``serve`` refuses them (also when uvicorn is run by hand)."""
+    problem = get_settings().serve_problem()
+    if problem is not None:
+        raise RuntimeError(problem)
     return create_app()
 
 

@@ -474,12 +474,9 @@ def serve(
 
     settings = db_settings(db, database_url)
     workers = workers or settings.workers
-    if settings.check_signatures and settings.twilio_auth_token is None:
-        # Every webhook would be refused: better not to look as if it were working.
-        raise fail(
-            "TWILIO_AUTH_TOKEN is not set (or empty), so no Twilio webhook could be checked."
-            " Set it, or run with GAMEHOST_MODE=development for local experiments (no signature checks)."
-        )
+    problem = settings.serve_problem()
+    if problem is not None:
+        raise fail(problem)
     if settings.development:
         err.print(
             "gamehost: DEVELOPMENT MODE: Twilio signatures are NOT checked; anyone who can reach"
