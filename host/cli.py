@@ -564,6 +564,43 @@ def outbox(
             out.print(f"    last error: {item.detail}")
 
 
+@app.command(cls=Command)
+def mic(
+    code: Annotated[str, typer.Argument(help="The game's six-digit join code.")],
+    off: Annotated[bool, typer.Option("--off", help="Mark the game as having no table microphone.")] = False,
+    on: Annotated[bool, typer.Option("--on", help="Allow a table microphone again; print a link.")] = False,
+    db: DbOption = None,
+    database_url: DatabaseUrlOption = None,
+) -> None:
+    """Print a link that makes one browser the game's table microphone (it works once,
+    within the hour, and revokes any link or microphone made before); --off: none at all."""
+    from host.web import mic as table_mic
+
+    if off and on:
+        raise fail("--off and --on contradict each other")
+    settings = db_settings(db, database_url)
+    store = open_store(settings.database)
+    row = store.session_by_code(code.strip())
+    if row is None or row.status == "closed":
+        raise fail(f"no open game has the code {code.strip()}")
+    if off or on:
+        table_mic.set_table_mic(store, row.id, allowed=on)
+    if off:
+        out.print(f"Game {row.code} has no table microphone now; its links and microphones stop working.")
+        return
+    try:
+        key = table_mic.mint_link_key(store, row.id)
+    except table_mic.NoTableMic:
+        allow = f"gamehost mic {row.code} --on"
+        raise fail(f"game {row.code} has no table microphone ({allow} allows one)") from None
+    base = settings.public_url or "http://127.0.0.1:8000"
+    out.print(f"Open this on the table's device within the hour (it works once) to make it game {row.code}'s")
+    out.print("microphone; a new link revokes this one and any microphone made with it:")
+    out.print(table_mic.link(base, str(row.code), key), soft_wrap=True)
+    if settings.public_url is None:
+        out.print("(GAMEHOST_PUBLIC_URL is not set: the address above assumes this machine, port 8000.)")
+
+
 OUTBOX_STATES = {
     "stored": "stored (no Twilio credentials)",
     "unknown": "unknown (Twilio may have it: looked up there before any resend)",

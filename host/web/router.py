@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import hmac
 import json
+import logging
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -23,9 +24,11 @@ from fastapi.templating import Jinja2Templates
 from games.base import CHANNELS, all_games
 from host.config import Settings
 from host.store import SessionRow, Store
-from host.web import listen
+from host.web import codes, listen, mic
 from host.web.labels import labels
 from host.web.live import Feed
+
+log = logging.getLogger(__name__)
 
 HERE = Path(__file__).parent
 STATIC = {
@@ -113,21 +116,58 @@ async def home(request: Request) -> Response:
     )
 
 
-def _row(store: Store, code: str) -> SessionRow | None:
-    if not (code.isdigit() and len(code) == 6):
-        return None
-    return store.session_by_code(code)
+async def _game(request: Request, code: str) -> SessionRow | Response:
+    """The game of a join code, or the page saying there is none (404) or that this client
+    guessed too many wrong codes (429)."""
+    store: Store = request.app.state.store
+    try:
+        row = await asyncio.to_thread(codes.find_game, store, codes.client(request), code)
+    except codes.TooManyGuesses:
+        log.warning("web: %s is locked out after too many wrong join codes", codes.client(request))
+        retry = {"Retry-After": str(int(codes.WINDOW))}
+        return templates.TemplateResponse(
+            request, "unknown.html", {"code": code, "busy": True}, status_code=429, headers=retry
+        )
+    if row is None:
+        return templates.TemplateResponse(request, "unknown.html", {"code": code}, status_code=404)
+    return row
+
+
+def _secure(request: Request) -> bool:
+    """Whether a cookie must be Secure: always, but for a page on a loopback address over
+    plain http (the only http page a browser gives a microphone)."""
+    return not (request.url.scheme == "http" and (request.url.hostname or "") in listen.LOOPBACK)
 
 
 @router.get("/t/{code}", response_class=HTMLResponse)
 async def table_page(request: Request, code: str) -> Response:
     store: Store = request.app.state.store
-    row = await asyncio.to_thread(_row, store, code)
-    if row is None:
-        return templates.TemplateResponse(request, "unknown.html", {"code": code}, status_code=404)
+    found = await _game(request, code)
+    if isinstance(found, Response):
+        return found
+    row, who = found, codes.client(request)
+    spent = False
+    key = request.query_params.get(mic.PARAM)
+    if key:
+        # The host's microphone link: traded, once, for the cookie the microphone's
+        # handshake carries; the address bar loses the key at once.
+        cookie = await asyncio.to_thread(mic.redeem_link, store, row.id, key)
+        if cookie is not None:
+            response = RedirectResponse(f"/t/{code}", status_code=303)
+            response.set_cookie(
+                mic.COOKIE, cookie, max_age=int(mic.COOKIE_TTL_S), path=f"/t/{code}",
+                httponly=True, samesite="lax", secure=_secure(request),
+            )
+            log.info("web: game %s has a table microphone (link spent by %s)", code, who)
+            return response
+        log.warning("web: a spent, expired or wrong microphone link for game %s from %s", code, who)
+        await asyncio.to_thread(codes.missed, store, who)
+        spent = True
+    table_mic = await asyncio.to_thread(mic.cookie_ok, store, row.id, request.cookies.get(mic.COOKIE))
     page = await asyncio.to_thread(_feed(request).page, row)
     words = labels(page["lang"])["page"]
-    return templates.TemplateResponse(request, "table.html", {"page": page, "words": words})
+    context = {"page": page, "words": words, "mic": table_mic, "mic_spent": spent}
+    return templates.TemplateResponse(request, "table.html", context)
 
 
 @router.get("/t")
@@ -144,7 +184,10 @@ def _message(page: dict[str, Any]) -> str:
 @router.get("/t/{code}/events")
 async def table_events(request: Request, code: str) -> Response:
     store: Store = request.app.state.store
-    row = await asyncio.to_thread(_row, store, code)
+    try:
+        row = await asyncio.to_thread(codes.find_game, store, codes.client(request), code)
+    except codes.TooManyGuesses:
+        raise HTTPException(status_code=429, detail="too many wrong join codes") from None
     if row is None:
         raise HTTPException(status_code=404, detail=f"no game has the code {code}")
     feed = _feed(request)

@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from host.web.mic import COOKIE, link, mint_link_key
 from tests.sms.conftest import Sms
 
 ORIGIN = "https://testserver"  # the TestClient's Host; TLS at a proxy in front
@@ -40,8 +41,32 @@ def session_code(host: Sms) -> str:
     return str(rows[0]["code"])
 
 
+def open_link(host: Sms, code: str) -> str:
+    """What the table does with the host's microphone link: open it (``gamehost mic``
+    mints it); the client keeps the cookie it sets. Returns the cookie's value."""
+    row = host.app.state.store.session_by_code(code)
+    assert row is not None
+    key = mint_link_key(host.app.state.store, row.id)
+    opened = host.client.get(link("", code, key), follow_redirects=False)
+    assert opened.status_code == 303 and opened.headers["location"] == f"/t/{code}", opened.text
+    cookie = opened.cookies.get(COOKIE)
+    assert cookie
+    # The cookie is Secure and TestClient speaks plain http (as a TLS proxy would behind
+    # it): its jar will not send it, so requests carry it by hand (``carrying``).
+    host.client.cookies.clear()
+    return str(cookie)
+
+
+def carrying(cookie: str) -> dict[str, str]:
+    """Request headers carrying the table microphone's cookie."""
+    return {"cookie": f"{COOKIE}={cookie}"}
+
+
 @contextmanager
 def table_mic(host: Sms, code: str | None = None) -> Iterator[Mic]:
+    """The game's page made its table microphone (its link opened), listening."""
     code = code or session_code(host)
-    with host.client.websocket_connect(f"/t/{code}/listen", headers={"origin": ORIGIN}) as ws:
+    cookie = open_link(host, code)
+    headers = {"origin": ORIGIN, **carrying(cookie)}
+    with host.client.websocket_connect(f"/t/{code}/listen", headers=headers) as ws:
         yield Mic(ws)
