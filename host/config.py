@@ -84,6 +84,8 @@ class Settings(BaseSettings):
     outbox_backoff: float = 1.0
     # REST calls to Twilio in flight at once, per server process (each on its own thread).
     outbox_concurrency: int = Field(default=8, ge=1)
+    # Live pages (/t/<code>/events) one client may keep open at once, per server process.
+    live_streams_per_client: int = Field(default=20, ge=1)
     # Shows the sessions in progress on the home page to whoever sends it (Bearer or
     # ?token=); unset or empty: that list is never shown.
     admin_token: SecretStr | None = None

@@ -3,7 +3,8 @@
 ``GET /`` lists the games offered (and, for the operator with the admin token, the sessions
 in progress); ``GET /t/<code>`` is one game by its join code, for a phone or a TV at the
 table; ``GET /t/<code>/events`` streams the same data as Server-Sent Events whenever the
-game's log grows. Each message's ``id`` is the log's seq, so a browser's EventSource
+game's log grows (one poller per game per process feeds all its streams; a client may keep
+``GAMEHOST_LIVE_STREAMS_PER_CLIENT`` open). Each message's ``id`` is the log's seq, so a browser's EventSource
 reconnects by itself and gets the current state at once (from the log, also after a restart).
 """
 
@@ -11,22 +12,22 @@ from __future__ import annotations
 
 import asyncio
 import hmac
-import json
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
 from fastapi import APIRouter, HTTPException, Request, Response
 from fastapi.responses import FileResponse, HTMLResponse, RedirectResponse, StreamingResponse
 from fastapi.templating import Jinja2Templates
+from starlette.types import Receive, Scope, Send
 
 from games.base import CHANNELS, all_games
 from host.config import Settings
 from host.store import SessionRow, Store
 from host.web import codes, listen, mic
 from host.web.labels import labels
-from host.web.live import Feed
+from host.web.live import Feed, Hub
 
 log = logging.getLogger(__name__)
 
@@ -37,10 +38,6 @@ STATIC = {
     "listen.js": "text/javascript",
     "pcm16-worklet.js": "text/javascript",
 }
-#: How often the stream looks at the log: a cheap indexed MAX(seq) query. The store, not an
-#: in-process signal, so a ruling made by another server process on the same database shows
-#: within this (plus a fold) too.
-POLL = 0.05
 #: A comment line this often keeps proxies from closing a quiet stream.
 KEEPALIVE = 15.0
 
@@ -55,6 +52,14 @@ def _feed(request: Request) -> Feed:
     if feed is None:
         feed = state.web_feed = Feed(state.store)
     return feed
+
+
+def _hub(request: Request) -> Hub:
+    state = request.app.state
+    hub: Hub | None = getattr(state, "web_hub", None)
+    if hub is None:
+        hub = state.web_hub = Hub(_feed(request), state.settings.live_streams_per_client)
+    return hub
 
 
 def is_admin(request: Request, settings: Settings) -> bool:
@@ -177,43 +182,56 @@ async def watch(code: str = "") -> Response:
     return RedirectResponse(f"/t/{code}" if code.isdigit() else "/", status_code=303)
 
 
-def _message(page: dict[str, Any]) -> str:
-    return f"id: {page['seq']}\nevent: table\ndata: {json.dumps(page, ensure_ascii=False)}\n\n"
+class _Stream(StreamingResponse):
+    """A live stream that gives its client's place back however it ends (also when the
+    client left before the first byte)."""
+
+    def __init__(self, content: AsyncIterator[str], release: Callable[[], None]) -> None:
+        headers = {"Cache-Control": "no-store", "X-Accel-Buffering": "no"}
+        super().__init__(content, media_type="text/event-stream", headers=headers)
+        self._release = release
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            self._release()
 
 
 @router.get("/t/{code}/events")
 async def table_events(request: Request, code: str) -> Response:
     store: Store = request.app.state.store
+    who = codes.client(request)
     try:
-        row = await asyncio.to_thread(codes.find_game, store, codes.client(request), code)
+        row = await asyncio.to_thread(codes.find_game, store, who, code)
     except codes.TooManyGuesses:
         raise HTTPException(status_code=429, detail="too many wrong join codes") from None
     if row is None:
         raise HTTPException(status_code=404, detail=f"no game has the code {code}")
-    feed = _feed(request)
+    hub, client = _hub(request), codes.client_key(who)
+    if not hub.admit(client):
+        log.warning("web: %s already has %d live pages open; refused another", who, hub.per_client)
+        busy = {"Retry-After": "15"}
+        raise HTTPException(status_code=429, detail="too many live pages open from here", headers=busy)
     session_id = row.id
 
     async def stream() -> AsyncIterator[str]:
         # The current state at once (a reconnect after a restart catches up from the log),
-        # then a message each time the log grows.
+        # then a message each time the log grows; the game's one poller in this process
+        # builds it for every stream (host/web/live.py Hub).
         yield "retry: 1000\n\n"
-        sent, quiet = -1, 0.0
-        while not await request.is_disconnected():
-            if await asyncio.to_thread(store.last_seq, session_id) != sent:
-                fresh = await asyncio.to_thread(store.session, session_id)
-                if fresh is None:
+        seen = 0
+        async with hub.watching(session_id) as game:
+            while True:
+                if not await game.after(seen, KEEPALIVE):
+                    yield ": keepalive\n\n"
+                    continue
+                if game.gone:
                     return
-                page = await asyncio.to_thread(feed.page, fresh)
-                sent, quiet = page["seq"], 0.0
-                yield _message(page)
-            elif quiet >= KEEPALIVE:
-                quiet = 0.0
-                yield ": keepalive\n\n"
-            await asyncio.sleep(POLL)
-            quiet += POLL
+                seen = game.version
+                yield game.message
 
-    headers = {"Cache-Control": "no-store", "X-Accel-Buffering": "no"}
-    return StreamingResponse(stream(), media_type="text/event-stream", headers=headers)
+    return _Stream(stream(), lambda: hub.release(client))
 
 
 @router.get("/static/web/{name}")
