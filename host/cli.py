@@ -470,7 +470,7 @@ def serve(
 
     import uvicorn
 
-    from host.app import create_app
+    from host.app import create_app, settle_heap
 
     settings = db_settings(db, database_url)
     workers = workers or settings.workers
@@ -497,7 +497,9 @@ def serve(
     # ws_max_size: no websocket message near uvicorn's 16 MiB default is Twilio's (a
     # media frame is a few hundred bytes); the media route also closes on > 64 KiB.
     if workers == 1:
-        uvicorn.run(create_app(settings, store), host=host, port=port, log_level="info", ws_max_size=1 << 20)
+        served = create_app(settings, store)
+        settle_heap()
+        uvicorn.run(served, host=host, port=port, log_level="info", ws_max_size=1 << 20)
         return
     # Each worker process builds its own app from the environment: hand it the database.
     store.close()

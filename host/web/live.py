@@ -20,6 +20,7 @@ import contextlib
 import json
 import logging
 import threading
+import time
 from collections import Counter, OrderedDict, deque
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field, replace
@@ -37,6 +38,13 @@ log = logging.getLogger(__name__)
 RULINGS = 5
 #: How often a watched game's log is looked at: a cheap indexed MAX(seq) query.
 POLL = 0.05
+#: A comment line to every stream after this long without a message keeps proxies from
+#: closing a quiet stream.
+KEEPALIVE = 15.0
+#: Streams woken at a time when a game's message changes, and the least pause between
+#: batches (a real pause, not just a turn of the loop, lets worker threads run too).
+WAKE_BATCH = 50
+WAKE_PAUSE = 0.001
 #: Folds kept: the games watched lately (an old one is folded again if opened).
 FOLDS = 256
 
@@ -108,42 +116,59 @@ def _said(before: Table, after: Table, events: list[Any]) -> list[str]:
     return describe_events(after, events) if events else []
 
 
-def message(page: dict[str, Any]) -> str:
-    """One Server-Sent Event of a page; its id is the log's seq."""
-    return f"id: {page['seq']}\nevent: table\ndata: {json.dumps(page, ensure_ascii=False)}\n\n"
+def message(page: dict[str, Any]) -> bytes:
+    """One Server-Sent Event of a page, encoded once for all its streams; its id is the log's seq."""
+    return f"id: {page['seq']}\nevent: table\ndata: {json.dumps(page, ensure_ascii=False)}\n\n".encode()
 
 
 class Watched:
-    """One game watched in this process: its latest message, a version that grows with each
-    new one, and its streams waiting for the next."""
+    """One game watched in this process: its latest message, counters that grow with each
+    new message (``version``) and each keepalive (``beat``), and its streams waiting."""
 
     def __init__(self) -> None:
         self.version = 0
-        self.message = ""
+        self.beat = 0
+        self.message = b""
         self.gone = False  # the session no longer exists: its streams end
         self.streams = 0
         self.task: asyncio.Task[None] | None = None
-        self._changed = asyncio.Event()
+        self.woken = time.monotonic()
+        self._waiting: list[asyncio.Future[None]] = []
 
-    def publish(self, text: str) -> None:
+    async def next(self, version: int, beat: int) -> None:
+        """Until the message or the keepalive has moved on from ``version`` and ``beat``."""
+        if self.version == version and self.beat == beat and not self.gone:
+            future = asyncio.get_running_loop().create_future()
+            self._waiting.append(future)
+            await future
+
+    async def publish(self, data: bytes) -> None:
         self.version += 1
-        self.message = text
-        changed, self._changed = self._changed, asyncio.Event()
-        changed.set()  # wakes every stream waiting on this version
+        self.message = data
+        await self._wake()
 
-    def end(self) -> None:
+    async def keepalive(self) -> None:
+        self.beat += 1
+        await self._wake()
+
+    async def end(self) -> None:
         self.gone = True
-        self.publish("")
+        await self._wake()
 
-    async def after(self, version: int, timeout: float) -> bool:
-        """Wait until there is a message newer than ``version``; False after ``timeout``."""
-        if self.version != version:
-            return True
-        changed = self._changed
-        with contextlib.suppress(TimeoutError):
-            async with asyncio.timeout(timeout):
-                await changed.wait()
-        return self.version != version
+    async def _wake(self) -> None:
+        """Wake the waiting streams WAKE_BATCH at a time, and after each batch leave the
+        event loop free for as long as the batch took: thousands of streams of one game
+        take twice as long to be told, but never hold up every other request (each woken
+        stream has written its socket before the batch is timed)."""
+        waiting, self._waiting = self._waiting, []
+        for i in range(0, len(waiting), WAKE_BATCH):
+            started = time.perf_counter()
+            for future in waiting[i : i + WAKE_BATCH]:
+                if not future.done():  # a stream that went is cancelled
+                    future.set_result(None)
+            await asyncio.sleep(0)  # the batch runs
+            await asyncio.sleep(max(WAKE_PAUSE, time.perf_counter() - started))
+        self.woken = time.monotonic()
 
 
 class Hub:
@@ -196,11 +221,13 @@ class Hub:
                 if await asyncio.to_thread(self.store.last_seq, session_id) != sent:
                     row = await asyncio.to_thread(self.store.session, session_id)
                     if row is None:
-                        game.end()
+                        await game.end()
                         return
                     page = await asyncio.to_thread(self.feed.page, row)
                     sent = page["seq"]
-                    game.publish(message(page))
+                    await game.publish(message(page))
+                elif time.monotonic() - game.woken >= KEEPALIVE:
+                    await game.keepalive()
             except Exception:  # the store was busy or closing: the streams wait, try again
                 log.exception("live page of session %s: polling failed", session_id)
             await asyncio.sleep(self.poll)

@@ -38,8 +38,6 @@ STATIC = {
     "listen.js": "text/javascript",
     "pcm16-worklet.js": "text/javascript",
 }
-#: A comment line this often keeps proxies from closing a quiet stream.
-KEEPALIVE = 15.0
 
 router = APIRouter(include_in_schema=False)
 router.include_router(listen.router)  # "Listen here": /t/<code>/listen
@@ -186,7 +184,7 @@ class _Stream(StreamingResponse):
     """A live stream that gives its client's place back however it ends (also when the
     client left before the first byte)."""
 
-    def __init__(self, content: AsyncIterator[str], release: Callable[[], None]) -> None:
+    def __init__(self, content: AsyncIterator[bytes], release: Callable[[], None]) -> None:
         headers = {"Cache-Control": "no-store", "X-Accel-Buffering": "no"}
         super().__init__(content, media_type="text/event-stream", headers=headers)
         self._release = release
@@ -215,21 +213,23 @@ async def table_events(request: Request, code: str) -> Response:
         raise HTTPException(status_code=429, detail="too many live pages open from here", headers=busy)
     session_id = row.id
 
-    async def stream() -> AsyncIterator[str]:
+    async def stream() -> AsyncIterator[bytes]:
         # The current state at once (a reconnect after a restart catches up from the log),
         # then a message each time the log grows; the game's one poller in this process
         # builds it for every stream (host/web/live.py Hub).
-        yield "retry: 1000\n\n"
-        seen = 0
+        yield b"retry: 1000\n\n"
+        version = beat = 0
         async with hub.watching(session_id) as game:
             while True:
-                if not await game.after(seen, KEEPALIVE):
-                    yield ": keepalive\n\n"
-                    continue
+                await game.next(version, beat)
                 if game.gone:
                     return
-                seen = game.version
-                yield game.message
+                if game.version != version:
+                    version, beat = game.version, game.beat
+                    yield game.message
+                else:
+                    beat = game.beat
+                    yield b": keepalive\n\n"
 
     return _Stream(stream(), lambda: hub.release(client))
 

@@ -142,3 +142,26 @@ def test_a_client_may_keep_only_so_many_streams(host: Sms) -> None:
     with serve(host.app, lifespan="off") as base:
         asyncio.run(clients(base))
         _until(lambda: not host.app.state.web_hub.clients, "every stream's place given back")
+
+
+def test_a_quiet_game_keeps_its_streams_alive(host: Sms, monkeypatch: pytest.MonkeyPatch) -> None:
+    import host.web.live as live
+
+    monkeypatch.setattr(live, "KEEPALIVE", 0.05)  # proxies close a quiet stream: say something
+    ann, _bob = host.new_game(2)
+    code = code_of(host, ann)
+
+    async def quiet(base: str) -> list[str]:
+        lines: list[str] = []
+        client = httpx.AsyncClient(base_url=base, timeout=WAIT)
+        async with client, client.stream("GET", f"/t/{code}/events") as response, asyncio.timeout(WAIT):
+            async for line in response.aiter_lines():
+                lines.append(line)
+                if line.startswith(": keepalive"):
+                    break
+        return lines
+
+    with serve(host.app, lifespan="off") as base:
+        lines = asyncio.run(quiet(base))
+    assert lines[-1] == ": keepalive"
+    assert any(line.startswith("event: table") for line in lines)  # the state came first
