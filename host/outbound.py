@@ -23,11 +23,14 @@ What a failed call means decides what happens next:
   went out, a 5xx other than 503, anything unexpected): Twilio may have taken it. The row
   is ``unknown``, and is looked up at Twilio before anything is sent again: an SMS among
   Twilio's messages to that number (same text, made since the row was, and not already
-  the SID of another row); if found, its SID is recorded and it is ``sent``. A call
-  update cannot be looked up, only its call: if the call has ended the row stays
-  ``unknown`` for good, else the same update is sent again (it redirects the call to the
-  same TwiML). A row whose fate is unknown is never ``dead``: only a lookup that finds
-  nothing lets it be sent again or, out of tries, given up.
+  the SID of another row); if found, its SID is recorded and it is ``sent``. Not found,
+  it is sent again only once Twilio has had the last request for ``settle`` seconds
+  (twice the timeout, at least 10 s; until then it may still be making the message), so
+  a lookup finding nothing is asked again until then. A call update cannot be looked up,
+  only its call: if the call has ended the row stays ``unknown`` for good, else the same
+  update is sent again (it redirects the call to the same TwiML). A row whose fate is
+  unknown is never ``dead``: only a lookup that finds nothing lets it be sent again or,
+  out of tries, given up.
 - The process died mid-send: the row stays ``sending`` and is taken over once its claim
   is older than one request's timeout plus a margin (each request renews the claim
   first), and is then treated as unknown.
@@ -55,6 +58,7 @@ CLAIM_MARGIN_S = 5.0  # a 'sending' claim older than one request's timeout plus 
 MAX_DELAY_S = 60.0  # the longest backoff between two attempts
 BATCH = 20
 LOOKUP_SLACK_S = 60.0  # Twilio's clock and ours may differ: look back this much further
+SETTLE_S = 10.0  # a lookup finding nothing is believed once Twilio has had the request this long
 LOOKUP_PAGE = 50  # messages per page of a lookup
 LOOKUP_PAGES = 20  # the most pages read back to the row's creation
 #: A call in one of these states takes no more updates.
@@ -79,6 +83,7 @@ class OutboxItem:
     # Twilio may have it already (a try that timed out or was cut off, or a sender that
     # died while sending it): it is looked up before it is sent again.
     unsure: bool = False
+    posted_at: float | None = None  # when it was last handed to Twilio, if unsure
 
     @property
     def said(self) -> str:
@@ -210,6 +215,13 @@ class Outbound:
     # -- claiming ------------------------------------------------------------------------
 
     @property
+    def settle(self) -> float:
+        """How long Twilio must have had a request before a lookup that does not find its
+        message is believed (it may still be making it): then, and only then, it is sent
+        again."""
+        return max(SETTLE_S, 2 * self.settings.twilio_timeout)
+
+    @property
     def lease(self) -> float:
         """How long a claim holds without being renewed: one REST call, and a margin."""
         return self.settings.twilio_timeout + CLAIM_MARGIN_S
@@ -247,6 +259,8 @@ class Outbound:
                 claimed_at=now,
                 attempts=int(r["attempts"] or 0) + 1,
                 unsure=r["status"] in ("unknown", "sending"),
+                # An unknown row's last try; a dead sender's try came after its claim.
+                posted_at=r["sent_at"] if r["status"] == "unknown" else r["claimed_at"],
             )
             for r in rows
         ]
@@ -289,6 +303,13 @@ class Outbound:
             if looked is None:
                 return
             item = looked
+            posted = item.posted_at
+            if item.kind == "sms" and posted is not None and self.clock() < posted + self.settle:
+                # Not there yet, but Twilio may still be making it: asked again once it has
+                # had the request long enough. A look is not a try (the attempt is given back).
+                self._update(item, "status = 'unknown', next_at = ?, attempts = attempts - 1",
+                             (posted + self.settle,))
+                return
         if item.attempts > self.settings.outbox_attempts:
             # Only an unknown row comes here out of tries, and its lookup found nothing.
             tries = item.attempts - 1
@@ -397,11 +418,13 @@ class Outbound:
         error = _describe(exc)
         delay = self._delay(item)
         if may_have_reached_twilio(exc):
-            # The next try is a lookup. Twilio has had the request for a whole timeout by
-            # then, plus the backoff: long enough to have made the message it may be making.
+            # The next try is a lookup: found, the row is sent; not found, it is sent again
+            # only once Twilio has had the request for ``settle`` seconds.
             log.info("outbox %d (%s to %s): outcome unknown, looked up in %.0f s: %s",
                      item.id, item.kind, item.to, delay, error)
-            self._unknown(item, error, delay)
+            # sent_at: when it was handed over (the claim was renewed just before).
+            self._update(item, "status = 'unknown', detail = ?, next_at = ?, sent_at = ?",
+                         (error, self.clock() + delay, item.claimed_at))
             return
         if isinstance(exc, Permanent) or item.attempts >= self.settings.outbox_attempts:
             log.warning("outbox %d (%s to %s) is dead after %d tries: %s", item.id, item.kind, item.to,

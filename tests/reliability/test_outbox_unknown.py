@@ -6,6 +6,7 @@ resend, and is never dead-lettered while it may have been delivered."""
 from __future__ import annotations
 
 import socket
+import threading
 from pathlib import Path
 
 import pytest
@@ -176,8 +177,29 @@ def test_a_row_whose_sender_died_is_looked_up_first(
         out.update_call("CA" + "3" * 32, "<Response/>", summary="hello")
     assert len(out.claim()) == 1  # and the process dies
     again = _outbound(tmp_path, fake, clock)
-    clock.advance(again.lease + 0.1)
+    clock.advance(max(again.lease, again.settle) + 0.1)
     again.flush()
     (item,) = again.items()
     assert item.status == "sent"
     assert [r[0] for r in fake.requests] == ["GET", "POST"]  # looked up, then sent
+
+
+def test_a_text_twilio_is_slow_to_make_is_not_sent_again_too_soon(
+    tmp_path: Path, fake: FakeTwilio, clock: Clock
+) -> None:
+    """A lookup that finds nothing right after a timeout is not believed at once: Twilio may
+    still be making the message (as a busy stand-in does, taking the request late)."""
+    out = _outbound(tmp_path, fake, clock)
+    fake.hold = threading.Event()  # the request waits, untaken, past the client's timeout
+    out.send_sms(TO, "your turn")
+    out.flush()
+    assert out.items()[0].status == "unknown"
+    clock.advance(1.0)
+    out.flush()  # looked up: nothing yet
+    assert out.items()[0].status == "unknown" and fake.messages == []
+    fake.hold.set()  # Twilio gets round to it
+    assert fake.wait_for(messages=1)
+    clock.advance(out.settle)
+    out.flush()
+    (item,) = out.items()
+    assert (item.status, item.sid, len(fake.messages)) == ("sent", fake.messages[0]["sid"], 1)
