@@ -2,10 +2,13 @@
 
 ``GET /`` lists the games offered (and, for the operator with the admin token, the sessions
 in progress); ``GET /t/<code>`` is one game by its join code, for a phone or a TV at the
-table; ``GET /t/<code>/events`` streams the same data as Server-Sent Events whenever the
-game's log grows (one poller per game per process feeds all its streams; a client may keep
-``GAMEHOST_LIVE_STREAMS_PER_CLIENT`` open). Each message's ``id`` is the log's seq, so a browser's EventSource
-reconnects by itself and gets the current state at once (from the log, also after a restart).
+table (and, with the host's microphone link, makes that browser the table's microphone:
+host/web/mic.py); ``GET /t/<code>/events`` streams the same data as Server-Sent Events
+whenever the game's log grows (one poller per game per process feeds all its streams:
+host/web/live.py; a client may keep ``GAMEHOST_LIVE_STREAMS_PER_CLIENT`` open). Each
+message's ``id`` is the log's seq, so a browser's EventSource reconnects by itself and gets
+the current state at once (from the log, also after a restart). Join codes are looked up
+with JOIN's lock-out for guessers (host/web/codes.py).
 """
 
 from __future__ import annotations
