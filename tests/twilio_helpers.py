@@ -20,7 +20,7 @@ from collections.abc import Iterable, Mapping
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs, urlencode, urlsplit
 
 from twilio.request_validator import RequestValidator
 
@@ -248,12 +248,17 @@ class FakeTwilio:
             if method == "GET" and len(parts) == 4 and parts[3] == "Messages.json":
                 to = query.get("To")
                 found = [m for m in reversed(self.messages) if to is None or m.get("To") == to]
-                records = [_message_json(parts[2], m["sid"], m) for m in found[:50]]
+                size, page = int(query.get("PageSize", 50)), int(query.get("Page", 0))
+                shown = found[page * size : (page + 1) * size]
+                records = [_message_json(parts[2], m["sid"], m) for m in shown]
                 uri = f"/2010-04-01/Accounts/{parts[2]}/Messages.json"
+                more = len(found) > (page + 1) * size
+                following = f"{uri}?{urlencode({**query, 'Page': page + 1, 'PageSize': size})}"
                 return 200, {
-                    "messages": records, "uri": uri, "first_page_uri": uri, "next_page_uri": None,
-                    "previous_page_uri": None, "page": 0, "page_size": 50, "start": 0,
-                    "end": max(len(records) - 1, 0),
+                    "messages": records, "uri": uri, "first_page_uri": uri,
+                    "next_page_uri": following if more else None,
+                    "previous_page_uri": None, "page": page, "page_size": size, "start": page * size,
+                    "end": page * size + max(len(records) - 1, 0),
                 }
         return 404, _error(20404, f"The requested resource {path} was not found")
 

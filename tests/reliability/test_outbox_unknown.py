@@ -203,3 +203,22 @@ def test_a_text_twilio_is_slow_to_make_is_not_sent_again_too_soon(
     out.flush()
     (item,) = out.items()
     assert (item.status, item.sid, len(fake.messages)) == ("sent", fake.messages[0]["sid"], 1)
+
+
+def test_the_lookup_reads_back_page_by_page(tmp_path: Path, fake: FakeTwilio, clock: Clock) -> None:
+    """A busy number: the text sought is behind a page of newer ones."""
+    out = _outbound(tmp_path, fake, clock)
+    row = out.send_sms(TO, "the one sought")
+    (item,) = out.claim()
+    client = out.client
+    assert client is not None
+    taken = client.messages.create(to=TO, from_=item.from_, body=item.body)  # ...and the process died
+    for n in range(60):  # newer texts to the same number (another process, say)
+        client.messages.create(to=TO, body=f"newer {n}")
+    again = _outbound(tmp_path, fake, clock)
+    clock.advance(max(again.lease, again.settle) + 0.1)
+    again.flush()
+    sought = next(i for i in again.items(limit=100) if i.id == row)
+    assert (sought.status, sought.sid) == ("sent", taken.sid)
+    lookups = [r for r in fake.requests if r[0] == "GET"]
+    assert len(lookups) == 2  # the second page had it
