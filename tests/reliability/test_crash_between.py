@@ -16,7 +16,6 @@ import websockets
 
 from host.speech.tts import synthesize
 from host.store import Store
-from host.web.mic import COOKIE, mint_link_key, redeem_link
 from tests.twilio_helpers import FakeTwilio
 from tests.web.browser import Server, free_port
 
@@ -37,6 +36,9 @@ class Crashing(Server):
 
 
 def _mic_cookie(db: Path, code: str) -> str:
+    """The table microphone's cookie, as opening the host's link would set it."""
+    from host.web.mic import mint_link_key, redeem_link
+
     store = Store(db)
     try:
         row = store.session_by_code(code)
@@ -50,6 +52,8 @@ def _mic_cookie(db: Path, code: str) -> str:
 
 async def _speak(base: str, code: str, cookie: str, pcm: bytes) -> None:
     """Stream ``pcm`` into the table microphone until the server goes away."""
+    from host.web.mic import COOKIE
+
     url = base.replace("http://", "ws://") + f"/t/{code}/listen"
     headers = {"Origin": base, "Cookie": f"{COOKIE}={cookie}"}
     async with websockets.connect(url, additional_headers=headers) as ws:

@@ -17,7 +17,6 @@ from tests.reliability.ledger import Ledger
 from tests.sms.conftest import Sms, build
 from tests.twilio_helpers import FakeTwilio
 from tests.voice.conftest import build as build_voice
-from tests.web.mic import table_mic
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -70,6 +69,8 @@ def test_a_turn_that_runs_out_and_its_news(host: Sms) -> None:
 
 
 def test_a_move_heard_by_the_web_table_microphone_and_its_news(host: Sms) -> None:
+    from tests.web.mic import table_mic
+
     ann, _bob = host.new_game(2)
     host.text(ann, "50")  # Bob's turn; Bob plays by text, the table's microphone hears him
     ledger = _ledger(host.app.state.store)

@@ -13,7 +13,7 @@ import pytest
 import requests
 from twilio.base.exceptions import TwilioRestException
 
-from host.outbound import Outbound, Permanent, may_have_reached_twilio
+from host.outbound import Outbound
 from host.store import Store
 from tests.clock import Clock
 from tests.twilio_helpers import FakeTwilio, make_settings
@@ -141,6 +141,8 @@ def test_texts_to_one_number_go_out_in_order_behind_a_retry(
 
 
 def test_which_failures_may_have_reached_twilio() -> None:
+    from host.outbound import Permanent, may_have_reached_twilio
+
     def rest(status: int) -> TwilioRestException:
         return TwilioRestException(status, "https://api.twilio.com/...", "no")
 

@@ -9,7 +9,6 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from host.web.mic import COOKIE, link, mint_link_key
 from tests.sms.conftest import Sms
 
 ORIGIN = "https://testserver"  # the TestClient's Host; TLS at a proxy in front
@@ -44,6 +43,8 @@ def session_code(host: Sms) -> str:
 def open_link(host: Sms, code: str) -> str:
     """What the table does with the host's microphone link: open it (``gamehost mic``
     mints it); the client keeps the cookie it sets. Returns the cookie's value."""
+    from host.web.mic import COOKIE, link, mint_link_key
+
     row = host.app.state.store.session_by_code(code)
     assert row is not None
     key = mint_link_key(host.app.state.store, row.id)
@@ -59,6 +60,8 @@ def open_link(host: Sms, code: str) -> str:
 
 def carrying(cookie: str) -> dict[str, str]:
     """Request headers carrying the table microphone's cookie."""
+    from host.web.mic import COOKIE
+
     return {"cookie": f"{COOKIE}={cookie}"}
 
 

@@ -15,10 +15,8 @@ from typer.testing import CliRunner
 
 from host import cli
 from host.speech.tts import synthesize
-from host.web import codes
-from host.web.mic import COOKIE, mint_link_key, set_table_mic
 from tests.sms.conftest import Sms
-from tests.web.mic import ORIGIN, Mic, open_link
+from tests.web.mic import ORIGIN, Mic, carrying, open_link
 from tests.web.test_pages import code_of
 
 pytestmark = pytest.mark.timeout(120)
@@ -26,7 +24,7 @@ pytestmark = pytest.mark.timeout(120)
 
 def _listen(client: TestClient, code: str, cookie: str | None) -> bool:
     """Whether the microphone's handshake is accepted (the host says it is ready)."""
-    headers = {"origin": ORIGIN, **({"cookie": f"{COOKIE}={cookie}"} if cookie else {})}
+    headers = {"origin": ORIGIN, **(carrying(cookie) if cookie else {})}
     try:
         with client.websocket_connect(f"/t/{code}/listen", headers=headers) as ws:
             return bool(ws.receive_json()["type"] == "ready")
@@ -49,6 +47,8 @@ def test_the_join_code_and_origin_do_not_make_a_microphone(sms: Sms) -> None:
 
 
 def test_the_link_is_traded_once_for_a_cookie(sms: Sms) -> None:
+    from host.web.mic import COOKIE, mint_link_key
+
     ann, _bob = sms.new_game(2)
     code = code_of(sms, ann)
     row = sms.app.state.store.session_by_code(code)
@@ -78,6 +78,8 @@ def test_a_new_link_revokes_the_microphone_made_before(sms: Sms) -> None:
 
 
 def test_a_key_works_for_its_own_game_only(sms: Sms) -> None:
+    from host.web.mic import mint_link_key
+
     ann, _bob = sms.new_game(2)
     mine = code_of(sms, ann)
     other = sms.text("+15550109001", "NEW Cy")[0].split()[1]
@@ -92,6 +94,8 @@ def test_a_key_works_for_its_own_game_only(sms: Sms) -> None:
 
 
 def test_a_game_can_have_no_table_microphone(sms: Sms, tmp_path: Path) -> None:
+    from host.web.mic import COOKIE
+
     ann, _bob = sms.new_game(2)
     code = code_of(sms, ann)
     cookie = open_link(sms, code)
@@ -115,13 +119,15 @@ def test_the_cli_says_when_there_is_no_such_game(sms: Sms) -> None:
     assert result.exit_code == 2 and "no open game has the code 000000" in result.output
 
 
+GUESSES = 10  # wrong codes a client may try in an hour (host/web/codes.py MAX_FAILED)
+
+
 def test_wrong_codes_on_the_web_are_rate_limited_like_join(sms: Sms) -> None:
     ann, _bob = sms.new_game(2)
     code = code_of(sms, ann)
     assert sms.client.get(f"/t/{code}").status_code == 200
-    wrong = [f"{n:06d}" for n in range(100000, 100000 + codes.MAX_FAILED)]
-    wrong = [c for c in wrong if c != code]
-    for guess in wrong[: codes.MAX_FAILED]:
+    wrong = [c for c in (f"{n:06d}" for n in range(100000, 100000 + GUESSES + 1)) if c != code]
+    for guess in wrong[:GUESSES]:
         assert sms.client.get(f"/t/{guess}").status_code == 404
     locked = sms.client.get(f"/t/{code}")  # now even the right code gets no answer
     assert locked.status_code == 429 and "Too many wrong codes" in locked.text
@@ -132,11 +138,14 @@ def test_wrong_codes_on_the_web_are_rate_limited_like_join(sms: Sms) -> None:
     # Another client is not locked out by this one.
     other = TestClient(sms.app, client=("203.0.113.7", 40000))
     assert other.get(f"/t/{code}").status_code == 200
+    from host.web import codes
+
+    assert codes.MAX_FAILED == GUESSES
 
 
 def open_key_without_the_page(sms: Sms, code: str) -> str:
     """A valid cookie key minted directly (the locked-out client cannot open its link)."""
-    from host.web.mic import redeem_link
+    from host.web.mic import mint_link_key, redeem_link
 
     row = sms.app.state.store.session_by_code(code)
     cookie = redeem_link(sms.app.state.store, row.id, mint_link_key(sms.app.state.store, row.id))
@@ -155,16 +164,20 @@ def open_key_without_the_page(sms: Sms, code: str) -> str:
     ],
 )
 def test_whose_budget_a_guess_counts_against(host: str, key: str) -> None:
+    from host.web import codes
+
     assert codes.client_key(host) == key
 
 
 def test_a_stranger_is_heard_only_with_the_key(sms: Sms) -> None:
     """The repro's end to end: with the key the page's microphone rules the move."""
+    from host.web.mic import set_table_mic
+
     ann, _bob = sms.new_game(2)
     code = code_of(sms, ann)
     sms.text(ann, "50")
     cookie = open_link(sms, code)
-    headers = {"origin": ORIGIN, "cookie": f"{COOKIE}={cookie}"}
+    headers = {"origin": ORIGIN, **carrying(cookie)}
     with sms.client.websocket_connect(f"/t/{code}/listen", headers=headers) as ws:
         reply = Mic(ws).say(b"\0\0" * 16000 + synthesize("fifty two", "en", 16000) + b"\0\0" * 32000)
     assert reply["accepted"] and "Bob said 52." in reply["lines"], reply
