@@ -535,16 +535,13 @@ def serve(
 
     import uvicorn
 
-    from host.app import create_app
+    from host.app import create_app, settle_heap
 
     settings = db_settings(db, database_url)
     workers = workers or settings.workers
-    if settings.check_signatures and settings.twilio_auth_token is None:
-        # Every webhook would be refused: better not to look as if it were working.
-        raise fail(
-            "TWILIO_AUTH_TOKEN is not set (or empty), so no Twilio webhook could be checked."
-            " Set it, or run with GAMEHOST_MODE=development for local experiments (no signature checks)."
-        )
+    problem = settings.serve_problem()
+    if problem is not None:
+        raise fail(problem)
     check_port(host, port)
     if settings.development:
         err.print(
@@ -568,6 +565,7 @@ def serve(
     if workers == 1:
         served = create_app(settings, store)
         served.state.mode_told = True  # said above: the app need not warn a second time
+        settle_heap()
         uvicorn.run(served, host=host, port=port, log_level="info", ws_max_size=1 << 20)
         return
     # Each worker process builds its own app from the environment: hand it the database.
@@ -642,7 +640,7 @@ def outbox(
     whom = recipients(store)
     for item in items:
         when = datetime.datetime.fromtimestamp(item.at).strftime("%Y-%m-%d %H:%M:%S")
-        state = "stored (no Twilio credentials)" if item.status == "stored" else item.status
+        state = OUTBOX_STATES.get(item.status, item.status)
         tries = f", {item.attempts} {'try' if item.attempts == 1 else 'tries'}" if item.attempts else ""
         sid = f", Twilio SID {item.sid}" if item.sid else ""
         to = f"{whom[item.to]} ({item.to})" if item.to in whom else item.to
@@ -653,6 +651,49 @@ def outbox(
         out.print(f"    said: {said}")
         if item.detail and item.status != "sent":
             out.print(f"    last error: {item.detail}")
+
+
+@app.command(cls=Command)
+def mic(
+    code: Annotated[str, typer.Argument(help="The game's six-digit join code.")],
+    off: Annotated[bool, typer.Option("--off", help="Mark the game as having no table microphone.")] = False,
+    on: Annotated[bool, typer.Option("--on", help="Allow a table microphone again; print a link.")] = False,
+    db: DbOption = None,
+    database_url: DatabaseUrlOption = None,
+) -> None:
+    """Print a link that makes one browser the game's table microphone (it works once,
+    within the hour, and revokes any link or microphone made before); --off: none at all."""
+    from host.web import mic as table_mic
+
+    if off and on:
+        raise fail("--off and --on contradict each other")
+    settings = db_settings(db, database_url)
+    store = open_store(settings.database)
+    row = store.session_by_code(code.strip())
+    if row is None or row.status == "closed":
+        raise fail(f"no open game has the code {code.strip()}")
+    if off or on:
+        table_mic.set_table_mic(store, row.id, allowed=on)
+    if off:
+        out.print(f"Game {row.code} has no table microphone now; its links and microphones stop working.")
+        return
+    try:
+        key = table_mic.mint_link_key(store, row.id)
+    except table_mic.NoTableMic:
+        allow = f"gamehost mic {row.code} --on"
+        raise fail(f"game {row.code} has no table microphone ({allow} allows one)") from None
+    base = settings.public_url or "http://127.0.0.1:8000"
+    out.print(f"Open this on the table's device within the hour (it works once) to make it game {row.code}'s")
+    out.print("microphone; a new link revokes this one and any microphone made with it:")
+    out.print(table_mic.link(base, str(row.code), key), soft_wrap=True)
+    if settings.public_url is None:
+        out.print("(GAMEHOST_PUBLIC_URL is not set: the address above assumes this machine, port 8000.)")
+
+
+OUTBOX_STATES = {
+    "stored": "stored (no Twilio credentials)",
+    "unknown": "unknown (Twilio may have it: looked up there before any resend)",
+}
 
 
 def recipients(store: Store) -> dict[str, str]:

@@ -8,6 +8,7 @@ from __future__ import annotations
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
+from urllib.parse import urlsplit
 
 import platformdirs
 from pydantic import AliasChoices, Field, SecretStr, field_validator
@@ -81,6 +82,10 @@ class Settings(BaseSettings):
     # The outbox sender: attempts before an item is dead-lettered, first retry delay.
     outbox_attempts: int = 8
     outbox_backoff: float = 1.0
+    # REST calls to Twilio in flight at once, per server process (each on its own thread).
+    outbox_concurrency: int = Field(default=8, ge=1)
+    # Live pages (/t/<code>/events) one client may keep open at once, per server process.
+    live_streams_per_client: int = Field(default=20, ge=1)
     # Shows the sessions in progress on the home page to whoever sends it (Bearer or
     # ?token=); unset or empty: that list is never shown.
     admin_token: SecretStr | None = None
@@ -122,6 +127,26 @@ class Settings(BaseSettings):
     @property
     def check_signatures(self) -> bool:
         return not self.development
+
+    def serve_problem(self) -> str | None:
+        """Why a server must not start with these settings; None: it may. In production
+        every webhook is checked against the auth token and the public URL: without the
+        token every webhook would be refused, and without the URL a signature would be
+        checked against the address the request names itself (its Host), so a request
+        Twilio signed for another application on the account would pass."""
+        if not self.check_signatures:
+            return None
+        dev = " Or run with GAMEHOST_MODE=development for local experiments (no signature checks)."
+        if self.twilio_auth_token is None:
+            return "TWILIO_AUTH_TOKEN is not set (or empty), so no Twilio webhook could be checked." + dev
+        parts = urlsplit(self.public_url or "")
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            return (
+                "GAMEHOST_PUBLIC_URL is not set (or not an http(s):// address): Twilio's signatures"
+                " must be checked against the address Twilio posts to, e.g."
+                " GAMEHOST_PUBLIC_URL=https://games.example.org." + dev
+            )
+        return None
 
 
 @lru_cache

@@ -20,11 +20,12 @@ Store brings the database up to date unless asked not to.
 from __future__ import annotations
 
 import json
+import logging
 import re
 import threading
 import time
 import uuid
-from collections.abc import Collection, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass, replace
 from functools import lru_cache
@@ -36,6 +37,8 @@ from sqlalchemy.engine import Engine, RowMapping, make_url
 from sqlalchemy.pool import StaticPool
 
 from host.migrations import upgrade
+
+log = logging.getLogger(__name__)
 
 Row = RowMapping  # rows support ``row["col"]``
 Params = Sequence[Any] | Mapping[str, Any]
@@ -188,7 +191,7 @@ class Store:
             try:
                 conn.exec_driver_sql("BEGIN IMMEDIATE" if self.sqlite else "BEGIN")
                 local.conn, local.depth, local.locked = conn, 1, set()
-                local.rows, local.seqs = {}, {}
+                local.rows, local.seqs, local.after = {}, {}, []
                 try:
                     yield self
                 except BaseException:
@@ -196,12 +199,23 @@ class Store:
                     raise
                 else:
                     conn.exec_driver_sql("COMMIT")
+                    committed: list[Callable[[], None]] = local.after
                 finally:
                     local.conn, local.depth, local.locked = None, 0, set()
-                    local.rows, local.seqs = {}, {}
+                    local.rows, local.seqs, local.after = {}, {}, []
             finally:
                 if conn is not self._shared:
                     conn.close()
+        _run_all(committed)
+
+    def after_commit(self, action: Callable[[], None]) -> None:
+        """Run ``action`` once this thread's transaction has committed (never if it rolls
+        back); outside a transaction, now. For what must not happen before the write it
+        follows is durable: waking the outbox sender, speaking news into a live call."""
+        if self.in_transaction:
+            self._local.after.append(action)
+        else:
+            _run_all([action])
 
     def execute(self, sql: str, params: Params = ()) -> list[Row]:
         """Run one statement (``?`` or ``:name`` parameters); its rows, if any."""
@@ -364,6 +378,14 @@ class Store:
                 " body = excluded.body, at = excluded.at",
                 (key, session_id, json.dumps(body), time.time()),
             )
+
+
+def _run_all(actions: list[Callable[[], None]]) -> None:
+    for action in actions:
+        try:
+            action()
+        except Exception:  # the commit stands; one failed follow-up must not undo it
+            log.exception("an action after a commit failed")
 
 
 def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:

@@ -20,7 +20,7 @@ from collections.abc import Iterable, Mapping
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs, urlencode, urlsplit
 
 from twilio.request_validator import RequestValidator
 
@@ -95,7 +95,11 @@ class FakeTwilio:
     ``.messages``: one dict per ``Messages.json`` post (form fields, first value each, plus
     ``account_sid``, ``sid``). ``.call_updates``: one dict per ``Calls/{sid}.json`` post (form
     fields plus ``account_sid``, ``call_sid``). ``fail_to`` numbers get a 400 error answer;
-    ``fail_calls`` call SIDs get a 404, like a call that already ended.
+    ``fail_calls`` call SIDs get a 404, like a call that already ended (and read as
+    ``completed``). A slow Twilio: ``answer_after`` seconds between taking a post (it is
+    recorded at once) and answering it; ``hold`` (an Event) keeps every post waiting,
+    untaken, until it is set. ``in_flight`` / ``most_in_flight``: posts being answered now
+    and at most at once. ``fail_gets``: every GET (a lookup) is answered 500.
     """
 
     def __init__(self) -> None:
@@ -110,6 +114,11 @@ class FakeTwilio:
         # Neither records anything: Twilio did not take the message.
         self.unavailable = False
         self.hang_until = 0.0
+        self.answer_after = 0.0
+        self.fail_gets = False  # every GET (a lookup) gets a 500
+        self.hold: threading.Event | None = None
+        self.in_flight = 0
+        self.most_in_flight = 0
         self._lock = threading.Lock()
         self._cond = threading.Condition(self._lock)
         self._ids = itertools.count(1)
@@ -133,6 +142,18 @@ class FakeTwilio:
                 length = int(self.headers.get("Content-Length") or 0)
                 raw = self.rfile.read(length).decode("utf-8")
                 form = {k: v[0] for k, v in parse_qs(raw, keep_blank_values=True).items()}
+                with fake._lock:
+                    fake.in_flight += 1
+                    fake.most_in_flight = max(fake.most_in_flight, fake.in_flight)
+                try:
+                    self._post(form)
+                finally:
+                    with fake._lock:
+                        fake.in_flight -= 1
+
+            def _post(self, form: dict[str, str]) -> None:
+                if fake.hold is not None:
+                    fake.hold.wait(30)  # bounded: a test that forgets to release still ends
                 hang = fake.hang_until - time.monotonic()
                 if hang > 0:
                     time.sleep(hang)
@@ -142,9 +163,14 @@ class FakeTwilio:
                     self._send(503, _error(20503, "Service unavailable"))
                     return
                 status, body = fake._answer("POST", urlsplit(self.path).path, form)
+                if fake.answer_after > 0:
+                    time.sleep(fake.answer_after)  # taken (recorded), answered late
                 self._send(status, body)
 
             def do_GET(self) -> None:
+                if fake.fail_gets:
+                    self._send(500, _error(20500, "Internal server error"))
+                    return
                 url = urlsplit(self.path)
                 query = {k: v[0] for k, v in parse_qs(url.query).items()}
                 status, body = fake._answer("GET", url.path, {}, query)
@@ -213,16 +239,26 @@ class FakeTwilio:
                 self.call_updates.append({**form, "account_sid": parts[2], "call_sid": call_sid})
                 self._cond.notify_all()
                 return 200, _call_json(parts[2], call_sid, form)
+            # GET /2010-04-01/Accounts/{AC}/Calls/{CA}.json: a call is live unless it failed
+            if method == "GET" and len(parts) == 5 and parts[3] == "Calls":
+                call_sid = parts[4].removesuffix(".json")
+                status = "completed" if call_sid in self.fail_calls else "in-progress"
+                return 200, _call_json(parts[2], call_sid, {"Status": status})
             # GET /2010-04-01/Accounts/{AC}/Messages.json: the messages taken, newest first
             if method == "GET" and len(parts) == 4 and parts[3] == "Messages.json":
                 to = query.get("To")
                 found = [m for m in reversed(self.messages) if to is None or m.get("To") == to]
-                records = [_message_json(parts[2], m["sid"], m) for m in found[:50]]
+                size, page = int(query.get("PageSize", 50)), int(query.get("Page", 0))
+                shown = found[page * size : (page + 1) * size]
+                records = [_message_json(parts[2], m["sid"], m) for m in shown]
                 uri = f"/2010-04-01/Accounts/{parts[2]}/Messages.json"
+                more = len(found) > (page + 1) * size
+                following = f"{uri}?{urlencode({**query, 'Page': page + 1, 'PageSize': size})}"
                 return 200, {
-                    "messages": records, "uri": uri, "first_page_uri": uri, "next_page_uri": None,
-                    "previous_page_uri": None, "page": 0, "page_size": 50, "start": 0,
-                    "end": max(len(records) - 1, 0),
+                    "messages": records, "uri": uri, "first_page_uri": uri,
+                    "next_page_uri": following if more else None,
+                    "previous_page_uri": None, "page": page, "page_size": size, "start": page * size,
+                    "end": page * size + max(len(records) - 1, 0),
                 }
         return 404, _error(20404, f"The requested resource {path} was not found")
 

@@ -260,9 +260,11 @@ class Media:
             with contextlib.suppress(Exception):  # the caller may be gone already
                 await websocket.close()
 
-        async def ruled(reply: Reply) -> None:
+        def tell_others(reply: Reply) -> None:
+            # In the ruling's transaction (a worker thread): the others' news is written
+            # with the move, as the SMS and voice channels do.
             if reply.accepted and reply.public:
-                await asyncio.to_thread(notify.fan_out, self.lobby, self.outbound, reply, info.address)
+                notify.fan_out(self.lobby, self.outbound, reply, info.address)
 
         session = StreamSession(
             info,
@@ -270,7 +272,7 @@ class Media:
             send,
             load_model=self.models,
             hang_up=hang_up,
-            on_ruling=ruled,
+            on_reply=tell_others,
             options=self.options,
             clock=self.clock,
             sleep=self.sleep,
@@ -401,7 +403,9 @@ def _notify(outbound: Outbound, member: Member, reply: Reply) -> None:
         # The stream is gone (its channel not put back yet): an ordinary caller, then.
         notify.tell(outbound, replace(member, channel="voice"), reply)
         return
-    session.say_threadsafe(session.reply_lines(reply, own=False))
+    lines = session.reply_lines(reply, own=False)
+    # Said only once the ruling is committed: nothing is announced that could be rolled back.
+    outbound.store.after_commit(lambda: session.say_threadsafe(lines))
 
 
 # -- the websocket ---------------------------------------------------------------------------

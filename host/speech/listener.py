@@ -305,6 +305,9 @@ class StreamListener(ABC):
     grammar: Grammar
     #: Words of the phrase lists the model lacks; their phrases are left out.
     missing_words: tuple[str, ...] = ()
+    #: Told every reply inside the transaction that ruled it, so a channel queues the news
+    #: for the others (outbox rows) with the move: both are committed, or neither.
+    on_reply: Callable[[Reply], None] | None = None
     _missing: frozenset[str] = frozenset()
     _checked_at = 0.0
 
@@ -371,12 +374,15 @@ class StreamListener(ABC):
         if reading.ignored is not None:
             log.info("ignored %r (%s)", hearing.text, reading.ignored)
             return Heard(hearing, None, reading)
-        reply = self.referee.handle(
-            self.session_id,
-            reading.text,
-            self.speaker,
-            hearing=RefereeHearing(alternatives=reading.alternatives, confidence=reading.confidence),
-        )
+        with self.referee.store.transaction():
+            reply = self.referee.handle(
+                self.session_id,
+                reading.text,
+                self.speaker,
+                hearing=RefereeHearing(alternatives=reading.alternatives, confidence=reading.confidence),
+            )
+            if self.on_reply is not None:
+                self.on_reply(reply)
         self.refresh()
         return Heard(hearing, reply, reading)
 
@@ -439,10 +445,13 @@ class Listener(StreamListener):
         speaker: str | None = None,
         report_missing: bool = True,
         phone: bool = False,
+        on_reply: Callable[[Reply], None] | None = None,
     ) -> None:
         """``report_missing`` false: the caller tells the user about :attr:`missing_words`
         (the table command prints them) instead of a logged warning. ``phone``: the audio
-        is a phone call's (8 kHz mu-law upsampled to ``sample_rate``)."""
+        is a phone call's (8 kHz mu-law upsampled to ``sample_rate``). ``on_reply``: see
+        :attr:`StreamListener.on_reply`."""
+        self.on_reply = on_reply
         table = self._attach(referee, session_id, speaker)
         self.invalid_prior = INVALID_PRIOR
         self._listen_for = ListenForCache()

@@ -236,12 +236,16 @@ ListenerFactory = Callable[[SpeechModel], ListenerLike]
 ModelLoader = Callable[[str], SpeechModel]
 
 
-def default_listener(referee: Referee, info: CallInfo) -> ListenerFactory:
+OnReply = Callable[[Reply], None]
+
+
+def default_listener(referee: Referee, info: CallInfo, on_reply: OnReply | None = None) -> ListenerFactory:
     def make(model: SpeechModel) -> ListenerLike:
         from host.speech.listener import Listener
 
         return Listener(
-            referee, info.session_id, model, sample_rate=SAMPLE_RATE, speaker=info.player, phone=True
+            referee, info.session_id, model, sample_rate=SAMPLE_RATE, speaker=info.player, phone=True,
+            on_reply=on_reply,
         )
 
     return make
@@ -252,8 +256,9 @@ class StreamSession:
     :meth:`media` / :meth:`mark` / :meth:`dtmf` per message, and :meth:`close` at the end.
 
     ``send`` writes one JSON message to the socket; ``hang_up`` ends the stream (Twilio
-    then carries on with the TwiML after ``<Connect>``); ``on_ruling`` is told every reply
-    the referee gave, after it was spoken to this caller (for telling the others).
+    then carries on with the TwiML after ``<Connect>``); ``on_reply`` is told every reply
+    the referee gave, in a worker thread inside the transaction that ruled it, spoken or
+    keyed (for telling the others: their messages are committed with the move).
     """
 
     def __init__(
@@ -265,7 +270,7 @@ class StreamSession:
         load_model: ModelLoader,
         make_listener: ListenerFactory | None = None,
         hang_up: Callable[[], Awaitable[None]] | None = None,
-        on_ruling: Callable[[Reply], Awaitable[None]] | None = None,
+        on_reply: OnReply | None = None,
         tts: Synthesize = synthesize,
         options: StreamOptions | None = None,
         clock: Clock = time.monotonic,
@@ -277,9 +282,9 @@ class StreamSession:
         self.options = options or StreamOptions()
         self._send_message = send
         self._load_model = load_model
-        self._make_listener = make_listener or default_listener(referee, info)
+        self._make_listener = make_listener or default_listener(referee, info, on_reply)
         self._hang_up = hang_up
-        self._on_ruling = on_ruling
+        self._on_reply = on_reply
         self._tts = tts
         self._clock = clock
         self._sleep = sleep
@@ -420,14 +425,23 @@ class StreamSession:
         self._dtmf_count += 1
         key = f"media:{self.info.stream_sid}:dtmf:{self._dtmf_count}"
         try:
-            reply = await asyncio.to_thread(
-                self.referee.handle, self.info.session_id, text, self.info.player, key=key
-            )
+            reply = await asyncio.to_thread(self._keyed, text, key)
         except Exception:
             log.exception("call %s: keypad input %r failed", self.info.call_sid, text)
             await self.apologise()
             return
         await self._ruled(reply)
+
+    def _keyed(self, text: str, key: str) -> Reply:
+        """Rule keypad input and queue the news for the others, in one transaction (a
+        repeated key is answered from the log and tells nobody again)."""
+        store = self.referee.store
+        with store.transaction():
+            fresh = store.reply(key) is None
+            reply = self.referee.handle(self.info.session_id, text, self.info.player, key=key)
+            if fresh and self._on_reply is not None:
+                self._on_reply(reply)
+        return reply
 
     # -- speaking ------------------------------------------------------------------------
 
@@ -554,11 +568,6 @@ class StreamSession:
         except Exception:
             log.exception("call %s: cannot word a reply", self.info.call_sid)
             self.say(reply.lines)
-        if self._on_ruling is not None:
-            try:
-                await self._on_ruling(reply)
-            except Exception:
-                log.exception("call %s: telling the others failed", self.info.call_sid)
 
     # -- internals: speaking -------------------------------------------------------------
 

@@ -4,15 +4,20 @@ The page captures the microphone, resamples it to 16 kHz mono pcm16 in an AudioW
 sends it over this WebSocket as binary frames. The audio goes through the same
 :class:`~host.speech.table.TableRunner` and :class:`~host.speech.listener.Listener` as
 ``gamehost table`` (a shared microphone: ``speaker=None``), so it is ruled by the Referee
-like any move; the phones in the game are told as for any other channel. Each reply comes
+like any move; the phones in the game are told as for any other channel (their messages
+are written in the move's own transaction, through the listener's ``on_reply``). Each reply comes
 back as a JSON text frame (its lines) and as a binary WAV frame of the host's voice, which
 the page plays. As at the CLI table, the input the announcement covers is dropped (the host
 never hears itself).
 
-Who may stream: whoever holds the game's join code (it is in the URL; the game must exist
-and be active), from a page of this server (the Origin header must be this host or
-``GAMEHOST_PUBLIC_URL``), and over HTTPS unless the page is on a loopback address. A refusal
-closes the handshake with 1008, which the server sends as HTTP 403.
+Who may stream: a browser holding the game's table-microphone cookie (minted by the server
+for that game from the link ``gamehost mic CODE`` prints; see host/web/mic.py), for an
+active game that has a table microphone, from a page of this server (the Origin header must
+be this host or ``GAMEHOST_PUBLIC_URL``), and over HTTPS unless the page is on a loopback
+address. The join code alone is not enough: it is six digits, and the microphone plays
+the current player's moves. Code lookups count against the client like any on the web
+(host/web/codes.py). A refusal closes the handshake with 1008, which the server sends as
+HTTP 403.
 """
 
 from __future__ import annotations
@@ -40,7 +45,8 @@ from host.speech.audio import SAMPLE_RATE, SAMPLE_WIDTH
 from host.speech.listener import Heard, Listener
 from host.speech.model import ModelUnavailable, SpeechModel, describe_model, load_model
 from host.speech.table import TableRunner, Voice
-from host.store import SessionRow
+from host.store import SessionRow, Store
+from host.web import codes, mic
 
 log = logging.getLogger(__name__)
 
@@ -126,10 +132,15 @@ class Room:
         """From the decoder's thread."""
         self.loop.call_soon_threadsafe(self.out.put_nowait, item)
 
-    def emit(self, reply: Reply) -> None:
-        self.send(json.dumps({"type": "reply", "lines": reply.lines, "accepted": reply.accepted}))
+    def tell_others(self, reply: Reply) -> None:
+        """Inside the ruling's transaction (the listener's ``on_reply``): the phones' news
+        goes into the outbox with the move, so a crash can lose neither."""
         if reply.accepted and reply.public:
             notify.fan_out(self.lobby, self.outbound, reply)
+
+    def emit(self, reply: Reply) -> None:
+        """After the commit: the page shows (and says) the ruling."""
+        self.send(json.dumps({"type": "reply", "lines": reply.lines, "accepted": reply.accepted}))
 
     def heard(self, heard: Heard) -> None:
         if heard.reply is None:
@@ -141,7 +152,7 @@ def _open(state: State, row: SessionRow, room: Room) -> tuple[TableRunner, str]:
     referee: Referee = state.referee
     lang = referee.table(row.id).config.lang
     model = _models(state)(lang)
-    listener = Listener(referee, row.id, model, sample_rate=SAMPLE_RATE)
+    listener = Listener(referee, row.id, model, sample_rate=SAMPLE_RATE, on_reply=room.tell_others)
 
     def play(pcm: bytes, rate: int) -> None:
         room.send(wav_bytes(pcm, rate))
@@ -206,6 +217,19 @@ async def _send(websocket: WebSocket, out: asyncio.Queue[str | bytes]) -> None:
             await websocket.send_text(item)
 
 
+def _admit(store: Store, websocket: WebSocket, code: str) -> tuple[SessionRow | None, str | None]:
+    """The game this handshake may stream to, or why not."""
+    try:
+        row = codes.find_game(store, codes.client(websocket), code)
+    except codes.TooManyGuesses:
+        return None, "too many wrong join codes from this client"
+    if row is None or row.status != "active":
+        return None, f"no active game has the code {code}"
+    if not mic.cookie_ok(store, row.id, websocket.cookies.get(mic.COOKIE)):
+        return None, "no table-microphone key for this game (open the link `gamehost mic CODE` prints)"
+    return row, None
+
+
 @router.websocket("/t/{code}/listen")
 async def listen(websocket: WebSocket, code: str) -> None:
     state = websocket.app.state
@@ -213,9 +237,7 @@ async def listen(websocket: WebSocket, code: str) -> None:
     problem = origin_problem(websocket.headers.get("origin"), websocket.headers.get("host"), settings)
     row = None
     if problem is None:
-        row = await asyncio.to_thread(state.store.session_by_code, code) if code.isdigit() else None
-        if row is None or row.status != "active":
-            problem = f"no active game has the code {code}"
+        row, problem = await asyncio.to_thread(_admit, state.store, websocket, code)
     if problem is not None or row is None:
         log.warning("refused a browser microphone for game %s: %s", code, problem)
         await websocket.close(code=POLICY_VIOLATION)

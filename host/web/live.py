@@ -1,17 +1,29 @@
-"""What a screen at the table shows: one session's public page data, folded from its log.
+"""What a screen at the table shows: one session's public page data, folded from its log,
+and the hub that keeps every open live page of a game up to date.
 
 The page keeps its own fold (``host/session.py`` ``apply``) rather than the referee's cached
 table, because it also wants the words of the last few rulings, which the table does not
 keep. Folds are cached per session and only the new log rows are applied; a server restart
 folds the log again, so the page shows the same thing after it. The data carries its HTML
 too (``host/web/screen.py``): the first page and each update are drawn by one renderer.
+
+:class:`Hub`: the live pages of one process. A game watched by any page has one poller,
+which looks at the log (one indexed query every ``POLL`` s: the store, not an in-process
+signal, so a ruling made by another server process shows as fast) and, when it grew,
+builds the page's message once for every stream of that game. A game nobody watches is
+not polled. Each client may hold ``per_client`` streams at once in this process.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import json
+import logging
 import threading
 import time
-from collections import OrderedDict, deque
+from collections import Counter, OrderedDict, deque
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -25,8 +37,19 @@ from host.store import SessionRow, Store
 from host.web import screen
 from host.web.labels import labels
 
+log = logging.getLogger(__name__)
+
 #: Rulings the page shows, oldest first (the last one large).
 RULINGS = 5
+#: How often a watched game's log is looked at: a cheap indexed MAX(seq) query.
+POLL = 0.05
+#: A comment line to every stream after this long without a message keeps proxies from
+#: closing a quiet stream.
+KEEPALIVE = 15.0
+#: Streams woken at a time when a game's message changes, and the least pause between
+#: batches (a real pause, not just a turn of the loop, lets worker threads run too).
+WAKE_BATCH = 50
+WAKE_PAUSE = 0.001
 #: Folds kept: the games watched lately (an old one is folded again if opened).
 FOLDS = 256
 
@@ -130,3 +153,120 @@ def _said(before: Table, after: Table, events: list[Any]) -> list[str]:
     if after.games > before.games:
         return [load(after.lang).phrase("new_game", players=", ".join(after.names))]
     return describe_events(after, events) if events else []
+
+
+def message(page: dict[str, Any]) -> bytes:
+    """One Server-Sent Event of a page, encoded once for all its streams; its id is the log's seq."""
+    return f"id: {page['seq']}\nevent: table\ndata: {json.dumps(page, ensure_ascii=False)}\n\n".encode()
+
+
+class Watched:
+    """One game watched in this process: its latest message, counters that grow with each
+    new message (``version``) and each keepalive (``beat``), and its streams waiting."""
+
+    def __init__(self) -> None:
+        self.version = 0
+        self.beat = 0
+        self.message = b""
+        self.gone = False  # the session no longer exists: its streams end
+        self.streams = 0
+        self.task: asyncio.Task[None] | None = None
+        self.woken = time.monotonic()
+        self._waiting: list[asyncio.Future[None]] = []
+
+    async def next(self, version: int, beat: int) -> None:
+        """Until the message or the keepalive has moved on from ``version`` and ``beat``."""
+        if self.version == version and self.beat == beat and not self.gone:
+            future = asyncio.get_running_loop().create_future()
+            self._waiting.append(future)
+            await future
+
+    async def publish(self, data: bytes) -> None:
+        self.version += 1
+        self.message = data
+        await self._wake()
+
+    async def keepalive(self) -> None:
+        self.beat += 1
+        await self._wake()
+
+    async def end(self) -> None:
+        self.gone = True
+        await self._wake()
+
+    async def _wake(self) -> None:
+        """Wake the waiting streams WAKE_BATCH at a time, and after each batch leave the
+        event loop free for as long as the batch took: thousands of streams of one game
+        take twice as long to be told, but never hold up every other request (each woken
+        stream has written its socket before the batch is timed)."""
+        waiting, self._waiting = self._waiting, []
+        for i in range(0, len(waiting), WAKE_BATCH):
+            started = time.perf_counter()
+            for future in waiting[i : i + WAKE_BATCH]:
+                if not future.done():  # a stream that went is cancelled
+                    future.set_result(None)
+            await asyncio.sleep(0)  # the batch runs
+            await asyncio.sleep(max(WAKE_PAUSE, time.perf_counter() - started))
+        self.woken = time.monotonic()
+
+
+class Hub:
+    def __init__(self, feed: Feed, per_client: int, poll: float = POLL) -> None:
+        self.feed = feed
+        self.store = feed.store
+        self.per_client = per_client
+        self.poll = poll
+        self.games: dict[str, Watched] = {}
+        self.clients: Counter[str] = Counter()
+
+    # -- streams per client --------------------------------------------------------------
+
+    def admit(self, client: str) -> bool:
+        """Count a new stream against ``client`` (see host/web/codes.py); False: at the cap."""
+        if self.clients[client] >= self.per_client:
+            return False
+        self.clients[client] += 1
+        return True
+
+    def release(self, client: str) -> None:
+        self.clients[client] -= 1
+        if self.clients[client] <= 0:
+            del self.clients[client]
+
+    # -- games ---------------------------------------------------------------------------
+
+    @contextlib.asynccontextmanager
+    async def watching(self, session_id: str) -> AsyncIterator[Watched]:
+        """Follow a game for one stream; its poller starts with the first and stops with
+        the last."""
+        game = self.games.get(session_id)
+        if game is None:
+            game = self.games[session_id] = Watched()
+            game.task = asyncio.create_task(self._poll(session_id, game), name=f"live {session_id}")
+        game.streams += 1
+        try:
+            yield game
+        finally:
+            game.streams -= 1
+            if game.streams == 0 and self.games.get(session_id) is game:
+                del self.games[session_id]
+                if game.task is not None:
+                    game.task.cancel()
+
+    async def _poll(self, session_id: str, game: Watched) -> None:
+        sent = -1
+        while True:
+            try:
+                if await asyncio.to_thread(self.store.last_seq, session_id) != sent:
+                    row = await asyncio.to_thread(self.store.session, session_id)
+                    if row is None:
+                        await game.end()
+                        return
+                    page = await asyncio.to_thread(self.feed.page, row)
+                    sent = page["seq"]
+                    await game.publish(message(page))
+                elif time.monotonic() - game.woken >= KEEPALIVE:
+                    await game.keepalive()
+            except Exception:  # the store was busy or closing: the streams wait, try again
+                log.exception("live page of session %s: polling failed", session_id)
+            await asyncio.sleep(self.poll)

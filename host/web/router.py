@@ -2,30 +2,37 @@
 
 ``GET /`` lists the games offered (and, for the operator with the admin token, the sessions
 in progress); ``GET /t/<code>`` is one game by its join code, for a phone or a TV at the
-table; ``GET /t/<code>/events`` streams the same data as Server-Sent Events whenever the
-game's log grows. Each message's ``id`` is the log's seq, so a browser's EventSource
-reconnects by itself and gets the current state at once (from the log, also after a restart).
+table (and, with the host's microphone link, makes that browser the table's microphone:
+host/web/mic.py); ``GET /t/<code>/events`` streams the same data as Server-Sent Events
+whenever the game's log grows (one poller per game per process feeds all its streams:
+host/web/live.py; a client may keep ``GAMEHOST_LIVE_STREAMS_PER_CLIENT`` open). Each
+message's ``id`` is the log's seq, so a browser's EventSource reconnects by itself and gets
+the current state at once (from the log, also after a restart). Join codes are looked up
+with JOIN's lock-out for guessers (host/web/codes.py).
 """
 
 from __future__ import annotations
 
 import asyncio
 import hmac
-import json
-from collections.abc import AsyncIterator
+import logging
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
 from fastapi import APIRouter, HTTPException, Request, Response
 from fastapi.responses import FileResponse, HTMLResponse, RedirectResponse, StreamingResponse
 from fastapi.templating import Jinja2Templates
+from starlette.types import Receive, Scope, Send
 
 from games.base import CHANNELS, all_games
 from host.config import Settings
 from host.store import SessionRow, Store
-from host.web import listen, screen
+from host.web import codes, listen, mic, screen
 from host.web.labels import labels
-from host.web.live import Feed
+from host.web.live import Feed, Hub
+
+log = logging.getLogger(__name__)
 
 HERE = Path(__file__).parent
 STATIC = {
@@ -35,12 +42,6 @@ STATIC = {
     "pcm16-worklet.js": "text/javascript",
     "favicon.svg": "image/svg+xml",
 }
-#: How often the stream looks at the log: a cheap indexed MAX(seq) query. The store, not an
-#: in-process signal, so a ruling made by another server process on the same database shows
-#: within this (plus a fold) too.
-POLL = 0.05
-#: A comment line this often keeps proxies from closing a quiet stream.
-KEEPALIVE = 15.0
 EXAMPLE_NAMES = ("Ann", "Bob", "Cy", "Dee", "Eve", "Flo")
 
 router = APIRouter(include_in_schema=False)
@@ -54,6 +55,14 @@ def _feed(request: Request) -> Feed:
     if feed is None:
         feed = state.web_feed = Feed(state.store, state.referee.clock)
     return feed
+
+
+def _hub(request: Request) -> Hub:
+    state = request.app.state
+    hub: Hub | None = getattr(state, "web_hub", None)
+    if hub is None:
+        hub = state.web_hub = Hub(_feed(request), state.settings.live_streams_per_client)
+    return hub
 
 
 def is_admin(request: Request, settings: Settings) -> bool:
@@ -118,21 +127,58 @@ async def home(request: Request) -> Response:
     )
 
 
-def _row(store: Store, code: str) -> SessionRow | None:
-    if not (code.isdigit() and len(code) == 6):
-        return None
-    return store.session_by_code(code)
+async def _game(request: Request, code: str) -> SessionRow | Response:
+    """The game of a join code, or the page saying there is none (404) or that this client
+    guessed too many wrong codes (429)."""
+    store: Store = request.app.state.store
+    try:
+        row = await asyncio.to_thread(codes.find_game, store, codes.client(request), code)
+    except codes.TooManyGuesses:
+        log.warning("web: %s is locked out after too many wrong join codes", codes.client(request))
+        retry = {"Retry-After": str(int(codes.WINDOW))}
+        return templates.TemplateResponse(
+            request, "unknown.html", {"code": code, "busy": True}, status_code=429, headers=retry
+        )
+    if row is None:
+        return templates.TemplateResponse(request, "unknown.html", {"code": code}, status_code=404)
+    return row
+
+
+def _secure(request: Request) -> bool:
+    """Whether a cookie must be Secure: always, but for a page on a loopback address over
+    plain http (the only http page a browser gives a microphone)."""
+    return not (request.url.scheme == "http" and (request.url.hostname or "") in listen.LOOPBACK)
 
 
 @router.get("/t/{code}", response_class=HTMLResponse)
 async def table_page(request: Request, code: str) -> Response:
     store: Store = request.app.state.store
-    row = await asyncio.to_thread(_row, store, code)
-    if row is None:
-        return templates.TemplateResponse(request, "unknown.html", {"code": code}, status_code=404)
+    found = await _game(request, code)
+    if isinstance(found, Response):
+        return found
+    row, who = found, codes.client(request)
+    spent = False
+    key = request.query_params.get(mic.PARAM)
+    if key:
+        # The host's microphone link: traded, once, for the cookie the microphone's
+        # handshake carries; the address bar loses the key at once.
+        cookie = await asyncio.to_thread(mic.redeem_link, store, row.id, key)
+        if cookie is not None:
+            response = RedirectResponse(f"/t/{code}", status_code=303)
+            response.set_cookie(
+                mic.COOKIE, cookie, max_age=int(mic.COOKIE_TTL_S), path=f"/t/{code}",
+                httponly=True, samesite="lax", secure=_secure(request),
+            )
+            log.info("web: game %s has a table microphone (link spent by %s)", code, who)
+            return response
+        log.warning("web: a spent, expired or wrong microphone link for game %s from %s", code, who)
+        await asyncio.to_thread(codes.missed, store, who)
+        spent = True
+    table_mic = await asyncio.to_thread(mic.cookie_ok, store, row.id, request.cookies.get(mic.COOKIE))
     page = await asyncio.to_thread(_feed(request).page, row)
     words = labels(page["lang"])["page"]
-    return templates.TemplateResponse(request, "table.html", {"page": page, "words": words})
+    context = {"page": page, "words": words, "mic": table_mic, "mic_spent": spent}
+    return templates.TemplateResponse(request, "table.html", context)
 
 
 @router.get("/t")
@@ -143,40 +189,58 @@ async def watch(code: str = "") -> Response:
     return RedirectResponse(f"/t/{code}" if code.isdigit() else "/", status_code=303)
 
 
-def _message(page: dict[str, Any]) -> str:
-    return f"id: {page['seq']}\nevent: table\ndata: {json.dumps(page, ensure_ascii=False)}\n\n"
+class _Stream(StreamingResponse):
+    """A live stream that gives its client's place back however it ends (also when the
+    client left before the first byte)."""
+
+    def __init__(self, content: AsyncIterator[bytes], release: Callable[[], None]) -> None:
+        headers = {"Cache-Control": "no-store", "X-Accel-Buffering": "no"}
+        super().__init__(content, media_type="text/event-stream", headers=headers)
+        self._release = release
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            self._release()
 
 
 @router.get("/t/{code}/events")
 async def table_events(request: Request, code: str) -> Response:
     store: Store = request.app.state.store
-    row = await asyncio.to_thread(_row, store, code)
+    who = codes.client(request)
+    try:
+        row = await asyncio.to_thread(codes.find_game, store, who, code)
+    except codes.TooManyGuesses:
+        raise HTTPException(status_code=429, detail="too many wrong join codes") from None
     if row is None:
         raise HTTPException(status_code=404, detail=f"no game has the code {code}")
-    feed = _feed(request)
+    hub, client = _hub(request), codes.client_key(who)
+    if not hub.admit(client):
+        log.warning("web: %s already has %d live pages open; refused another", who, hub.per_client)
+        busy = {"Retry-After": "15"}
+        raise HTTPException(status_code=429, detail="too many live pages open from here", headers=busy)
     session_id = row.id
 
-    async def stream() -> AsyncIterator[str]:
+    async def stream() -> AsyncIterator[bytes]:
         # The current state at once (a reconnect after a restart catches up from the log),
-        # then a message each time the log grows.
-        yield "retry: 1000\n\n"
-        sent, quiet = -1, 0.0
-        while not await request.is_disconnected():
-            if await asyncio.to_thread(store.last_seq, session_id) != sent:
-                fresh = await asyncio.to_thread(store.session, session_id)
-                if fresh is None:
+        # then a message each time the log grows; the game's one poller in this process
+        # builds it for every stream (host/web/live.py Hub).
+        yield b"retry: 1000\n\n"
+        version = beat = 0
+        async with hub.watching(session_id) as game:
+            while True:
+                await game.next(version, beat)
+                if game.gone:
                     return
-                page = await asyncio.to_thread(feed.page, fresh)
-                sent, quiet = page["seq"], 0.0
-                yield _message(page)
-            elif quiet >= KEEPALIVE:
-                quiet = 0.0
-                yield ": keepalive\n\n"
-            await asyncio.sleep(POLL)
-            quiet += POLL
+                if game.version != version:
+                    version, beat = game.version, game.beat
+                    yield game.message
+                else:
+                    beat = game.beat
+                    yield b": keepalive\n\n"
 
-    headers = {"Cache-Control": "no-store", "X-Accel-Buffering": "no"}
-    return StreamingResponse(stream(), media_type="text/event-stream", headers=headers)
+    return _Stream(stream(), lambda: hub.release(client))
 
 
 @router.get("/favicon.ico")

@@ -130,7 +130,7 @@ def main() -> None:
     env = {
         **os.environ,
         "TWILIO_AUTH_TOKEN": TEST_AUTH_TOKEN,
-        "GAMEHOST_PUBLIC_URL": "",
+        "GAMEHOST_PUBLIC_URL": f"http://127.0.0.1:{port}",  # production serve needs it
         "PYTHONUNBUFFERED": "1",
     }
     log = (work / "server.log").open("wb")

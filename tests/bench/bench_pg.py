@@ -37,8 +37,9 @@ class Served:
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         env = {**os.environ, "TWILIO_AUTH_TOKEN": TOKEN, "GAMEHOST_MODE": "production",
-               "GAMEHOST_DATABASE_URL": database, "GAMEHOST_WORKERS": str(workers)}
-        for unset in ("TWILIO_ACCOUNT_SID", "GAMEHOST_PUBLIC_URL", "GAMEHOST_DB"):
+               "GAMEHOST_DATABASE_URL": database, "GAMEHOST_WORKERS": str(workers),
+               "GAMEHOST_PUBLIC_URL": self.base}  # production serve needs it; the moves are signed for it
+        for unset in ("TWILIO_ACCOUNT_SID", "GAMEHOST_DB"):
             env.pop(unset, None)
         cmd = [sys.executable, "-m", "host.cli", "serve", "--port", str(self.port)]
         self.proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)

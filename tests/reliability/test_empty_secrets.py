@@ -64,7 +64,7 @@ def _serve(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, **env: str) -> tuple
 
     started: list[Any] = []
     monkeypatch.setattr(uvicorn, "run", lambda app, **kw: started.append(app))
-    for name in ("TWILIO_AUTH_TOKEN", "GAMEHOST_MODE", "GAMEHOST_VALIDATE_SIGNATURES"):
+    for name in ("TWILIO_AUTH_TOKEN", "GAMEHOST_MODE", "GAMEHOST_VALIDATE_SIGNATURES", "GAMEHOST_PUBLIC_URL"):
         monkeypatch.delenv(name, raising=False)
     for name, value in env.items():
         monkeypatch.setenv(name, value)
@@ -93,7 +93,9 @@ def test_development_mode_serves_and_says_so(monkeypatch: pytest.MonkeyPatch, tm
 
 
 def test_production_with_a_token_serves(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    result, started = _serve(monkeypatch, tmp_path, TWILIO_AUTH_TOKEN="a-real-looking-token")
+    result, started = _serve(
+        monkeypatch, tmp_path, TWILIO_AUTH_TOKEN="a-real-looking-token", GAMEHOST_PUBLIC_URL="https://g.example"
+    )
     assert result.exit_code == 0, result.output
     assert len(started) == 1
     assert "DEVELOPMENT" not in result.output

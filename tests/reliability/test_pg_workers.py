@@ -43,8 +43,8 @@ class Worker:
             "GAMEHOST_SMS_TURN_TIMEOUT": str(LIMIT),
             "GAMEHOST_TWILIO_TIMEOUT": "2",
             "GAMEHOST_MODE": "production",
+            "GAMEHOST_PUBLIC_URL": self.base,  # what the texts are signed for
         }
-        env.pop("GAMEHOST_PUBLIC_URL", None)
         self.out = log.open("w")
         cmd = [sys.executable, "-m", "host.cli", "serve", "--port", str(self.port)]
         self.proc = subprocess.Popen(cmd, env=env, stdout=self.out, stderr=subprocess.STDOUT)

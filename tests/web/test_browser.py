@@ -162,7 +162,8 @@ def _voice_game(server: Server, browser: Any, fake: FakeTwilio) -> None:
     phones, code = new_game(server, ["Ann", "Bob"])
     server.text(phones[0], "START")
     page = browser.new_page()
-    page.goto(f"{server.base}/t/{code}")
+    page.goto(mic_link(server, code))  # the host's microphone link: the page keeps a cookie
+    assert page.url == f"{server.base}/t/{code}"  # and the key left the address bar
     page.click("#listen")
     page.wait_for_selector("#listen[data-state=on]", timeout=WAIT_MS)
     page.wait_for_function(
@@ -186,6 +187,18 @@ def _voice_game(server: Server, browser: Any, fake: FakeTwilio) -> None:
     while "Ann said 53." not in " ".join(fake.messages_to(phones[1])) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert any("Ann said 53." in m for m in fake.messages_to(phones[1]))
+
+
+def mic_link(server: Server, code: str) -> str:
+    """What ``gamehost mic CODE`` prints for this server."""
+    from typer.testing import CliRunner
+
+    from host import cli
+
+    printed = CliRunner().invoke(cli.app, ["mic", code, "--db", str(server.db)])
+    assert printed.exit_code == 0, printed.output
+    link = next(word for word in printed.output.split() if "?mic=" in word)
+    return server.base + link[link.index("/t/"):]
 
 
 # What must be in view on the screen without scrolling: whose turn (or the result), the

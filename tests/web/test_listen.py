@@ -9,7 +9,9 @@ from starlette.websockets import WebSocketDisconnect
 from host.config import Settings
 from host.session import SessionConfig
 from host.web.listen import origin_problem
+from host.web.mic import COOKIE
 from tests.sms.conftest import PHONES, Sms
+from tests.web.mic import ORIGIN, carrying, open_link
 from tests.web.test_pages import code_of
 
 
@@ -35,9 +37,10 @@ def test_only_pages_of_this_server_over_https_or_loopback(
     assert (origin_problem(origin, host, settings) is None) is ok
 
 
-def _refused(sms: Sms, path: str, origin: str) -> bool:
+def _refused(sms: Sms, path: str, origin: str, cookie: str | None = None) -> bool:
+    headers = {"origin": origin, **({"cookie": f"{COOKIE}={cookie}"} if cookie else {})}
     try:
-        with sms.client.websocket_connect(path, headers={"origin": origin}) as ws:
+        with sms.client.websocket_connect(path, headers=headers) as ws:
             ws.close()
     except WebSocketDisconnect as exc:
         assert exc.code == 1008
@@ -45,30 +48,35 @@ def _refused(sms: Sms, path: str, origin: str) -> bool:
     return False
 
 
-def test_the_handshake_wants_an_active_game_and_a_good_origin(sms: Sms) -> None:
+def test_the_handshake_wants_an_active_game_a_good_origin_and_the_games_key(sms: Sms) -> None:
     phones = sms.new_game(2)
     code = code_of(sms, phones[0])
-    local = "https://testserver"  # TestClient's Host; TLS at a proxy in front
-    assert _refused(sms, f"/t/{code}/listen", "http://games.example.org")
-    assert _refused(sms, "/t/999999/listen", local)
+    local = ORIGIN  # TestClient's Host; TLS at a proxy in front
+    key = open_link(sms, code)
+    assert _refused(sms, f"/t/{code}/listen", "http://games.example.org", key)
+    assert _refused(sms, f"/t/{code}/listen", local)  # the code alone is not enough
+    assert _refused(sms, "/t/999999/listen", local, key)
     lobby = sms.text(PHONES[2], "NEW Cy")[0].split()[1]  # a game not started yet
-    assert _refused(sms, f"/t/{lobby}/listen", local)
-    with sms.client.websocket_connect(f"/t/{code}/listen", headers={"origin": local}) as ws:
+    assert _refused(sms, f"/t/{lobby}/listen", local, key)
+    headers = {"origin": local, "cookie": f"{COOKIE}={key}"}
+    with sms.client.websocket_connect(f"/t/{code}/listen", headers=headers) as ws:
         ready = ws.receive_json()
         assert ready["type"] == "ready" and "pocketsphinx" in ready["engine"], ready
     sms.text(phones[0], "LEAVE")
     sms.text(phones[1], "LEAVE")
-    assert _refused(sms, f"/t/{code}/listen", local)  # over and closed
+    assert _refused(sms, f"/t/{code}/listen", local, key)  # over and closed
 
 
 def test_a_korean_game_page_reads_in_korean(sms: Sms) -> None:
     referee = sms.app.state.referee
     referee.create(SessionConfig(game="up-or-down", lang="ko"), ["민수", "지아"], code="424242")
-    page = sms.client.get("/t/424242")
+    cookie = open_link(sms, "424242")  # the button shows on the table microphone's page
+    page = sms.client.get("/t/424242", headers=carrying(cookie))
     assert page.status_code == 200
     for words in ("플레이어", "판", "최근 판정", "여기서 듣기", "마지막 수", "차례"):
         assert words in page.text, words
     for words in ("Players", "Last rulings", "Listen here", "Last number"):
         assert words not in page.text, words
-    english = sms.client.get(f"/t/{code_of(sms, sms.new_game(2)[0])}")
-    assert "Last number" in english.text and "Players" in english.text
+    english_code = code_of(sms, sms.new_game(2)[0])
+    english = sms.client.get(f"/t/{english_code}", headers=carrying(open_link(sms, english_code)))
+    assert "Last number" in english.text and "Players" in english.text and "Listen here" in english.text
