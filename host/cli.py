@@ -702,8 +702,6 @@ def table(
         err.print(f"[{at:7.2f} s] (ignored: {why})")
 
     voice = None if quiet else Voice(lang, SAMPLE_RATE)
-    if voice is not None:
-        voice.prepare()
     runner = TableRunner(
         listener,
         lambda reply: emit(reply, as_json),
@@ -713,9 +711,11 @@ def table(
         on_ignored=show_ignored if verbose else None,
         due=Watch(referee, session_id).due,
     )
-    for opening in openings:
-        runner.announce(opening)
     try:
+        if voice is not None:
+            voice.prepare()
+        for opening in openings:
+            runner.announce(opening)
         if audio is not None:
             runner.run(pcm_chunks(pcm, SAMPLE_RATE, 20))
         else:
@@ -726,6 +726,8 @@ def table(
     except KeyboardInterrupt:
         err.print(f"Stopped. Session {session_id}.")
     finally:
+        if voice is not None:
+            voice.close()  # no synthesis left running into the interpreter's exit
         store.close()
 
 
