@@ -123,12 +123,15 @@ def test_ctrl_c_in_the_middle_of_the_audio_ends_with_exit_code_0(
     assert moves("".join(lines)) == [("Ann", 53)]
 
 
-def test_exit_while_announcements_are_being_prepared() -> None:
-    # The hazard itself: the interpreter exits while the preparing thread is in Piper.
+@pytest.mark.parametrize("rate", [16000, 8000], ids=["table", "phone call"])
+def test_exit_while_announcements_are_being_prepared(rate: int) -> None:
+    # The hazard itself: the interpreter exits while the preparing thread is in Piper. A
+    # Media Stream call prepares at 8 kHz (StreamSession.start) and `serve` exits the same
+    # way when stopped.
     script = (
         "import time\n"
         "from host.speech import tts\n"
-        "tts.prepare_in_background('en')\n"
+        f"tts.prepare_in_background('en', {rate})\n"
         "while not tts._cache:\n"
         "    time.sleep(0.01)\n"  # the first announcement is made: the next is under way
         "print('exiting', flush=True)\n"
