@@ -6,6 +6,7 @@ Loading validates every file and names the file and line of any error (hassil st
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -170,6 +171,29 @@ def load_file(path: Path, model: type[ModelT]) -> ModelT:
     validated = _validate(model, path)
     assert isinstance(validated, model)
     return validated
+
+
+_WORD = re.compile(r"[^\W_]+")  # one word of a phrase list (grammars.reader.normalise)
+_PHONES = re.compile(r"[A-Z]+[0-2]?(?: [A-Z]+[0-2]?)*")
+
+
+@cache
+def pronunciations(lang: str, root: Path = ROOT) -> dict[str, str]:
+    """``<lang>/pronunciations.yaml``: words the grammars use that the language's speech
+    dictionary lacks, with their phones (empty if the file is absent). A key must be one
+    word as the phrase lists spell it (lower case, no apostrophe); errors name file:line."""
+    path = root / lang / "pronunciations.yaml"
+    if not path.is_file():
+        return {}
+    data = _string_map(path, "str")
+    _, node = _read(path)
+    for word, phones in data.items():
+        line = _line_of(node, (word,))
+        if not isinstance(word, str) or not _WORD.fullmatch(word) or word != word.lower():
+            raise GrammarError(f"{path}:{line}: {word!r}: one word, lower case, as the phrase lists spell it")
+        if not _PHONES.fullmatch(phones):
+            raise GrammarError(f"{path}:{line}: {word}: expected phones like 'HH UW Z', not {phones!r}")
+    return data
 
 
 def languages(root: Path = ROOT) -> list[str]:

@@ -281,6 +281,12 @@ class NumberSpan:
     end: int
 
 
+def number_tokens(text: str, lang: str = "en") -> list[str]:
+    """The words of ``text`` as :func:`parse` reads them: numbers written together split
+    into their words ("이십이" is 이, 십, 이), for :func:`read_numbers`."""
+    return _lexicon(lang).tokens(text)
+
+
 def read_numbers(tokens: Sequence[str | None], lang: str = "en") -> list[NumberSpan]:
     """Every number in already split tokens, and where it lies. ``None`` stands for a word
     something else has claimed (a command, a card's suit): no number runs across it."""

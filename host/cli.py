@@ -19,6 +19,7 @@ from typer.core import TyperCommand, TyperGroup
 
 from games.base import GameSpec, OptionError, UnknownGame, all_games, find_game
 from grammars import GrammarError, languages, load
+from grammars.reader import normalise
 from host.config import Settings, get_settings
 from host.deadline import SkipClock, Watch, timed_lines, waited
 from host.referee import Referee, prompt_text, turn_event
@@ -811,11 +812,18 @@ def table(
     err.print(describe_model(speech_model))
     hint = f"gamehost play {spec.name} {resume_hint(session_id, db)}"
     err.print(f"Session {session_id} (resume as text with: {hint}).")
-    if listener.missing_words:
+    # Names are the table's own (the grammars' words are all in the model: a test sees to
+    # that); say once which cannot be heard, and what to do without them.
+    unheard = set(listener.missing_words)
+    mute = [n for n in names if unheard & set(normalise(n).split())]
+    lacking = [w for w in listener.missing_words if not any(w in normalise(n).split() for n in mute)]
+    if mute:
         err.print(
-            f"The speech model in {speech_model.path} lacks {len(listener.missing_words)} word(s); "
-            f"phrases with them cannot be heard: {', '.join(listener.missing_words)}"
+            f"The speech model cannot hear the name{'s' if len(mute) > 1 else ''} {', '.join(mute)}: "
+            "moves need no names (where the game asks for one, give it with --say)."
         )
+    if lacking:
+        err.print(f"The speech model lacks these words; phrases with them go unheard: {', '.join(lacking)}")
 
     def show(heard: Heard) -> None:
         if not verbose:
@@ -833,8 +841,6 @@ def table(
         err.print(f"[{at:7.2f} s] (ignored: {why})")
 
     voice = None if quiet else Voice(lang, SAMPLE_RATE)
-    if voice is not None:
-        voice.prepare()
     runner = TableRunner(
         listener,
         lambda reply: emit(reply, as_json),
@@ -844,9 +850,11 @@ def table(
         on_ignored=show_ignored if verbose else None,
         due=Watch(referee, session_id).due,
     )
-    for opening in openings:
-        runner.announce(opening)
     try:
+        if voice is not None:
+            voice.prepare()
+        for opening in openings:
+            runner.announce(opening)
         if audio is not None:
             runner.run(pcm_chunks(pcm, SAMPLE_RATE, 20))
         else:
@@ -857,6 +865,8 @@ def table(
     except KeyboardInterrupt:
         err.print(f"Stopped. Session {session_id}.")
     finally:
+        if voice is not None:
+            voice.close()  # no synthesis left running into the interpreter's exit
         store.close()
 
 

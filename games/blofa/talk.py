@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import cache
 from itertools import combinations_with_replacement
@@ -35,6 +35,7 @@ from games.base import (
     View,
 )
 from games.blofa.rules import (
+    CARDS,
     LOOK_BACK,
     RULE_CARDS,
     Captured,
@@ -66,7 +67,7 @@ from games.blofa.rules import (
 )
 from games.core import Event, GameOver, MoveUndone, Refusal
 from grammars import load, load_file
-from grammars.reader import normalise, read_numbers, to_words
+from grammars.reader import normalise, number_tokens, read_numbers, recognizer_phrase, to_words
 
 GRAMMAR = Path(__file__).parent / "grammar"
 _Words = list[str]
@@ -155,7 +156,9 @@ def scan(text: str, players: tuple[str, ...], lang: str) -> Reading:
     g = grammar(lang)
     phrases = _phrases(lang, players)
     known = {w for p, _ in phrases for w in p}
-    tokens = [_strip(t, known, g.particles) for t in normalise(text).split()]
+    # Korean sums are written together ("이십이") or, as a recogniser spells them, apart
+    # ("이십 이"): both are split into number words, as the shared reader does.
+    tokens = [w for t in normalise(text).split() for w in number_tokens(_strip(t, known, g.particles), lang)]
     kind_at: dict[int, str] = {}
     used = [False] * len(tokens)
     for phrase, kind in phrases:
@@ -528,9 +531,9 @@ class BlofaTalk:
         return Listening(tuple(dict.fromkeys(_phrases_now(state, lang))))
 
     def vocabulary(self, players: tuple[str, ...], options: Options, lang: str) -> list[str]:
-        out: list[str] = []
-        for low in range(0, 20):
-            out += _play_phrases((low + 1, low + 2), lang)
+        # Each play of a trick puts down at least one of the CARDS and declares 1 or 2 more
+        # than the last, so no declaration exceeds 2 * CARDS.
+        out = _play_phrases(tuple(range(1, 2 * CARDS + 1)), lang)
         out += _pass_phrases(lang) + _challenge_phrases(lang) + _reveal_phrases(lang)
         out += _keep_phrases(lang) + _claim_phrases(lang)
         return list(dict.fromkeys(out))
@@ -693,8 +696,11 @@ def _first(lang: str, kind: str) -> str:
     return words[0]
 
 
-def _play_words(colours: Sequence[Colour], declared: int, lang: str) -> str:
-    """A play as ``read`` takes it: "two card blue and yellow four", "파랑 한 장 이"."""
+def _play_words(
+    colours: Sequence[Colour], declared: int, lang: str, number: Callable[[int, str], str] = to_words
+) -> str:
+    """A play as ``read`` takes it: "two card blue and yellow four", "파랑 한 장 이"; with
+    ``number`` spelling the declared sum (a recogniser's words: "이십 이")."""
     names = [_first(lang, str(c)) for c in colours]
     said = names[0] if len(set(names)) == 1 else _join(names, lang)
     return _say(
@@ -703,12 +709,13 @@ def _play_words(colours: Sequence[Colour], declared: int, lang: str) -> str:
         count=_say(lang, f"count_{len(colours)}"),
         card=_first(lang, "card"),
         colours=said,
-        declared=to_words(declared, lang),
+        declared=number(declared, lang),
     )
 
 
-def _play_phrases(sums: tuple[int, int], lang: str) -> list[str]:
-    return [_play_words(mix, d, lang) for d in sums for mix in _mixes(1) + _mixes(2)]
+def _play_phrases(sums: tuple[int, ...], lang: str) -> list[str]:
+    """Plays as a recogniser's vocabulary spells them (few Korean sums are one word)."""
+    return [_play_words(mix, d, lang, recognizer_phrase) for d in sums for mix in _mixes(1) + _mixes(2)]
 
 
 def _pass_phrases(lang: str) -> list[str]:

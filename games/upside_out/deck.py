@@ -11,7 +11,7 @@ cards name their reaction instead. Errors name the file and line (``grammars.loa
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from typing import Literal
@@ -30,12 +30,15 @@ COPIES = 3  # ... three copies of each
 
 class FaceModel(BaseModel):
     """One face: ``you`` and ``others`` (each "draw 2", "discard 1, skip", "nothing"), or
-    ``special`` for Mirror, Counter and Decoy. ``aliases``: other names players use."""
+    ``special`` for Mirror, Counter and Decoy. ``aliases``: other names players use.
+    ``said``: by language, what a table speaking it calls the card instead (a speech model
+    for Korean knows no "Windfall": ``{ko: [횡재]}``)."""
 
     model_config = ConfigDict(extra="forbid")
 
     name: str = Field(min_length=1)
     aliases: list[str] = Field(default_factory=list)
+    said: dict[str, list[str]] = Field(default_factory=dict)
     you: str | None = None
     others: str | None = None
     special: Literal["mirror", "counter", "decoy"] | None = None
@@ -69,7 +72,7 @@ class DeckModel(BaseModel):
             raise ValueError(f"a deck has {FACES} faces (3 copies each), this one {len(cards)}")
         seen: set[str] = set()
         for face in cards:
-            for name in (face.name, *face.aliases):
+            for name in (face.name, *face.aliases, *(n for ns in face.said.values() for n in ns)):
                 key = " ".join(name.casefold().split())
                 if key in seen:
                     raise ValueError(f"the name {name!r} is used twice")
@@ -83,6 +86,7 @@ class Face:
     names: tuple[str, ...]  # the name and aliases as read hears them: "U-Turn" is "u turn"
     card: CardText | None  # None: a special card
     special: str | None
+    said: dict[str, tuple[str, ...]] = field(default_factory=dict)  # by language, as read hears them
 
 
 @dataclass(frozen=True)
@@ -91,8 +95,9 @@ class Deck:
     faces: tuple[Face, ...]
 
     def find(self, name: str) -> Face | None:
+        """The face called ``name``, in any of its languages."""
         key = normalise(name)
-        return next((f for f in self.faces if key in f.names), None)
+        return next((f for f in self.faces if key in f.names or any(key in s for s in f.said.values())), None)
 
 
 def deck_path(deck: str) -> Path:
@@ -131,5 +136,6 @@ def load_deck(deck: str) -> Deck:
         if f.special is None:
             assert f.you is not None and f.others is not None
             card = CardText(f.name, parse_effect(f.you), parse_effect(f.others))
-        faces.append(Face(f.name, names, card, f.special))
+        said = {lang: tuple(dict.fromkeys(normalise(n) for n in ns)) for lang, ns in f.said.items() if ns}
+        faces.append(Face(f.name, names, card, f.special, said))
     return Deck(model.title, tuple(faces))

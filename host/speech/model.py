@@ -24,6 +24,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, BinaryIO, Literal, get_args
 
+from grammars import pronunciations
+
 log = logging.getLogger(__name__)
 
 #: How the rest of gamehost spells the "unknown word" token, whatever the model calls it.
@@ -134,8 +136,10 @@ class SpeechModel:
     """A loaded model plus the facts about it that callers need.
 
     For Vosk, ``path`` is the model folder and ``vosk_model`` its handle; for pocketsphinx,
-    ``path`` is the acoustic model folder and ``dictionary`` the pronunciation dictionary
-    (each recogniser builds its own decoder from them: a decoder is not thread-safe).
+    ``path`` is the acoustic model folder, ``dictionary`` the pronunciation dictionary and
+    ``pronunciations`` the words the grammars add to it (``grammars/en/pronunciations.yaml``,
+    for the bundled model); each recogniser builds its own decoder from them: a decoder is
+    not thread-safe.
     """
 
     path: Path
@@ -145,10 +149,13 @@ class SpeechModel:
     dictionary: Path | None = None
     #: Where the model came from, for :func:`describe_model` ("bundled", "packaged", ...).
     origin: str = ""
+    #: pocketsphinx: words added to ``dictionary``, with their phones.
+    pronunciations: dict[str, str] = field(default_factory=dict)
 
     def has_word(self, word: str) -> bool:
         if self.engine == "pocketsphinx":
-            return word in self.vocabulary()
+            assert self.dictionary is not None
+            return word in self.pronunciations or word in sphinx_dictionary_words(self.dictionary)
         return int(self.vosk_model.vosk_model_find_word(word)) >= 0
 
     def missing_words(self, phrases: Iterable[str]) -> list[str]:
@@ -174,7 +181,7 @@ class SpeechModel:
     def vocabulary(self) -> frozenset[str]:
         """All words of the model (slow the first time: ~2 s for 500k words)."""
         if self.dictionary is not None:
-            return sphinx_dictionary_words(self.dictionary)
+            return sphinx_dictionary_words(self.dictionary) | frozenset(self.pronunciations)
         return vocabulary(self.path)
 
     @property
@@ -325,6 +332,7 @@ def _load_sphinx(model_dir: str | os.PathLike[str] | None, lang: str | None) -> 
                 "inside, and a .dict file in it or next to it)."
             )
         origin = "folder"
+        extra = {}
     else:
         bundled = sphinx_model_paths()
         if bundled is None:
@@ -334,6 +342,9 @@ def _load_sphinx(model_dir: str | os.PathLike[str] | None, lang: str | None) -> 
             )
         path, dictionary = bundled
         origin = "bundled"
+        # The grammars' words the bundled dictionary lacks ("whos"), in its phone set; a
+        # model folder of one's own comes with its own dictionary.
+        extra = pronunciations("en")
     with _load_lock:
         cached = _loaded.get(path)
         if cached is not None:
@@ -343,7 +354,12 @@ def _load_sphinx(model_dir: str | os.PathLike[str] | None, lang: str | None) -> 
         except (ImportError, OSError) as exc:
             raise ModelUnavailable(f"The pocketsphinx package is not usable ({exc}).") from exc
         model = SpeechModel(
-            path=path, lang=lang, engine="pocketsphinx", dictionary=dictionary, origin=origin
+            path=path,
+            lang=lang,
+            engine="pocketsphinx",
+            dictionary=dictionary,
+            origin=origin,
+            pronunciations=extra,
         )
         _loaded[path] = model
         return model

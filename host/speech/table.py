@@ -27,7 +27,14 @@ from collections.abc import Callable, Iterable
 from host.reply import Reply
 from host.speech.audio import SAMPLE_WIDTH, AudioDeviceError, as_int16
 from host.speech.listener import Heard, StreamListener
-from host.speech.tts import TTSError, duration, play, prepare_in_background, synthesize_stream
+from host.speech.tts import (
+    TTSError,
+    duration,
+    play,
+    prepare_in_background,
+    stop_preparing,
+    synthesize_stream,
+)
 from host.speech.vad import load_vad
 
 log = logging.getLogger(__name__)
@@ -65,6 +72,11 @@ class Voice:
         """Make the fixed announcements' audio in the background, so they start at once."""
         if self.can_speak and self.can_play:
             prepare_in_background(self.lang, self.rate)
+
+    def close(self) -> None:
+        """Stop making audio in the background (before the process exits: see
+        :func:`~host.speech.tts.stop_preparing`)."""
+        stop_preparing()
 
     def say(self, text: str) -> float:
         """Speak ``text``; return the seconds of audio it took (0 if nothing was said: with

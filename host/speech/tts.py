@@ -6,6 +6,7 @@ before mu-law for a phone call). Nothing here needs audio hardware except :func:
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import io
 import logging
@@ -159,26 +160,62 @@ def fixed_phrases(lang: str) -> list[str]:
 
 SPOKEN_MAX_CHARS = 80
 _prepared: set[tuple[str, int]] = set()
+# Preparations under way: their thread and the event that asks it to stop.
+_preparing: dict[tuple[str, int], tuple[threading.Thread, threading.Event]] = {}
 
 
 def prepare_in_background(lang: str, rate: int = SAMPLE_RATE) -> threading.Thread | None:
     """Fill the cache with :func:`fixed_phrases` in a daemon thread, once per process and
     (language, rate): such an announcement then starts the moment it is due. None if
-    already done or under way."""
+    already done or under way. :func:`stop_preparing` stops it (at the latest at exit)."""
+    key = (lang, rate)
     with _cache_lock:
-        if (lang, rate) in _prepared:
+        if key in _prepared:
             return None
-        _prepared.add((lang, rate))
+        _prepared.add(key)
+        stop = threading.Event()
 
     def run() -> None:
         try:
-            prepare(fixed_phrases(lang), lang, rate)
+            for text in fixed_phrases(lang):
+                if stop.is_set():
+                    with _cache_lock:
+                        _prepared.discard(key)  # unfinished: a later call may go on
+                    return
+                synthesize(text, lang, rate)
         except TTSError as exc:
             log.info("announcements not prepared: %s", exc)
+        finally:
+            with _cache_lock:
+                _preparing.pop(key, None)
 
-    thread = threading.Thread(target=run, name=f"tts-prepare-{lang}", daemon=True)
+    thread = threading.Thread(target=run, name=f"tts-prepare-{lang}-{rate}", daemon=True)
+    with _cache_lock:
+        _preparing[key] = (thread, stop)
     thread.start()
     return thread
+
+
+def stop_preparing() -> None:
+    """Stop the background preparations and wait for each to finish the announcement in
+    hand (Piper cannot be interrupted; one is well under a second of work).
+
+    Needed before the interpreter exits: it ends a daemon thread that is still inside
+    Piper's onnxruntime by ``pthread_exit`` when the thread next wants the GIL, and that
+    unwinding through onnxruntime's C++ frames aborts the process ("terminate called
+    without an active exception", exit code 134). Registered with :mod:`atexit`, which
+    runs before daemon threads are stopped; callers that know when they are done (the
+    table command) call it themselves."""
+    with _cache_lock:
+        running = list(_preparing.values())
+    for _, stop in running:
+        stop.set()
+    for thread, _ in running:
+        if thread is not threading.current_thread():
+            thread.join()
+
+
+atexit.register(stop_preparing)
 
 
 _cache: OrderedDict[tuple[str, str, int], bytes] = OrderedDict()

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from grammars import ROOT, GrammarError, languages, load
+from grammars import ROOT, GrammarError, languages, load, pronunciations
 from grammars.reader import parse
 
 CASES = [
@@ -76,3 +76,19 @@ def test_a_missing_command_is_named(tmp_path: Path) -> None:
     commands.write_text("\n".join(kept) + "\n")
     with pytest.raises(GrammarError, match="missing commands: undo"):
         load("en", root)
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [("whos: hh uw z", "expected phones like"), ("Who's: HH UW Z", "one word"), ("whos: [HH]", "a text")],
+)
+def test_a_wrong_pronunciation_is_named_with_file_and_line(tmp_path: Path, line: str, message: str) -> None:
+    root = _copy_en(tmp_path)
+    (root / "en" / "pronunciations.yaml").write_text(f"# a comment\nclovers: K L OW V ER Z\n{line}\n")
+    with pytest.raises(GrammarError, match=r"pronunciations\.yaml:\d+: .*" + message):
+        pronunciations("en", root)
+
+
+def test_pronunciations_are_optional() -> None:
+    assert pronunciations("en")["whos"] == "HH UW Z"
+    assert pronunciations("ko") == {}

@@ -103,6 +103,19 @@ def test_commands_and_grammar_switch(en_model: SpeechModel, piper: Say) -> None:
     assert hearing.text == "lower"
 
 
+def test_words_the_dictionary_lacks_are_heard_through_the_added_pronunciations(
+    en_model: SpeechModel, piper: Say
+) -> None:
+    # "whos" ("who's turn" as the phrase lists spell it) and "clovers" are not in the
+    # bundled cmudict-en-us.dict: grammars/en/pronunciations.yaml gives them.
+    assert {"whos", "clovers"} <= set(en_model.pronunciations)
+    phrases = ["whos turn", "four clovers", "four clubs", "repeat", *NUMBERS_EN[:20]]
+    endpointer = Endpointer(recognizer_for(en_model, SAMPLE_RATE, phrases))
+    for said, heard in (("who's turn", "whos turn"), ("four clovers", "four clovers")):
+        (hearing,) = hear(endpointer, silence(0.5) + piper(said) + silence(1.0))
+        assert hearing.text == heard
+
+
 def test_eight_khz_front_end_decodes(en_model: SpeechModel, piper: Say) -> None:
     # The 8 kHz front end works (nfft 256, edited filter bank) but decodes worse than
     # upsampling to 16 kHz (see tests/bench/bench_english.py); it must still run.

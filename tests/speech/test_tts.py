@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import time
 import types
+from collections import OrderedDict
 from typing import Any
 
 import numpy as np
@@ -127,3 +128,21 @@ def test_fixed_announcements_are_made_ahead_once(monkeypatch: pytest.MonkeyPatch
 
     monkeypatch.setattr(tts, "espeak_synthesize", no_synthesis)
     assert tts.synthesize("취소하기엔 너무 늦었어요.", "ko", 8000)  # from the cache, at once
+
+
+@requires_espeak
+def test_preparing_stops_when_asked(monkeypatch: pytest.MonkeyPatch) -> None:
+    # What the table command does before it exits (and atexit for everyone else): a thread
+    # still synthesising when the interpreter exits aborts the process.
+    monkeypatch.setattr(tts, "_prepared", set())
+    monkeypatch.setattr(tts, "_cache", OrderedDict())  # nothing made yet
+    texts = tts.fixed_phrases("ko")
+    thread = tts.prepare_in_background("ko", 8000)
+    assert thread is not None
+    tts.stop_preparing()
+    assert not thread.is_alive()
+    assert len(tts._cache) < len(texts)  # stopped between two announcements, not at the end
+    again = tts.prepare_in_background("ko", 8000)  # unfinished, so a later call goes on
+    assert again is not None
+    again.join(timeout=60)
+    assert all((" ".join(t.split()), "ko", 8000) in tts._cache for t in texts)

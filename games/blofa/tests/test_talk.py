@@ -28,6 +28,7 @@ from games.blofa.rules import (
     new_game,
     play,
     refusal,
+    to_act,
 )
 from games.blofa.talk import GRAMMAR, BlofaGrammar, BlofaTalk, grammar
 from games.blofa.tests.golden import golden_script
@@ -183,6 +184,29 @@ def test_listened_phrases_are_moves_now_and_in_the_vocabulary(lang: str) -> None
         assert set(phrases) <= vocabulary
         for phrase in phrases:
             assert isinstance(TALK.read(phrase, state, P, None, None, lang), Moves), phrase
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_sums_past_twenty_are_heard_and_read(lang: str) -> None:
+    # A trick's declarations grow by 1 or 2 a play, up to 2 * CARDS. Korean sums are
+    # listened for as a recogniser spells them ("이십 이": few are one word of its model)
+    # and read written together too ("이십이").
+    g = new_game(P, Options())
+    while g.allowed_sums != (21, 22):
+        who = sorted(to_act(g))[0]
+        colour = B if g.hands[g.seat].blue else Y
+        g, _ = play(g, PlayCards(who, (colour,), g.allowed_sums[1]))
+    phrases = TALK.listen_for(g, P, lang, confirming=False).moves
+    assert set(phrases) <= set(TALK.vocabulary(P, Options(), lang))
+    declared = set()
+    for phrase in phrases:
+        said = TALK.read(phrase, g, P, None, None, lang)
+        if isinstance(said, Moves) and isinstance(said.candidates[0], PlayCards):
+            declared.add(said.candidates[0].declared)
+    assert declared == {21, 22}
+    who = sorted(to_act(g))[0]
+    written = TALK.words(PlayCards(who, (B,), 22), lang)  # the reader's own words: "이십이"
+    assert TALK.read(written, g, P, None, None, lang) == Moves((PlayCards(who, (B,), 22),)), written
 
 
 def test_prompts_for_every_moment() -> None:

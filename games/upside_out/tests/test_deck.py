@@ -20,6 +20,9 @@ def test_the_sample_deck_is_labelled_and_whole() -> None:
     assert len(deck.faces) == 28 and "invented" in deck.title
     assert sorted(f.special for f in deck.faces if f.special) == sorted(SPECIALS)
     assert deck.find("u turn") is deck.find("U-Turn") is not None
+    # A Korean table calls the cards by words its speech model knows; they read anywhere.
+    assert deck.find("횡재") is deck.find("windfall") is not None
+    assert all(f.said.get("ko") for f in deck.faces if f.card is not None)
 
 
 def _write(tmp_path: Path, body: str) -> str:
@@ -42,6 +45,7 @@ def _faces(extra: str = "", count: int = 27) -> str:
         ("  - {name: Bad, special: mirror, you: draw 1}\n", 30, "special card has no"),
         ("  - {name: Bad, special: shield}\n", 30, "special"),
         ("  - {name: Card 3, you: draw 1, others: nothing}\n", 3, "used twice"),
+        ("  - {name: Bad, said: {ko: [card 3]}, you: draw 1, others: nothing}\n", 3, "used twice"),
         ("  - {name: Bad, you: donate 1 to mars, others: nothing}\n", 30, "fits only donate"),
     ],
 )
