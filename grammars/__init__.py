@@ -67,6 +67,9 @@ class Speech(BaseModel):
     # Command phrases a recogniser listens for, when fewer than commands.yaml has: a word
     # that sounds like a number ("다시" and "사십") costs more numbers than it is worth.
     commands: dict[str, list[str]] = Field(default_factory=dict)
+    # Everyday words a recogniser with a talk loop (pocketsphinx) lets table talk decode as,
+    # in any number, instead of forcing it into the nearest move or command.
+    talk: list[str] = Field(default_factory=list)
     # Trailing silence (s) that ends an utterance ending in a phrase a longer one extends
     # ("오십" of "오십 삼"); unset: the recogniser's full end-of-utterance silence.
     phrase_silence_s: float | None = Field(default=None, gt=0)
@@ -84,6 +87,7 @@ class Grammar:
     card_lookalikes: tuple[str, ...] = ()
     speech_commands: dict[str, tuple[str, ...]] = field(default_factory=dict)
     phrase_silence_s: float | None = None
+    talk: tuple[str, ...] = ()
 
     def phrase(self, key: str, **fields: object) -> str:
         return self.phrases[key].format(**fields)
@@ -239,6 +243,7 @@ def load(lang: str, root: Path = ROOT) -> Grammar:
         card_lookalikes=tuple(speech.card_lookalikes),
         speech_commands={k: tuple(v) for k, v in speech.commands.items()},
         phrase_silence_s=speech.phrase_silence_s,
+        talk=tuple(speech.talk),
     )
 
 

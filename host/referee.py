@@ -66,6 +66,17 @@ def move_fields(spec: GameSpec[Any, Any, Any], move: Any) -> dict[str, Any]:
 DESTRUCTIVE = ("undo", "finish", "leave", "new_game")
 
 
+def confirm_line(lang: str, what: str, player: str = "", *, again: bool = False) -> str:
+    """The read-back: "Did you say 15?", or at a shared microphone, where anyone may be
+    heard, naming whose move it is: "Bob, 15?". ``again``: a command that must be said
+    again to count: "Ann, leave? Say leave again to be sure."."""
+    g = load(lang)
+    if again:
+        line = g.phrase("confirm_again", what=what)
+        return f"{player}, {line}" if player else line
+    return g.phrase("confirm_player", player=player, what=what) if player else g.phrase("confirm", what=what)
+
+
 def asked_words(table: Table) -> str:
     """The read-back waiting, in words: the move ("15") or the command ("undo")."""
     asked = table.asked
@@ -278,15 +289,22 @@ class Referee:
             reply.private.append(g.phrase("not_playing", player=speaker))
             return reply
         asked = table.asked
-        if asked is not None and (not table.running or table.state.turn != asked.turn):
-            self._append(session_id, Drop(), now)  # the question went stale
+        if asked is not None and (
+            (asked.command is None and not table.running)
+            or table.state is None
+            or table.state.turn != asked.turn
+            or asked.lapsed(table.config, now)
+        ):
+            self._append(session_id, Drop(), now)  # the question went stale, or unanswered
             table, asked = self.table(session_id), None
         if asked is not None and not (speaker is None or not asked.player or speaker == asked.player):
             asked = None  # not theirs to answer
         said = hearing.alternatives[0] if hearing is not None and hearing.alternatives else text
         talk = table.spec.talk
         if asked is not None and asked.command is not None:
-            answered = self._answer_command(session_id, table, asked.command, said, speaker, reply, now)
+            answered = self._answer_command(
+                session_id, table, asked.command, said, speaker, reply, now, hearing
+            )
             if answered is not None:
                 return answered
             asked = None
@@ -305,8 +323,17 @@ class Referee:
             reply.private.append(g.phrase("not_understood", turn=talk.prompt(table.state, table.lang)))
             return reply
         if isinstance(proposal, Command):
-            if proposal.name in DESTRUCTIVE and table.running and _unsure(table, hearing):
-                return self._ask(session_id, table, None, reply, now, command=proposal.name, player=speaker)
+            open_mic = hearing is not None and hearing.open_mic
+            if proposal.name in DESTRUCTIVE and table.state is not None and (
+                open_mic or (table.running and _unsure(table, hearing))
+            ):
+                # What takes back or ends something is read back first when heard unsurely,
+                # and always by an open microphone, where anyone's remark may sound like it
+                # ("hi everyone" was once heard as "I'm leaving").
+                return self._ask(
+                    session_id, table, None, reply, now, command=proposal.name, player=speaker,
+                    shared=speaker is None, again=open_mic,
+                )
             return self._command(session_id, table, proposal.name, speaker, reply, now)
         if isinstance(proposal, Unclear) and not proposal.about_move:
             return self._unclear(proposal, reply)
@@ -328,7 +355,7 @@ class Referee:
         move = proposal.candidates[0]
         # Words said after "Did you say ...?" were said twice: no second question.
         heard = hearing if asked is None else None
-        return self._judge(session_id, table, move, said, heard, reply, now)
+        return self._judge(session_id, table, move, said, heard, reply, now, shared=speaker is None)
 
     def _unclear(self, unclear: Unclear, reply: Reply) -> Reply:
         if unclear.event:
@@ -338,7 +365,7 @@ class Referee:
 
     def _judge(
         self, session_id: str, table: Table, move: Any, text: str, hearing: Hearing | None, reply: Reply,
-        now: float,
+        now: float, *, shared: bool = False,
     ) -> Reply:
         spec, state = table.spec, table.state
         problem = spec.rules.refusal(state, move)
@@ -349,7 +376,7 @@ class Referee:
             reply.turn, reply.next_player = state.turn, table.current_player
             return reply
         if hearing is not None and self._needs_confirmation(table, move, hearing):
-            return self._ask(session_id, table, move, reply, now)
+            return self._ask(session_id, table, move, reply, now, shared=shared)
         return self._rule(session_id, move, text, reply, now)
 
     def _needs_confirmation(self, table: Table, move: Any, hearing: Hearing) -> bool:
@@ -374,13 +401,15 @@ class Referee:
 
     def _ask(
         self, session_id: str, table: Table, move: Any, reply: Reply, now: float, *,
-        command: str | None = None, player: str | None = None,
+        command: str | None = None, player: str | None = None, shared: bool = False, again: bool = False,
     ) -> Reply:
-        """Speech: a costly move, or a command that takes back or ends something, heard
-        unsurely is read back before it counts."""
+        """Speech: a costly move heard unsurely, or a command that takes back or ends
+        something, is read back before it counts. ``shared``: heard at a shared microphone,
+        so the question names whose move (or leave) it is. ``again``: the command must be
+        said again to count (see :meth:`_answer_command`)."""
         spec = table.spec
         if command is not None:
-            who = player or ""
+            who = player or (table.current_player or "" if command == "leave" and table.running else "")
             self._append(session_id, Ask(command=command, player=who, turn=table.state.turn), now)
             what = load(table.lang).commands[command][0]
             fields: dict[str, Any] = {"command": command}
@@ -389,10 +418,12 @@ class Referee:
             self._append(session_id, Ask(move=spec.encode_move(move), player=who, turn=table.state.turn), now)
             what = spec.talk.move_text(move, table.lang)
             fields = move_fields(spec, move)
-        player = who
         reply.confirm = what
-        reply.events.append({"type": "confirm", "player": player, "what": what, **fields})
-        reply.private.append(load(table.lang).phrase("confirm", what=what))
+        reply.events.append({"type": "confirm", "player": who, "what": what, **fields})
+        if again:
+            reply.private.append(confirm_line(table.lang, what, who if shared else "", again=True))
+        else:
+            reply.private.append(confirm_line(table.lang, what, who if shared else ""))
         reply.turn, reply.next_player = table.state.turn, table.current_player
         return reply
 
@@ -407,10 +438,19 @@ class Referee:
 
     def _answer_command(
         self, session_id: str, table: Table, command: str, said: str, speaker: str | None, reply: Reply,
-        now: float,
+        now: float, hearing: Hearing | None = None,
     ) -> Reply | None:
-        """Yes or no to "Did you say undo?"; None: the words are read as they stand."""
+        """Yes or no to "Did you say undo?", or the command said again; None: the words are
+        read as they stand. By an open microphone only the command said again confirms it:
+        a "that's right" at a table may be about anything."""
         words = set(parse(said, table.lang).commands)
+        if command in words and "no" not in words:
+            self._append(session_id, Drop(), now)
+            return self._command(session_id, self.table(session_id), command, speaker, reply, now)
+        if "yes" in words and "no" not in words and hearing is not None and hearing.open_mic:
+            what = load(table.lang).commands[command][0]
+            reply.private.append(load(table.lang).phrase("confirm_again", what=what))
+            return reply
         if "yes" in words and "no" not in words:
             self._append(session_id, Drop(), now)
             return self._command(session_id, self.table(session_id), command, speaker, reply, now)

@@ -50,3 +50,7 @@ class Hearing:
 
     alternatives: tuple[str, ...]
     confidence: float | None = None
+    #: Heard by an open microphone at a table (not a phone's answer to a prompt): anyone's
+    #: remark may sound like a command, so what ends something is read back, and only the
+    #: command said again confirms it.
+    open_mic: bool = False

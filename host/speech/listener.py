@@ -61,6 +61,9 @@ IDLE_COMMANDS = ("new_game", "whose_turn", "repeat", "rules", "status", "help", 
 #: decoder's best path says, with at least DESTRUCTIVE_SHARE of the share.
 DESTRUCTIVE = ("undo", "finish", "leave", "new_game")
 DESTRUCTIVE_SHARE = 0.5
+#: While a question waits, what is heard must be the decoder's best path with this share to
+#: count as the answer (yes, no, or the move said again).
+ANSWER_SHARE = 0.5
 
 # Prior weight of a number the rules forbid now, relative to an allowed one: players
 # mostly say allowed numbers, so a close call between "오십 삼" (allowed) and "오십 사"
@@ -111,14 +114,19 @@ def command_phrases(grammar: Grammar, names: Iterable[str]) -> list[str]:
     return [p for c in names if c in grammar.commands for p in heard.get(c, grammar.commands[c])]
 
 
-def listening(table: Table, speaker: str | None) -> str:
-    """What a listener for ``speaker`` (None: everyone) listens for now."""
-    if not table.running:
-        return IDLE
+def listening(table: Table, speaker: str | None, now: float | None = None) -> str:
+    """What a listener for ``speaker`` (None: everyone) listens for now (at ``now``: a
+    question that has lapsed is no longer listened for)."""
     asked = table.asked
-    if asked is not None and (speaker is None or not asked.player or speaker == asked.player):
+    if not table.running and (asked is None or asked.command is None):
+        return IDLE
+    if (
+        asked is not None
+        and (speaker is None or not asked.player or speaker == asked.player)
+        and not (now is not None and asked.lapsed(table.config, now))
+    ):
         return CONFIRMING
-    return PLAYING
+    return PLAYING if table.running else IDLE
 
 
 ListenFor = Callable[[Table, bool], Listening]
@@ -148,29 +156,36 @@ class ListenForCache:
         return found
 
 
-def phrase_list(
-    table: Table, mode: str, *, decoys: bool = True, listen: ListenFor = listen_for
-) -> list[str]:
+def phrase_list(table: Table, mode: str, *, listen: ListenFor = listen_for) -> list[str]:
     """The phrase list for a session: the game's move phrases now (``Talk.listen_for``,
-    through ``listen``), the commands that fit ``mode``, the names, and the grammar's decoys."""
+    through ``listen``), the commands that fit ``mode``, and the names."""
     g = load(table.lang)
     phrases: list[str] = []
-    left_out: tuple[str, ...] = ()
     if mode == IDLE:
         phrases += command_phrases(g, IDLE_COMMANDS)
     else:
-        heard = listen(table, mode == CONFIRMING)
-        phrases += heard.moves
-        left_out = heard.left_out
+        phrases += listen(table, mode == CONFIRMING).moves
         if mode == CONFIRMING:
             phrases += command_phrases(g, ANSWERS)
-            left_out = (*left_out, *g.answer_lookalikes)
+            if table.asked is not None and table.asked.command is not None:
+                phrases += command_phrases(g, [table.asked.command])  # said again, it counts
         else:
             phrases += command_phrases(g, [c for c in g.commands if c not in ANSWERS and c != "new_game"])
             phrases += [normalise(n) for n in table.names]
-    if decoys:
-        phrases += [d for d in g.decoys if d not in left_out]
     return list(dict.fromkeys(" ".join(p.split()) for p in phrases if p.strip()))
+
+
+def talk_list(table: Table, mode: str, *, listen: ListenFor = listen_for) -> list[str]:
+    """Words table talk may decode as in ``mode``: the grammar's decoys and everyday talk
+    words, less those the game leaves out now (``Listening.left_out``: they sound like a
+    suit, or like yes or no while a question waits)."""
+    g = load(table.lang)
+    left_out: tuple[str, ...] = ()
+    if mode != IDLE:
+        left_out = listen(table, mode == CONFIRMING).left_out
+        if mode == CONFIRMING:
+            left_out = (*left_out, *g.answer_lookalikes)
+    return [w for w in dict.fromkeys((*g.decoys, *g.talk)) if w not in left_out]
 
 
 def every_phrase(table: Table) -> list[str]:
@@ -181,6 +196,7 @@ def every_phrase(table: Table) -> list[str]:
         *(normalise(n) for n in table.names),
         *command_phrases(g, g.commands),
         *g.decoys,
+        *g.talk,
     ]
     return list(dict.fromkeys(" ".join(p.split()) for p in phrases if p.strip()))
 
@@ -234,6 +250,9 @@ def read(
     weighs ``invalid_prior`` as much. The best meaning wins unless the unclear ones
     outweigh it by ``1 / min_clear``: then the utterance is ignored.
     """
+    if hearing.talk:
+        # The talk loop explained the sound better than any whole phrase: talk, not a move.
+        return Reading(None, hearing.talk, (), 0.0, 0.0, "talk")
     talk, lang, state, names = table.spec.talk, table.lang, table.state, table.names
     confirming = mode == CONFIRMING
     spoken_names = {normalise(n) for n in names}
@@ -266,6 +285,9 @@ def read(
 
     def says(text: str, meaning: Meaning) -> bool:
         """Whether ``text`` as it stands (no stray words dropped) is read as ``meaning``."""
+        if isinstance(meaning, Command) and meaning.name in ANSWERS:
+            # An answer means something only while its question waits: its exact words.
+            return " ".join(text.split()) in command_phrases(load(lang), [meaning.name])
         proposal = talk.read(text, game, names, None, None, lang)
         if isinstance(meaning, Command):
             return proposal == meaning
@@ -345,7 +367,7 @@ class StreamListener(ABC):
             )
         self._missing = frozenset(self.missing_words)
         self.endpointer = Endpointer(
-            recognizer_for(model, sample_rate, self.phrases(), phone=phone),
+            recognizer_for(model, sample_rate, self.phrases(), phone=phone, talk=self.talk()),
             phrase_silence_s=self.grammar.phrase_silence_s,
             settles=says_a_number(self.lang),
         )
@@ -358,6 +380,10 @@ class StreamListener(ABC):
     @abstractmethod
     def phrases(self) -> list[str]:
         """The phrase list for the session's current state (phrases the model can hear)."""
+
+    @abstractmethod
+    def talk(self) -> list[str]:
+        """Words table talk may decode as in the session's current state."""
 
     @abstractmethod
     def refresh(self) -> None:
@@ -379,7 +405,9 @@ class StreamListener(ABC):
                 self.session_id,
                 reading.text,
                 self.speaker,
-                hearing=RefereeHearing(alternatives=reading.alternatives, confidence=reading.confidence),
+                hearing=RefereeHearing(
+                alternatives=reading.alternatives, confidence=reading.confidence, open_mic=True
+            ),
             )
             if self.on_reply is not None:
                 self.on_reply(reply)
@@ -458,14 +486,14 @@ class Listener(StreamListener):
         self._table = table
         self._key = self._state_key()
         self._listen(model, sample_rate, every_phrase(table), report_missing=report_missing, phone=phone)
-        self._phrases = self.phrases()
+        self._phrases = (self.phrases(), self.talk())
 
     # --- state and phrases ---
 
     def _state_key(self) -> tuple[str, int, tuple[str, ...]]:
         table = self._table
         turn = table.state.turn if table.state is not None else -1
-        return listening(table, self.speaker), turn, table.names
+        return listening(table, self.speaker, self.referee.clock()), turn, table.names
 
     @property
     def listening(self) -> str:
@@ -480,17 +508,27 @@ class Listener(StreamListener):
         """The phrase list for the current state (phrases the model can hear)."""
         return self._hearable(phrase_list(self._table, self.listening, listen=self._listen_for))
 
+    def talk(self) -> list[str]:
+        return talk_list(self._table, self.listening, listen=self._listen_for)
+
+    def _chatter_words(self) -> list[str]:
+        """Talk words that mean nothing now: not a word of a phrase listened for ("yes" is
+        talk while playing, the answer while a question waits)."""
+        phrases, talk = self._phrases
+        said = {w for p in phrases for w in p.split()}
+        return [w for w in talk if w not in said]
+
     def refresh(self) -> None:
         """Follow the session now (call after changing it other than through this listener)."""
         self._table = self.referee.table(self.session_id)
         key = self._state_key()
         if key != self._key:
             self._key = key
-            phrases = self.phrases()
+            phrases = (self.phrases(), self.talk())
             if phrases != self._phrases:  # a new recogniser grammar costs: only when it changed
                 log.debug("listening for %s (turn %d)", key[0], key[1])
                 self._phrases = phrases
-                self.endpointer.set_phrases(phrases)
+                self.endpointer.set_phrases(*phrases)
         self._checked_at = self.endpointer.time
 
     # --- refereeing ---
@@ -502,7 +540,7 @@ class Listener(StreamListener):
             hearing,
             self._table,
             mode,
-            decoys=self.grammar.decoys,
+            decoys=self._chatter_words(),
             invalid_prior=self.invalid_prior,
             listen=self._listen_for,
         )
@@ -516,6 +554,9 @@ class Listener(StreamListener):
             reading.top and reading.share >= DESTRUCTIVE_SHARE
         ):
             return replace(reading, ignored="unsure command")
+        if mode == CONFIRMING and not (reading.top and reading.share >= ANSWER_SHARE):
+            # Only a clear answer answers "Bob, 11?": a shaky yes may be anyone's remark.
+            return replace(reading, ignored="unsure answer")
         asked = self.asked
         if (
             asked is not None

@@ -31,7 +31,7 @@ import math
 import threading
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any
 
@@ -76,6 +76,12 @@ class Hearing:
     speech_end: float  # stream time the voice activity detector last heard speech
     emitted_at: float  # stream time at which the end of the utterance was decided
     forced: bool = False  # ended by the maximum utterance length, not by silence
+    #: What a recogniser with a talk loop (pocketsphinx) made of the utterance when it was
+    #: table talk rather than one whole phrase ("" if it was a phrase, or no loop ran).
+    talk: str = ""
+    #: How much better the talk loop explained the audio than the best phrase, per 10 ms
+    #: frame (log score, as in the N-best shares).
+    talk_margin: float = 0.0
 
     @property
     def text(self) -> str:
@@ -132,6 +138,8 @@ class _Segment:
 
     alternatives: list[_Alternative]
     mbr_words: list[WordTiming] | None = None  # best path with per-word posteriors
+    talk: str = ""  # the talk loop's words, when it explained the audio better than a phrase
+    talk_margin: float = 0.0  # how much better, per frame (log score, as in the N-best shares)
 
     @property
     def empty(self) -> bool:
@@ -158,12 +166,14 @@ class GrammarRecognizer:
         *,
         max_alternatives: int = 5,
         word_confidences: bool = True,
+        talk: Iterable[str] = (),
     ) -> None:
         self.model = model
         self.sample_rate = sample_rate
         self.max_alternatives = max_alternatives
         self.word_confidences = word_confidences
         self._phrases: tuple[str, ...] | None = None
+        self._talk: tuple[str, ...] = ()
         self._dropped: tuple[str, ...] = ()
         self._grammar: str | None = None
         self._warned: frozenset[str] = frozenset()
@@ -174,7 +184,7 @@ class GrammarRecognizer:
         self._shadow: Any = None
         self._base = 0.0  # stream time of the first sample given to the current recogniser
         self._fed = 0  # samples given to the current recogniser
-        self.set_phrases(phrases)
+        self.set_phrases(phrases, talk=talk)
 
     @property
     def phrases(self) -> tuple[str, ...] | None:
@@ -191,9 +201,19 @@ class GrammarRecognizer:
         """Stream time just after the last sample accepted."""
         return self._base + self._fed / self.sample_rate
 
-    def set_phrases(self, phrases: Iterable[str] | None, at: float | None = None) -> None:
+    @property
+    def talk(self) -> tuple[str, ...]:
+        """Words table talk may decode as (the model knows each)."""
+        return self._talk
+
+    def set_phrases(
+        self, phrases: Iterable[str] | None, at: float | None = None, talk: Iterable[str] = ()
+    ) -> None:
         """Switch grammar. Audio not yet turned into a result is discarded; the next sample
-        is at stream time ``at`` (default: now)."""
+        is at stream time ``at`` (default: now). ``talk``: words that are not moves or
+        commands (decoys, everyday words), for table talk to decode as instead of the
+        nearest phrase."""
+        self._talk = tuple(w for w in dict.fromkeys(talk) if w and w != UNK and self.model.has_word(w))
         if phrases is None:
             self._phrases, self._dropped, self._grammar = None, (), None
         else:
@@ -221,16 +241,18 @@ class GrammarRecognizer:
                 )
                 self._warned |= new_missing
             self._phrases, self._dropped = tuple(kept), tuple(dropped)
-            entries = list(self._phrases)
-            if self.model.unk_token is not None:
-                entries.append(self.model.unk_token)
-            if not entries:
+            if not self._phrases and not self._talk and self.model.unk_token is None:
                 raise ValueError("no phrase of the grammar is in the model's vocabulary")
-            self._grammar = self._compile(entries)
+            self._grammar = self._compile(list(self._phrases), [w for w in self._talk if w not in kept])
         self.reset(at)
 
-    def _compile(self, entries: list[str]) -> str:
-        """The grammar in the engine's own format (vosk: a JSON list of phrases)."""
+    def _compile(self, phrases: list[str], talk: list[str]) -> str:
+        """The grammar in the engine's own format. Vosk: a JSON list of phrases, the talk
+        words and its unknown-word token; its "grammar" is a bigram model over these words,
+        so talk decodes as any run of them (or ``[unk]``)."""
+        entries = [*phrases, *talk]
+        if self.model.unk_token is not None:
+            entries.append(self.model.unk_token)
         return json.dumps(entries, ensure_ascii=False)
 
     def reset(self, at: float | None = None) -> None:
@@ -516,7 +538,7 @@ class Endpointer:
         self._pending = b""  # less than one frame, waiting for more audio
         self._samples = 0  # stream position in samples
         self._mute_depth = 0
-        self._next_phrases: tuple[Iterable[str] | None] | None = None
+        self._next_phrases: tuple[Iterable[str] | None, tuple[str, ...]] | None = None
         self._ready: deque[Hearing] = deque()
         self._utt = _Utterance()
         # Audio before any speech is held here, not decoded: the decoder starts at the
@@ -566,14 +588,15 @@ class Endpointer:
                     # not the player's answer to what the host just said.
                     self._discard()
 
-    def set_phrases(self, phrases: Iterable[str] | None) -> None:
-        """Change the grammar now, or at the end of the utterance in progress."""
+    def set_phrases(self, phrases: Iterable[str] | None, talk: Iterable[str] = ()) -> None:
+        """Change the grammar (and the words talk decodes as) now, or at the end of the
+        utterance in progress."""
         with self._lock:
             if self._utt.confirmed:
-                self._next_phrases = (tuple(phrases) if phrases is not None else None,)
+                self._next_phrases = (tuple(phrases) if phrases is not None else None, tuple(talk))
             else:
                 self._next_phrases = None
-                self.recognizer.set_phrases(phrases, at=self.time)
+                self.recognizer.set_phrases(phrases, at=self.time, talk=talk)
 
     def feed(self, pcm: bytes) -> Hearing | None:
         """Process a chunk of pcm16; return a Hearing if an utterance ended.
@@ -642,9 +665,9 @@ class Endpointer:
         """A fresh recogniser from stream time ``at``, with the grammar held back during the
         utterance (if any): one recogniser build, not one per step."""
         if self._next_phrases is not None:
-            (phrases,) = self._next_phrases
+            phrases, talk = self._next_phrases
             self._next_phrases = None
-            self.recognizer.set_phrases(phrases, at=at)
+            self.recognizer.set_phrases(phrases, at=at, talk=talk)
         else:
             self.recognizer.reset(at=at)
 
@@ -750,6 +773,10 @@ class Endpointer:
             emitted_at=now,
             forced=forced,
         )
+        talk = " ".join(s.talk for s in segments if s.talk)
+        if hearing is not None and talk:
+            margin = max(s.talk_margin for s in segments if s.talk)
+            hearing = replace(hearing, talk=talk, talk_margin=margin)
         self._utt = _Utterance()
         self._idle()
         self._restart(now)

@@ -10,7 +10,11 @@ Facts about pocketsphinx 5.1 this module is built around (checked against the li
   score has already been scaled down by 2**10 (pocketsphinx's SENSCR_SHIFT); the lattice
   posteriors (``Segment.prob``) divide acoustic scores by ``ascale`` (20). N-best shares
   use the same scaling, so they are comparable with the word posteriors.
-* There is no garbage word: out-of-grammar speech is heard as the nearest phrase.
+* There is no garbage word: out-of-grammar speech is heard as the nearest phrase. So a
+  second decoder (the *gate*) runs on the same audio with a grammar of "one whole phrase,
+  or any run of everyday words" (:func:`gate_jsgf`): table talk decodes as words, a move as
+  its phrase. Its N-best list is never read: over a loop of words the lattice is huge and
+  ``nbest()`` takes seconds. The phrase decoder gives the alternatives and their shares.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ import logging
 import math
 import re
 import tempfile
+from collections.abc import Iterable
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -41,16 +46,58 @@ _ALT_PRONUNCIATION = re.compile(r"\(\d+\)$")  # "hundred(2)" is "hundred"
 _JSGF_SPECIAL = re.compile(r"[;=|*+<>()\[\]{}/\"\\\s]")
 
 
+def _token(word: str) -> str:
+    if not _JSGF_SPECIAL.search(word):
+        return word
+    return '"' + word.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _alternatives(phrases: Iterable[str]) -> str:
+    return " | ".join(" ".join(_token(w) for w in p.split()) for p in phrases)
+
+
 def jsgf(phrases: list[str], name: str = "phrases") -> str:
     """A JSGF grammar accepting exactly one of ``phrases`` (lowercase word sequences)."""
+    return f"#JSGF V1.0;\ngrammar {name};\npublic <{name}> = {_alternatives(phrases)};\n"
 
-    def token(word: str) -> str:
-        if not _JSGF_SPECIAL.search(word):
-            return word
-        return '"' + word.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
-    alternatives = " | ".join(" ".join(token(w) for w in p.split()) for p in phrases)
-    return f"#JSGF V1.0;\ngrammar {name};\npublic <{name}> = {alternatives};\n"
+#: Prior weight of the talk branch of the gate against a whole phrase: a move must not be
+#: lost to a run of short words that happens to fit it a little better ("forty" as "or a"),
+#: while a sentence still fits words far better than any phrase. Measured in
+#: tests/bench/bench_table_talk.py (see docs/speech.md).
+TALK_WEIGHT = 1e-8
+
+
+def gate_jsgf(phrases: list[str], talk: list[str], weight: float = TALK_WEIGHT) -> str:
+    """One whole phrase, or one or more ``talk`` words in any order: the gate's grammar."""
+    body = (
+        f"/1/ <phrase> | /{weight:.16f}/ <talk>+;\n<phrase> = {_alternatives(phrases)};\n"
+        f"<talk> = {_alternatives(talk)}"
+    )
+    if not phrases:
+        body = f"<talk>+;\n<talk> = {_alternatives(talk)}"
+    return f"#JSGF V1.0;\ngrammar gate;\npublic <gate> = {body};\n"
+
+
+@lru_cache(maxsize=2)
+def pronunciations(dictionary: Path) -> dict[str, frozenset[str]]:
+    """Every pronunciation of every word of a pocketsphinx dictionary (~0.3 s, once)."""
+    found: dict[str, set[str]] = {}
+    with dictionary.open(encoding="utf-8", errors="replace") as lines:
+        for line in lines:
+            word, _, phones = line.strip().partition(" ")
+            if phones:
+                found.setdefault(_ALT_PRONUNCIATION.sub("", word), set()).add(" ".join(phones.split()))
+    return {w: frozenset(p) for w, p in found.items()}
+
+
+def talk_words(talk: Iterable[str], phrases: Iterable[str], dictionary: Path | None) -> list[str]:
+    """The ``talk`` words a gate may use with ``phrases``: none that is a word of a phrase or
+    sounds exactly like one ("two" said alone must be the move, not the word "to")."""
+    said = {w for p in phrases for w in p.split()}
+    sounds = pronunciations(dictionary) if dictionary is not None else {}
+    taken = {pron for w in said for pron in sounds.get(w, ())}
+    return [w for w in talk if w not in said and not (sounds.get(w, frozenset()) & taken)]
 
 
 #: Top of the mel filter bank for 8 kHz input: telephone speech carries nothing above
@@ -98,7 +145,8 @@ def _narrowband_feat_params(hmm: Path, upperf: int) -> Path:
 
 
 class SphinxRecognizer(GrammarRecognizer):
-    """pocketsphinx decoding one utterance at a time against the current phrase list."""
+    """pocketsphinx decoding one utterance at a time against the current phrase list, with
+    a gate decoder on the same audio when there are talk words (see the module notes)."""
 
     def __init__(
         self,
@@ -109,37 +157,58 @@ class SphinxRecognizer(GrammarRecognizer):
         max_alternatives: int = 5,
         word_confidences: bool = True,
         phone: bool = False,
+        talk: Iterable[str] = (),
     ) -> None:
         """``phone``: the audio is a phone call's, upsampled (see :data:`PHONE_CMN_INIT`)."""
-        from pocketsphinx import Decoder
-
-        self._decoder: Any = Decoder(decoder_config(model, sample_rate, phone=phone))
-        for word, phones in model.pronunciations.items():
-            # Before any grammar is added, so no search needs updating.
-            self._decoder.add_word(word, phones, False)
+        self._config = decoder_config(model, sample_rate, phone=phone)
+        self._decoder: Any = self._new_decoder(model)
+        self._gate: Any = None  # made when talk words first come
         self._searches: dict[str, str] = {}  # grammar text -> search name in the decoder
+        self._gate_searches: dict[str, str] = {}
+        self._gate_grammar: str | None = None
         self._in_utt = False
         self._active: str | None = None
+        self._gate_active: str | None = None
+        self.talk_weight = TALK_WEIGHT
         super().__init__(
             model,
             sample_rate,
             phrases,
             max_alternatives=max_alternatives,
             word_confidences=word_confidences,
+            talk=talk,
         )
         self.partial_lags = False  # pocketsphinx's hypothesis keeps up with the audio
 
-    def _compile(self, entries: list[str]) -> str:
-        return jsgf(entries)
+    def _new_decoder(self, model: SpeechModel) -> Any:
+        from pocketsphinx import Decoder
+
+        decoder = Decoder(self._config)
+        for word, phones in model.pronunciations.items():
+            # Before any grammar is added, so no search needs updating.
+            decoder.add_word(word, phones, False)
+        return decoder
+
+    def _compile(self, phrases: list[str], talk: list[str]) -> str:
+        loop = talk_words(talk, phrases, self.model.dictionary)
+        self._gate_grammar = gate_jsgf(phrases, loop, self.talk_weight) if loop else None
+        if not phrases:
+            # Only talk to listen for: the phrase decoder's grammar must still accept something.
+            phrases = loop[:1]
+        return jsgf(phrases)
 
     def reset(self, at: float | None = None) -> None:
         self._base = self.time if at is None else at
         self._fed = 0
         if self._in_utt:
             self._decoder.end_utt()
+            if self._gate_active is not None:
+                self._gate.end_utt()
             self._in_utt = False
         self._activate()
         self._decoder.start_utt()
+        if self._gate_active is not None:
+            self._gate.start_utt()
         self._in_utt = True
 
     def _activate(self) -> None:
@@ -152,33 +221,54 @@ class SphinxRecognizer(GrammarRecognizer):
                 self._decoder.add_lm_file(name, str(lm))
                 self._searches["\0lm"] = name
         else:
-            found = self._searches.get(grammar)
-            if found is None:
-                found = f"g{len(self._searches)}"
-                self._decoder.add_jsgf_string(found, grammar)
-                self._searches[grammar] = found
-            name = found
+            name = _search(self._decoder, self._searches, grammar)
         # Tracked here: Decoder.current_search() crashes before any search is active.
         if self._active != name:
             self._decoder.activate_search(name)
             self._active = name
+        gate = self._gate_grammar if grammar is not None else None
+        if gate is None:
+            self._gate_active = None
+            return
+        if self._gate is None:
+            self._gate = self._new_decoder(self.model)
+        name = _search(self._gate, self._gate_searches, gate)
+        if self._gate_active != name:
+            self._gate.activate_search(name)
+            self._gate_active = name
 
     def accept(self, pcm: bytes) -> _Segment | None:
         # Never closes a segment by itself: the Endpointer decides where utterances end.
         if pcm:
             self._decoder.process_raw(pcm, False, False)
+            if self._gate_active is not None:
+                self._gate.process_raw(pcm, False, False)
             self._fed += len(pcm) // SAMPLE_WIDTH
         return None
 
     def partial(self) -> str:
-        hyp = self._decoder.hyp()
+        # The gate's words while talk goes on, so that a pause in "hello everyone, pass the
+        # chips" is not taken for the end of a move the phrase decoder guessed ("eleven").
+        decoder = self._gate if self._gate_active is not None else self._decoder
+        hyp = decoder.hyp()
         return str(hyp.hypstr) if hyp is not None else ""
 
     def finish(self) -> _Segment:
         base = self._base
         self._decoder.end_utt()
+        talk, margin = "", 0.0
+        if self._gate_active is not None:
+            self._gate.end_utt()
+            hyp = self._gate.hyp()
+            heard = " ".join(str(hyp.hypstr).split()) if hyp is not None else ""
+            if heard and heard not in (self._phrases or ()):
+                talk = heard
+                best = self._decoder.hyp()
+                frames = max(1, int(self._decoder.n_frames()))
+                if best is not None:
+                    margin = (_log_score(hyp.score) - _log_score(best.score)) / frames
         self._in_utt = False
-        segment = _Segment(self._alternatives(base))
+        segment = _Segment(self._alternatives(base), talk=talk, talk_margin=margin)
         self.reset()
         return segment
 
@@ -211,6 +301,16 @@ class SphinxRecognizer(GrammarRecognizer):
             _Alternative(tuple(text.split()), score, words if text == best_text else [])
             for text, score in scores.items()
         ]
+
+
+def _search(decoder: Any, searches: dict[str, str], grammar: str) -> str:
+    """The decoder's search for a JSGF grammar, added the first time it is seen."""
+    found = searches.get(grammar)
+    if found is None:
+        found = f"g{len(searches)}"
+        decoder.add_jsgf_string(found, grammar)
+        searches[grammar] = found
+    return found
 
 
 def _is_word(word: str) -> bool:

@@ -180,7 +180,7 @@ def test_a_card_heard_unsurely_is_read_back_before_it_counts(referee: Referee) -
     sid = start(referee)
     set_up(referee, sid, "hearts spades clubs", LANE, "Ann")
     asked = referee.handle(sid, "eight of hearts", hearing=Hearing(("eight of hearts",), 0.4))
-    assert asked.lines == ["Did you say 8 of hearts?"] and not asked.accepted
+    assert asked.lines == ["Ann, 8 of hearts?"] and not asked.accepted
     assert state(referee, sid).cards_played == (0, 0)
     ruled = referee.handle(sid, "yes", hearing=Hearing(("yes",), 0.9))
     assert ruled.accepted and ruled.public[0] == "Ann: 8 of hearts."
@@ -346,7 +346,7 @@ def test_undo_while_a_read_back_waits_cancels_the_question_only(referee: Referee
     set_up(referee, sid, "hearts spades clubs", LANE, "Ann")
     referee.handle(sid, "8H", "Ann")
     asked = referee.handle(sid, "three of hearts", hearing=Hearing(("three of hearts",), 0.3))
-    assert asked.lines == ["Did you say 3 of hearts?"]
+    assert asked.lines == ["Bob, 3 of hearts?"]
     cancelled = referee.handle(sid, "undo", hearing=Hearing(("undo",), 0.9))
     assert (
         not cancelled.accepted

@@ -15,7 +15,7 @@ from host.reply import Reply
 from host.session import SessionConfig, Table
 from host.speech import listener as ls
 from host.speech.audio import AudioDeviceError, pcm_chunks
-from host.speech.listener import Heard, Listener, phrase_list, read
+from host.speech.listener import Heard, Listener, phrase_list, read, talk_list
 from host.speech.model import SpeechModel
 from host.speech.recognizer import Hearing
 from host.speech.table import TableRunner, Voice
@@ -52,7 +52,11 @@ def test_phrase_list_follows_the_state() -> None:
     # the whole range, wrong numbers a little beyond it, and zero
     assert {n for (n,) in numbers} == {0, *range(1, 106)}
     assert "오십 삼" in playing and "영" in playing and "백 오" in playing
-    assert "민수" in playing and set(g.decoys) <= set(playing)
+    assert "민수" in playing and not set(g.decoys) & set(playing)
+    # the decoys are what talk decodes as, with those that sound like an answer left out
+    # while a question waits
+    assert set(g.decoys) == set(talk_list(table, "playing"))
+    assert not set(g.answer_lookalikes) & set(talk_list(table, "confirming"))
     assert not {"네", "아니요"} & set(playing)  # yes/no only answer a question
     assert {"네", "아니요", "오십 삼"} <= set(confirming)
     assert "새 게임" not in confirming and not set(g.answer_lookalikes) & set(confirming)
@@ -166,7 +170,7 @@ def test_a_would_be_mistake_is_confirmed_and_no_takes_it_back(
     listener = Listener(referee, korean_session, ko_model)
     (asked,) = hear(listener, silence(0.5) + say("이십오") + silence(1.2))  # 25: a mistake
     assert asked.reply is not None and asked.reply.confirm == "25"
-    assert asked.reply.lines == ["25, 맞아요?"]
+    assert asked.reply.lines == ["Bob, 25 맞아요?"]  # a shared microphone: whose move it is
     assert "아니요" in listener.phrases() and "새 게임" not in listener.phrases()
     (answer,) = hear(listener, say("아니요") + silence(1.2))
     assert answer.reply is not None and not answer.reply.accepted
@@ -228,12 +232,14 @@ def test_after_the_game_only_commands_are_heard(referee: Referee, ko_model: Spee
     referee.handle(session, "11")  # a mistake by 지영: 민수 wins
     listener = Listener(referee, session, ko_model)
     assert not any(parse(p, "ko").numbers for p in listener.phrases())
-    heard = hear(listener, silence(0.5) + say("오십삼") + silence(1.2) + say("새게임") + silence(1.2))
-    replies = [h.reply for h in heard if h.reply is not None]
-    assert (
-        len(replies) == 1
-        and {"type": "new_game", "players": ["민수", "지영"], "game": 2} in replies[0].events
+    heard = hear(
+        listener,
+        silence(0.5) + say("오십삼") + silence(1.2) + say("새게임") + silence(1.2) + say("네") + silence(1.2),
     )
+    replies = [h.reply for h in heard if h.reply is not None]
+    # A new game is read back at a table before it counts; "네" starts it.
+    assert len(replies) == 2 and replies[0].confirm == "새 게임"
+    assert {"type": "new_game", "players": ["민수", "지영"], "game": 2} in replies[1].events
 
 
 # --- the host never hears itself ---------------------------------------------------------------

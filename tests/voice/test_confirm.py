@@ -26,7 +26,7 @@ def test_a_low_confidence_mishearing_confirmed_by_keypad(host: Host) -> None:
     phone, session = after_53(host)
     logged = host.inputs(session)
     phone.say("fifteen", confidence=0.41)
-    assert phone.heard == "Did you say fifteen? Say yes, or press one. If not, press two."
+    assert phone.heard == "Bob, fifteen? Say yes, or press one. If not, press two."
     assert_confirm_gather(phone, 15)
     assert host.inputs(session) == logged  # nothing ruled yet
     phone.press("1")
@@ -43,7 +43,7 @@ def test_a_low_confidence_mishearing_confirmed_by_keypad(host: Host) -> None:
 def test_a_mishearing_with_no_confidence_corrected_by_voice(host: Host) -> None:
     phone, session = after_53(host)
     phone.say("fifteen", confidence=None)  # Twilio sent no Confidence: taken as low
-    assert phone.heard.startswith("Did you say fifteen?")
+    assert phone.heard.startswith("Bob, fifteen?")
     phone.say("no, fifty", confidence=0.62)
     assert phone.heard.startswith("Bob said fifty.")
     assert phone.heard.endswith("Ann, your turn: even above fifty, or odd below it.")
@@ -65,7 +65,7 @@ def test_no_on_the_keypad_asks_again_and_the_next_answer_counts(host: Host) -> N
 def test_confidence_high_but_a_likely_mishearing_fits_so_it_is_asked(host: Host) -> None:
     phone, _session = after_53(host)
     phone.say("fifteen", confidence=0.97)  # 50 would fit: fifteen/fifty are easily confused
-    assert phone.heard.startswith("Did you say fifteen?")
+    assert phone.heard.startswith("Bob, fifteen?")
     # Silence on the question: asked again (with the question), the pending answer kept.
     phone.nothing()
     assert phone.heard.startswith("Bob, are you there? Did you say fifteen?")

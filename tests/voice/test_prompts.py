@@ -60,7 +60,7 @@ def test_reply_lines_drop_the_written_prompt(tmp_path: Path) -> None:
     muddle = referee.handle(session, "banana")
     assert vp.reply_lines(muddle, referee.table(session)) == ["I didn't catch that."]
     asked = referee.handle(session, "fifteen", hearing=Hearing(("fifteen",), 0.2))
-    assert vp.reply_lines(asked, referee.table(session)) == ["Did you say fifteen?"]
+    assert vp.reply_lines(asked, referee.table(session)) == ["Bob, fifteen?"]  # one device: whose move
     declined = referee.handle(session, "no")
     assert vp.reply_lines(declined, referee.table(session)) == [vp.say("en", "say_again")]
 
