@@ -70,6 +70,9 @@ class Speech(BaseModel):
     # Everyday words a recogniser with a talk loop (pocketsphinx) lets table talk decode as,
     # in any number, instead of forcing it into the nearest move or command.
     talk: list[str] = Field(default_factory=list)
+    # Phrases that, heard as the whole utterance, are read back before they count as a move:
+    # a single syllable is as often someone's "응" or a particle as a number.
+    read_back_alone: list[str] = Field(default_factory=list)
     # Trailing silence (s) that ends an utterance ending in a phrase a longer one extends
     # ("오십" of "오십 삼"); unset: the recogniser's full end-of-utterance silence.
     phrase_silence_s: float | None = Field(default=None, gt=0)
@@ -88,6 +91,7 @@ class Grammar:
     speech_commands: dict[str, tuple[str, ...]] = field(default_factory=dict)
     phrase_silence_s: float | None = None
     talk: tuple[str, ...] = ()
+    read_back_alone: frozenset[str] = frozenset()
 
     def phrase(self, key: str, **fields: object) -> str:
         return self.phrases[key].format(**fields)
@@ -244,6 +248,7 @@ def load(lang: str, root: Path = ROOT) -> Grammar:
         speech_commands={k: tuple(v) for k, v in speech.commands.items()},
         phrase_silence_s=speech.phrase_silence_s,
         talk=tuple(speech.talk),
+        read_back_alone=frozenset(speech.read_back_alone),
     )
 
 

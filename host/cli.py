@@ -804,7 +804,10 @@ def table(
     try:
         session_id = new_session(referee, spec, names, options, lang, confirm_below=settings.confirm_below)
         openings = said_first(referee, session_id, setup)
-        listener = Listener(referee, session_id, speech_model, sample_rate=SAMPLE_RATE, report_missing=False)
+        listener = Listener(
+            referee, session_id, speech_model, sample_rate=SAMPLE_RATE, report_missing=False,
+            confirm_lapse=settings.confirm_lapse,
+        )
     except ValueError as exc:
         raise fail(str(exc)) from None
     if clock is not None:
@@ -830,7 +833,8 @@ def table(
             return
         at = f"[{heard.hearing.end:7.2f} s] heard {heard.hearing.text!r}"
         if heard.reply is None:
-            err.print(f"{at} (ignored: {heard.ignored})")
+            talk = f" as {heard.hearing.talk!r}" if heard.hearing.talk else ""
+            err.print(f"{at} (ignored: {heard.ignored}{talk})")
             return
         # What the referee was given (the reading, not only the decoder's best path) and its answer.
         given = heard.reading.text if heard.reading is not None else heard.hearing.text

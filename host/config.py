@@ -34,6 +34,9 @@ class Settings(BaseSettings):
     sms_undo_grace: float | None = None
     # Speech hearings that would be a mistake are confirmed below this confidence.
     confirm_below: float = 0.75
+    # Seconds a read-back at a table's microphone waits for its answer, then lapses and
+    # changes nothing (None, empty: it waits). The table talks on meanwhile.
+    confirm_lapse: float | None = 8.0
 
     public_url: str | None = None  # the address Twilio posts to, for signature checks
     # "production" (the default) checks every webhook's signature and will not serve
@@ -99,6 +102,7 @@ class Settings(BaseSettings):
         "twilio_api_base",
         "database_url",
         "table_undo_grace",
+        "confirm_lapse",
         "sms_undo_grace",
         "sms_turn_timeout",
         "voice_turn_timeout",

@@ -293,7 +293,7 @@ class Referee:
             (asked.command is None and not table.running)
             or table.state is None
             or table.state.turn != asked.turn
-            or asked.lapsed(table.config, now)
+            or asked.lapsed(now)
         ):
             self._append(session_id, Drop(), now)  # the question went stale, or unanswered
             table, asked = self.table(session_id), None
@@ -332,7 +332,7 @@ class Referee:
                 # ("hi everyone" was once heard as "I'm leaving").
                 return self._ask(
                     session_id, table, None, reply, now, command=proposal.name, player=speaker,
-                    shared=speaker is None, again=open_mic,
+                    shared=speaker is None, again=open_mic, hearing=hearing,
                 )
             return self._command(session_id, table, proposal.name, speaker, reply, now)
         if isinstance(proposal, Unclear) and not proposal.about_move:
@@ -375,8 +375,8 @@ class Referee:
             reply.private.append(spec.talk.refusal_text(problem, state, table.lang))
             reply.turn, reply.next_player = state.turn, table.current_player
             return reply
-        if hearing is not None and self._needs_confirmation(table, move, hearing):
-            return self._ask(session_id, table, move, reply, now, shared=shared)
+        if hearing is not None and (hearing.doubtful or self._needs_confirmation(table, move, hearing)):
+            return self._ask(session_id, table, move, reply, now, shared=shared, hearing=hearing)
         return self._rule(session_id, move, text, reply, now)
 
     def _needs_confirmation(self, table: Table, move: Any, hearing: Hearing) -> bool:
@@ -402,20 +402,24 @@ class Referee:
     def _ask(
         self, session_id: str, table: Table, move: Any, reply: Reply, now: float, *,
         command: str | None = None, player: str | None = None, shared: bool = False, again: bool = False,
+        hearing: Hearing | None = None,
     ) -> Reply:
         """Speech: a costly move heard unsurely, or a command that takes back or ends
         something, is read back before it counts. ``shared``: heard at a shared microphone,
         so the question names whose move (or leave) it is. ``again``: the command must be
         said again to count (see :meth:`_answer_command`)."""
         spec = table.spec
+        lapse = hearing.lapse if hearing is not None else None
         if command is not None:
             who = player or (table.current_player or "" if command == "leave" and table.running else "")
-            self._append(session_id, Ask(command=command, player=who, turn=table.state.turn), now)
+            ask = Ask(command=command, player=who, turn=table.state.turn, lapse=lapse)
+            self._append(session_id, ask, now)
             what = load(table.lang).commands[command][0]
             fields: dict[str, Any] = {"command": command}
         else:
             who = spec.rules.owner(move) or ""
-            self._append(session_id, Ask(move=spec.encode_move(move), player=who, turn=table.state.turn), now)
+            ask = Ask(move=spec.encode_move(move), player=who, turn=table.state.turn, lapse=lapse)
+            self._append(session_id, ask, now)
             what = spec.talk.move_text(move, table.lang)
             fields = move_fields(spec, move)
         reply.confirm = what

@@ -54,3 +54,10 @@ class Hearing:
     #: remark may sound like a command, so what ends something is read back, and only the
     #: command said again confirms it.
     open_mic: bool = False
+    #: Seconds a question asked on this hearing waits for its answer before it lapses and
+    #: changes nothing (None: it waits). An open microphone's table talks on.
+    lapse: float | None = None
+    #: The hearing itself is doubtful (other readings of the sound hold much of it): a move
+    #: is read back even when it would cost nothing, for a read-back costs less than a wrong
+    #: number in the chain.
+    doubtful: bool = False

@@ -30,9 +30,6 @@ class SessionConfig(BaseModel):
     undo_grace: float | None = 30.0
     # Speech: a costly move heard with less confidence than this is read back first.
     confirm_below: float = 0.75
-    # Speech: seconds a read-back waits for its answer; then it lapses and changes nothing
-    # (None: it waits, as a phone call's question does).
-    confirm_lapse: float | None = None
     # Seconds a player has for a turn (None: no limit). Half way they get a reminder; at
     # the limit the game's timeout rule applies. Only games with a turn clock use it.
     turn_timeout: float | None = None
@@ -97,6 +94,9 @@ class Ask(BaseModel):
     command: str | None = None  # a command asked about instead of a move
     player: str = ""  # who may answer; "" anyone at the table
     turn: int
+    # Seconds the question waits for its answer, then lapses and changes nothing: a question
+    # asked at an open microphone (the table talks on); None waits, as a phone call's does.
+    lapse: float | None = None
 
 
 class Drop(BaseModel):
@@ -165,10 +165,11 @@ class Asked:
     turn: int
     command: str | None = None
     at: float = 0.0  # when it was asked
+    lapse: float | None = None  # see Ask.lapse
 
-    def lapsed(self, config: SessionConfig, now: float) -> bool:
-        """Whether the question has waited longer than ``config.confirm_lapse``."""
-        return config.confirm_lapse is not None and now - self.at > config.confirm_lapse
+    def lapsed(self, now: float) -> bool:
+        """Whether the question has waited longer than its lapse."""
+        return self.lapse is not None and now - self.at > self.lapse
 
 
 @dataclass(frozen=True)
@@ -252,7 +253,7 @@ def apply(table: Table, stored: StoredInput) -> tuple[Table, list[Event]]:
         )
     elif isinstance(item, Ask):
         move = table.spec.decode_move(item.move) if item.move is not None else None
-        table = replace(table, asked=Asked(move, item.player, item.turn, item.command, stored.at))
+        table = replace(table, asked=Asked(move, item.player, item.turn, item.command, stored.at, item.lapse))
     elif isinstance(item, Drop):
         table = replace(table, asked=None)
     elif isinstance(item, Undo):

@@ -714,8 +714,28 @@ def _play_words(
 
 
 def _play_phrases(sums: tuple[int, ...], lang: str) -> list[str]:
-    """Plays as a recogniser's vocabulary spells them (few Korean sums are one word)."""
-    return [_play_words(mix, d, lang, recognizer_phrase) for d in sums for mix in _mixes(1) + _mixes(2)]
+    """Plays as a recogniser's vocabulary spells them (few Korean sums are one word), in
+    the order ``read`` takes them and, where the grammar has one (``spoken_1`` ...), as people
+    say them: "one blue card two". A recogniser that can tell a move from table talk must
+    have the words in the order they are said, or the move is heard as talk."""
+    out = []
+    for d in sums:
+        for mix in _mixes(1) + _mixes(2):
+            out.append(_play_words(mix, d, lang, recognizer_phrase))
+            spoken = _spoken_play(mix, d, lang)
+            if spoken is not None:
+                out.append(spoken)
+    return out
+
+
+def _spoken_play(colours: Sequence[Colour], declared: int, lang: str) -> str | None:
+    names = [_first(lang, str(c)) for c in colours]
+    key = f"spoken_{len(colours)}" if len(set(names)) == 1 else "spoken_mixed"
+    template = grammar(lang).say.get(key)
+    if template is None:
+        return None
+    said = names[0] if len(set(names)) == 1 else _join(names, lang)
+    return template.format(colours=said, declared=recognizer_phrase(declared, lang))
 
 
 def _pass_phrases(lang: str) -> list[str]:

@@ -64,6 +64,13 @@ DESTRUCTIVE_SHARE = 0.5
 #: While a question waits, what is heard must be the decoder's best path with this share to
 #: count as the answer (yes, no, or the move said again).
 ANSWER_SHARE = 0.5
+#: A move read from less than this share of the hearing is read back, even when it would
+#: cost nothing: espeak-ng's "sixty six" heard as 62 (share 0.46) would have been ruled at
+#: once; moves heard right held 0.81 or more (tests/bench/bench_table_talk.py --dump).
+MOVE_SHARE = 0.75
+#: Seconds a read-back at the table waits for its answer (GAMEHOST_CONFIRM_LAPSE): long
+#: enough to hear the question and answer, short enough that later talk is not taken for one.
+CONFIRM_LAPSE = 8.0
 
 # Prior weight of a number the rules forbid now, relative to an allowed one: players
 # mostly say allowed numbers, so a close call between "오십 삼" (allowed) and "오십 사"
@@ -123,7 +130,7 @@ def listening(table: Table, speaker: str | None, now: float | None = None) -> st
     if (
         asked is not None
         and (speaker is None or not asked.player or speaker == asked.player)
-        and not (now is not None and asked.lapsed(table.config, now))
+        and not (now is not None and asked.lapsed(now))
     ):
         return CONFIRMING
     return PLAYING if table.running else IDLE
@@ -185,7 +192,9 @@ def talk_list(table: Table, mode: str, *, listen: ListenFor = listen_for) -> lis
         left_out = listen(table, mode == CONFIRMING).left_out
         if mode == CONFIRMING:
             left_out = (*left_out, *g.answer_lookalikes)
-    return [w for w in dict.fromkeys((*g.decoys, *g.talk)) if w not in left_out]
+    # No question waits: a yes or no is talk ("응" was heard as 이, two, when it was not).
+    answers = () if mode == CONFIRMING else tuple(w for p in command_phrases(g, ANSWERS) for w in p.split())
+    return [w for w in dict.fromkeys((*g.decoys, *g.talk, *answers)) if w not in left_out]
 
 
 def every_phrase(table: Table) -> list[str]:
@@ -258,7 +267,7 @@ def read(
     spoken_names = {normalise(n) for n in names}
     if mode == PLAYING and spoken_names & set(listen(table, False).moves):
         spoken_names = set()  # names make a move now (who starts): not chatter
-    chatter = {*decoys, UNK, *spoken_names}
+    chatter = {*decoys, UNK}
     game = state if mode != IDLE else None
     mass: dict[Meaning, float] = {}
     first: dict[Meaning, str] = {}
@@ -266,7 +275,9 @@ def read(
         tokens = text.split()
         meaning: Meaning = None
         trust = 1.0
-        if tokens and 2 * sum(t in chatter for t in tokens) < len(tokens):
+        # A move is the whole utterance: one talk word or [unk] in it ("가 오십 오", Vosk's
+        # reading of "팔십 오") and it is talk. Names weigh less: half the words.
+        if tokens and not chatter & set(tokens) and 2 * sum(t in spoken_names for t in tokens) < len(tokens):
             meaning, trust = talk.hear(text, game, names, confirming, lang)
         weight = share * trust
         move = mode == PLAYING and meaning is not None and not isinstance(meaning, Command)
@@ -320,6 +331,7 @@ class StreamListener(ABC):
     endpointer: Endpointer
     model: SpeechModel
     referee: Referee
+    confirm_lapse: float | None = CONFIRM_LAPSE  # see Listener
     session_id: str
     speaker: str | None
     config: SessionConfig
@@ -393,6 +405,14 @@ class StreamListener(ABC):
     def read(self, hearing: recognizer.Hearing) -> Reading:
         """Read a hearing in the session's current state (no side effects)."""
 
+    def _doubtful(self, hearing: recognizer.Hearing, reading: Reading) -> bool:
+        """Whether a move read from ``hearing`` is read back even when it would cost nothing:
+        other readings hold much of the sound, or the decoder joined phrases into something
+        no phrase says ("이 오십" for 칠십), or it is a lone syllable the grammar names."""
+        text = " ".join(hearing.text.split())
+        lone = load(self.referee.table(self.session_id).lang).read_back_alone
+        return reading.share < MOVE_SHARE or text not in self.phrases() or text in lone
+
     def handle(self, hearing: recognizer.Hearing) -> Heard:
         """Referee one Hearing (from :meth:`feed`, or decoded elsewhere)."""
         self.refresh()
@@ -406,8 +426,9 @@ class StreamListener(ABC):
                 reading.text,
                 self.speaker,
                 hearing=RefereeHearing(
-                alternatives=reading.alternatives, confidence=reading.confidence, open_mic=True
-            ),
+                    alternatives=reading.alternatives, confidence=reading.confidence, open_mic=True,
+                    lapse=self.confirm_lapse, doubtful=self._doubtful(hearing, reading),
+                ),
             )
             if self.on_reply is not None:
                 self.on_reply(reply)
@@ -474,12 +495,16 @@ class Listener(StreamListener):
         report_missing: bool = True,
         phone: bool = False,
         on_reply: Callable[[Reply], None] | None = None,
+        confirm_lapse: float | None = CONFIRM_LAPSE,
     ) -> None:
-        """``report_missing`` false: the caller tells the user about :attr:`missing_words`
-        (the table command prints them) instead of a logged warning. ``phone``: the audio
+        """``confirm_lapse``: seconds a read-back waits for its answer before it lapses and
+        changes nothing (None: it waits). ``report_missing`` false: the caller tells the
+        user about :attr:`missing_words` (the table command prints them) instead of a
+        logged warning. ``phone``: the audio
         is a phone call's (8 kHz mu-law upsampled to ``sample_rate``). ``on_reply``: see
         :attr:`StreamListener.on_reply`."""
         self.on_reply = on_reply
+        self.confirm_lapse = confirm_lapse
         table = self._attach(referee, session_id, speaker)
         self.invalid_prior = INVALID_PRIOR
         self._listen_for = ListenForCache()

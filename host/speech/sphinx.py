@@ -65,7 +65,7 @@ def jsgf(phrases: list[str], name: str = "phrases") -> str:
 #: lost to a run of short words that happens to fit it a little better ("forty" as "or a"),
 #: while a sentence still fits words far better than any phrase. Measured in
 #: tests/bench/bench_table_talk.py (see docs/speech.md).
-TALK_WEIGHT = 1e-8
+TALK_WEIGHT = 1e-12
 
 
 def gate_jsgf(phrases: list[str], talk: list[str], weight: float = TALK_WEIGHT) -> str:

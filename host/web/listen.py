@@ -152,7 +152,10 @@ def _open(state: State, row: SessionRow, room: Room) -> tuple[TableRunner, str]:
     referee: Referee = state.referee
     lang = referee.table(row.id).config.lang
     model = _models(state)(lang)
-    listener = Listener(referee, row.id, model, sample_rate=SAMPLE_RATE, on_reply=room.tell_others)
+    listener = Listener(
+        referee, row.id, model, sample_rate=SAMPLE_RATE, on_reply=room.tell_others,
+        confirm_lapse=state.settings.confirm_lapse,
+    )
 
     def play(pcm: bytes, rate: int) -> None:
         room.send(wav_bytes(pcm, rate))

@@ -52,8 +52,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from games.base import Moves, find_game
 from host.referee import Referee
 from host.session import SessionConfig
-from host.speech.audio import SAMPLE_RATE, as_int16, pcm_chunks
 from host.speech import sphinx
+from host.speech.audio import SAMPLE_RATE, as_int16, pcm_chunks
 from host.speech.listener import Listener
 from host.speech.model import SpeechModel, load_model
 from host.speech.tts import espeak_synthesize, piper_synthesize

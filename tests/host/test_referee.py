@@ -190,3 +190,26 @@ def test_a_valid_number_that_might_have_been_undo_is_asked_about(referee: Refere
     assert not asked.accepted and asked.private == ["Did you say 20?"]
     sure = referee.handle(sid, "20", "Bob", hearing=Hearing(("20", "undo"), 0.9))
     assert sure.accepted and sure.news[0] == "Bob said 20."  # said again: ruled
+
+
+def test_a_question_at_an_open_microphone_lapses_and_changes_nothing(referee: Referee, clock: Clock) -> None:
+    sid = start(referee)
+    referee.handle(sid, "10", "Ann")
+    heard = Hearing(("fifteen",), 0.4, open_mic=True, lapse=8.0)
+    asked = referee.handle(sid, "fifteen", hearing=heard)
+    assert asked.private == ["Bob, 15?"] and not asked.accepted
+    clock.advance(9)  # nobody answered; later a "yes" about something else
+    late = referee.handle(sid, "yes", hearing=Hearing(("yes",), 0.95, open_mic=True, lapse=8.0))
+    table = referee.table(sid)
+    assert not late.accepted and table.asked is None
+    assert table.state is not None and table.state.last == 10 and table.state.current_player == "Bob"
+    # Within the lapse the same question is answered.
+    referee.handle(sid, "fifteen", hearing=heard)
+    clock.advance(5)
+    ruled = referee.handle(sid, "no, fifty", hearing=Hearing(("no fifty",), 0.95, open_mic=True, lapse=8.0))
+    assert ruled.accepted and ruled.public[0] == "Bob said 50."
+    # A phone call's question (no lapse) waits.
+    asked = referee.handle(sid, "fifty one", "Cy", hearing=Hearing(("fifty one",), 0.4))
+    assert asked.private == ["Did you say 51?"]
+    clock.advance(60)
+    assert referee.handle(sid, "yes", "Cy", hearing=Hearing(("yes",), 0.95)).accepted

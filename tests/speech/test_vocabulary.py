@@ -113,10 +113,10 @@ def test_the_players_are_words_of_the_models() -> None:
 def test_the_check_can_fail(monkeypatch: pytest.MonkeyPatch) -> None:
     # A word only the supplementary pronunciations give: without them it is named, with
     # its phrase and the line of commands.yaml that says it.
-    spec = next(s for s in GAMES if s.name == "up-or-down")
+    spec = next(s for s in GAMES if s.name == "inversion")
     monkeypatch.setattr(engine("en"), "pronunciations", {})
     (line,) = unheard(spec, "en")
-    assert line.startswith("en up-or-down: 'whos' (in 'whos turn'; grammars/en/commands.yaml:")
+    assert line.startswith("en inversion: 'clovers' (in "), line
 
 
 def test_the_pronunciations_are_of_words_the_dictionary_lacks() -> None:

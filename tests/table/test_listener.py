@@ -53,9 +53,12 @@ def test_phrase_list_follows_the_state() -> None:
     assert {n for (n,) in numbers} == {0, *range(1, 106)}
     assert "오십 삼" in playing and "영" in playing and "백 오" in playing
     assert "민수" in playing and not set(g.decoys) & set(playing)
-    # the decoys are what talk decodes as, with those that sound like an answer left out
+    # the decoys and the answers are what talk decodes as while playing ("응" with no
+    # question waiting is talk, not 이), with those that sound like an answer left out
     # while a question waits
-    assert set(g.decoys) == set(talk_list(table, "playing"))
+    answers = {w for p in (*g.commands["yes"], *g.commands["no"]) for w in p.split()}
+    assert set(g.decoys) | answers == set(talk_list(table, "playing"))
+    assert not answers & set(talk_list(table, "confirming"))
     assert not set(g.answer_lookalikes) & set(talk_list(table, "confirming"))
     assert not {"네", "아니요"} & set(playing)  # yes/no only answer a question
     assert {"네", "아니요", "오십 삼"} <= set(confirming)
@@ -194,7 +197,12 @@ def test_undo_within_the_grace_period(
     asked = listener.handle(hearing(("무르기", 1.0))).reply
     assert asked is not None and not asked.accepted and asked.confirm == load("ko").commands["undo"][0]
     assert referee.table(korean_session).state.last == 53  # type: ignore[union-attr]
-    undone = listener.handle(hearing(("네", 1.0))).reply
+    # At an open microphone a "네" could be anyone's, about anything: the command said again
+    # confirms it.
+    reminded = listener.handle(hearing(("네", 1.0))).reply
+    assert reminded is not None and not reminded.accepted
+    assert referee.table(korean_session).state.last == 53  # type: ignore[union-attr]
+    undone = listener.handle(hearing(("무르기", 1.0))).reply
     assert undone is not None and undone.accepted
     assert {"type": "undo", "player": "Ann", "number": 53} in undone.events
     listener.handle(
@@ -204,7 +212,7 @@ def test_undo_within_the_grace_period(
     )
     clock.now += 31  # past SessionConfig.undo_grace
     listener.handle(hearing(("무르기", 1.0)))
-    late = listener.handle(hearing(("네", 1.0))).reply
+    late = listener.handle(hearing(("무르기", 1.0))).reply
     assert late is not None and not late.accepted and late.lines == [load("ko").phrase("undo_too_late")]
 
 
@@ -234,10 +242,11 @@ def test_after_the_game_only_commands_are_heard(referee: Referee, ko_model: Spee
     assert not any(parse(p, "ko").numbers for p in listener.phrases())
     heard = hear(
         listener,
-        silence(0.5) + say("오십삼") + silence(1.2) + say("새게임") + silence(1.2) + say("네") + silence(1.2),
+        silence(0.5) + say("오십삼") + silence(1.2) + say("새게임") + silence(1.2) + say("새게임")
+        + silence(1.2),
     )
     replies = [h.reply for h in heard if h.reply is not None]
-    # A new game is read back at a table before it counts; "네" starts it.
+    # A new game is read back at a table before it counts; said again, it starts.
     assert len(replies) == 2 and replies[0].confirm == "새 게임"
     assert {"type": "new_game", "players": ["민수", "지영"], "game": 2} in replies[1].events
 

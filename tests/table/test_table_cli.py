@@ -30,10 +30,13 @@ def table(tmp_path: Path, *args: str) -> tuple[int, list[dict[str, object]], str
 
 def test_a_korean_game_from_a_wav(tmp_path: Path, script: Script, ko_model: SpeechModel) -> None:
     # Ann 53; chatter; Bob 25 (a mistake: after odd 53 an odd number must be higher) -> asked,
-    # "네" -> out; Cy 43; Ann 4; Cy 53 (after even 4 an odd number must be lower) -> asked,
-    # "네" -> out, Ann wins; "새 게임", read back at a table, and "네" start the next game.
+    # "네" -> out; Cy 43; Ann 4 (one syllable alone: read back, "네"); Cy 53 (after even 4
+    # an odd number must be lower) -> asked,
+    # "네" -> out, Ann wins; "새 게임", read back at a table, and said again start the next
+    # game (a "네" at an open microphone could be anyone's, about anything).
     wav = script(
-        ["오십삼", "오늘 저녁에 뭐 먹을까", "이십오", "네", "사십삼", "사", "오십삼", "네", "새게임", "네"],
+        ["오십삼", "오늘 저녁에 뭐 먹을까", "이십오", "네", "사십삼", "사", "네", "오십삼", "네",
+         "새게임", "새게임"],
         1.5,
     )
     model = str(ko_model.path)
@@ -50,9 +53,10 @@ def test_a_korean_game_from_a_wav(tmp_path: Path, script: Script, ko_model: Spee
         ("Cy", 43, True),
         ("Ann", 4, True),
         ("Cy", 53, False),
-    ]
+    ], err
     assert [e for e in events if e["type"] == "confirm"] == [
         {"type": "confirm", "player": "Bob", "what": "25", "number": 25},
+        {"type": "confirm", "player": "Ann", "what": "4", "number": 4},
         {"type": "confirm", "player": "Cy", "what": "53", "number": 53},
         {"type": "confirm", "player": "", "what": "새 게임", "command": "new_game"},
     ]
