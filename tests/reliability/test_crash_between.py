@@ -85,13 +85,26 @@ def test_a_move_heard_by_the_page_survives_a_crash_before_its_announcement(
         assert crashing.proc is not None and crashing.proc.wait(timeout=30) == 137, crashing.log.read_text()
     finally:
         crashing.stop()
-    told_before = [m for m in fake.messages_to(ANN) if "Bob said 52." in m]
-    assert told_before == []  # nobody was told before the crash
+    # The outbox sender is woken by the commit, so on a busy machine it may tell Ann before
+    # the process dies: allowed. What must hold is that she is told, exactly once.
     again = Server(db, free_port(), fake, tmp_path / "again.log").start()  # its sender starts
     try:
         deadline = time.monotonic() + 30
-        while not [m for m in fake.messages_to(ANN) if "Bob said 52." in m] and time.monotonic() < deadline:
+        while _waiting(db) and time.monotonic() < deadline:
             time.sleep(0.1)
     finally:
         again.stop()
-    assert [m for m in fake.messages_to(ANN) if "Bob said 52." in m], fake.messages_to(ANN)
+    assert not _waiting(db)
+    told = [m for m in fake.messages_to(ANN) if "Bob said 52." in m]
+    assert len(told) == 1, fake.messages_to(ANN)
+
+
+def _waiting(db: Path) -> int:
+    """Outbox rows not yet settled (sent or given up)."""
+    store = Store(db)
+    try:
+        unsettled = "SELECT COUNT(*) AS n FROM outbox WHERE status IN ('pending', 'sending', 'unknown')"
+        rows = store.execute(unsettled)
+        return int(rows[0]["n"])
+    finally:
+        store.close()

@@ -25,6 +25,7 @@ from games.inversion.rules import (
     State,
 )
 from games.inversion.tests.oracle import SUITS, InversionOracle
+from games.oracle_report import report
 
 NAMES = ("Ann", "Bob", "Cy", "Dee")
 RULES = SPEC.rules
@@ -232,12 +233,4 @@ def test_the_game_rules_as_the_rule_text_does(seed: int) -> None:
 
 
 if __name__ == "__main__":  # the figures for a report: python -m games.inversion.tests.test_oracle [N]
-    import sys
-
-    total = [0, 0, 0]
-    for seed in range(int(sys.argv[1]) if len(sys.argv) > 1 else 500):
-        g, r, w = play_game(seed)
-        total = [total[0] + g, total[1] + r, total[2] + len(w)]
-        for line in w[:1]:
-            print(line)
-    print(f"games {total[0]}, rulings compared {total[1]}, disagreements {total[2]}")
+    report(play_game, 500)

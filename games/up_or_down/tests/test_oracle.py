@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from games.core import End, Leave
+from games.oracle_report import report
 from games.up_or_down import SPEC
 from games.up_or_down.rules import Mode, Options, Say, State
 from games.up_or_down.tests.oracle import UpOrDownOracle
@@ -133,12 +134,4 @@ def test_the_game_rules_as_the_rule_text_does(seed: int) -> None:
 
 
 if __name__ == "__main__":  # the figures for a report: python -m games.up_or_down.tests.test_oracle [N]
-    import sys
-
-    total = [0, 0, 0]
-    for seed in range(int(sys.argv[1]) if len(sys.argv) > 1 else 1000):
-        g, r, w = play_games(seed)
-        total = [total[0] + g, total[1] + r, total[2] + len(w)]
-        for line in w:
-            print(line)
-    print(f"games {total[0]}, rulings compared {total[1]}, disagreements {total[2]}")
+    report(play_games, 1000)

@@ -13,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from games.core import End, Leave
+from games.oracle_report import report
 from games.upside_out import SPEC
 from games.upside_out.deck import load_deck
 from games.upside_out.effects import SPECIALS, CardText, parse_effect
@@ -259,12 +260,4 @@ def test_the_game_rules_as_the_rule_text_does(seed: int) -> None:
 
 
 if __name__ == "__main__":  # the figures for a report: python -m games.upside_out.tests.test_oracle [N]
-    import sys
-
-    total = [0, 0, 0]
-    for seed in range(int(sys.argv[1]) if len(sys.argv) > 1 else 300):
-        g, r, w = play_game(seed)
-        total = [total[0] + g, total[1] + r, total[2] + len(w)]
-        for line in w[:1]:
-            print(line)
-    print(f"games {total[0]}, rulings compared {total[1]}, disagreements {total[2]}")
+    report(play_game, 300)
