@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import logging
+import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -27,7 +28,7 @@ def create_app(
 ) -> FastAPI:
     settings = settings or get_settings()
     store = store or Store(settings.database)
-    referee = Referee(store, clock) if clock is not None else Referee(store)
+    referee = Referee(store, clock or time.time, cache_size=settings.table_cache)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
