@@ -444,7 +444,7 @@ async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
 router = APIRouter(lifespan=_lifespan)
 
 
-def channel_dep(request: Request) -> SmsChannel:
+async def channel_dep(request: Request) -> SmsChannel:
     channel: SmsChannel = request.app.state.sms
     return channel
 

@@ -125,7 +125,7 @@ def setup(app: FastAPI) -> None:
     timeouts.install(app)  # the backstop turn clock (shared with SMS; installed once)
 
 
-def _voice_dep(request: Request) -> Voice:
+async def _voice_dep(request: Request) -> Voice:
     voice: Voice = request.app.state.voice
     return voice
 
