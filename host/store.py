@@ -482,7 +482,7 @@ class Store:
         )
         due = []
         for r in rows:
-            limit = json.loads(r["config"]).get("turn_timeout")
+            limit = _turn_timeout(r["config"])
             half_gone = isinstance(limit, int | float) and limit > 0 and r["at"] + limit / 2.0 <= now
             if half_gone or r["game"] in own_deadlines:
                 due.append((str(r["id"]), int(r["seq"]), float(r["at"])))
@@ -638,6 +638,12 @@ class _Checkpointer:
 
 _checkpointer = _Checkpointer()
 
+
+@lru_cache(maxsize=1024)
+def _turn_timeout(config: str) -> object:
+    """A session's turn limit from its stored config. Sessions made alike share the same
+    text, and the timer reads every active one each second: parsed once per text."""
+    return json.loads(config).get("turn_timeout")
 
 
 def _row(r: Row) -> SessionRow:
