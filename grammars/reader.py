@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, lru_cache
 
 from grammars import Grammar, load
 
@@ -363,8 +363,10 @@ def _below_thousand(grammar: Grammar, n: int) -> list[str]:
     return words
 
 
+@lru_cache(maxsize=8192)
 def to_words(n: int, lang: str = "en") -> str:
-    """Read a number out as words of the grammar ("fifty three", "오십삼")."""
+    """Read a number out as words of the grammar ("fifty three", "오십삼"). Kept per
+    number: a call's every prompt reads the game's whole range out as hints."""
     grammar = load(lang)
     g = grammar.numbers
     if n < 0:
@@ -397,6 +399,7 @@ def spoken(line: str, lang: str = "en") -> str:
     return _WRITTEN_NUMBER.sub(lambda m: to_words(int(m.group().replace(",", "")), lang), line)
 
 
+@lru_cache(maxsize=8192)
 def recognizer_phrase(n: int, lang: str = "en") -> str:
     """A number as a recogniser's vocabulary spells it. Languages that write numbers
     together ("오십삼") have few such compounds as words, so each multiplier is kept with

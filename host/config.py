@@ -14,6 +14,9 @@ import platformdirs
 from pydantic import AliasChoices, Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+#: Tables the referee keeps in memory per process (host/table_cache.py); a few KB each.
+DEFAULT_TABLE_CACHE = 10_000
+
 
 def default_db_path() -> Path:
     return Path(platformdirs.user_data_dir("gamehost")) / "gamehost.sqlite3"
@@ -87,6 +90,9 @@ class Settings(BaseSettings):
     outbox_backoff: float = 1.0
     # REST calls to Twilio in flight at once, per server process (each on its own thread).
     outbox_concurrency: int = Field(default=8, ge=1)
+    # Sessions whose table the referee keeps in memory, per server process (least recently
+    # used out first; one not kept is rebuilt from its log when it is next used); 0: none.
+    table_cache: int = Field(default=DEFAULT_TABLE_CACHE, ge=0)
     # Live pages (/t/<code>/events) one client may keep open at once, per server process.
     live_streams_per_client: int = Field(default=20, ge=1)
     # Shows the sessions in progress on the home page to whoever sends it (Bearer or

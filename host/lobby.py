@@ -10,7 +10,7 @@ from __future__ import annotations
 import secrets
 import time
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from host.referee import Referee
 from host.reply import Reply
@@ -24,6 +24,7 @@ FAILURE_WINDOW = 3600.0
 # on every call: they share one, counted across all their calls.
 UNIDENTIFIED = "unidentified"
 MAX_FAILED_UNIDENTIFIED = 20
+_MEMO = "lobby"  # what a transaction has read of the lobby's tables (Store.memo)
 
 
 @dataclass(frozen=True)
@@ -51,17 +52,73 @@ class Lobby:
         self.store: Store = referee.store
 
     # -- membership ------------------------------------------------------------------------
+    #
+    # Inside a transaction what was read is remembered (``Store.memo``) until it ends or
+    # this class writes to its tables: a text reads its sender, their game's members, who
+    # has opted out and which of our numbers each texted in one statement (``game_of``),
+    # and telling the others reads nothing more.
+
+    def _memo(self) -> dict[tuple[str, str], Any] | None:
+        return self.store.memo(_MEMO)
+
+    def _changed(self) -> None:
+        """A write to the lobby's tables: what this transaction remembered may be stale."""
+        memo = self._memo()
+        if memo is not None:
+            memo.clear()
+
+    def game_of(self, address: str) -> Member | None:
+        """The member ``address`` is (None: in no game), with their game's members, the
+        opt-outs and the number of ours each last texted read in the same statement: the
+        transaction asks for none of them again."""
+        rows = self.store.execute(
+            "SELECT a.address AS asked, m.address, m.session_id, m.name, m.channel, m.call_sid,"
+            " (SELECT 1 FROM optouts o WHERE o.address = COALESCE(m.address, a.address)) AS opted_out,"
+            " (SELECT n.host FROM sms_numbers n WHERE n.address = COALESCE(m.address, a.address)) AS host"
+            " FROM (SELECT CAST(? AS TEXT) AS address) a"
+            " LEFT JOIN members m"
+            " ON m.session_id = (SELECT session_id FROM members WHERE address = a.address)"
+            " ORDER BY m.joined",
+            (address,),
+        )
+        members = [_member(r) for r in rows if r["address"] is not None]
+        memo = self._memo()
+        if memo is not None:
+            for r in rows:
+                known = r["address"] or address
+                memo["optout", known] = bool(r["opted_out"])
+                memo["host", known] = r["host"]
+            for m in members:
+                memo["member", m.address] = m
+            if members:
+                memo["members", members[0].session_id] = members
+            memo.setdefault(("member", address), None)
+        return next((m for m in members if m.address == address), None)
 
     def member(self, address: str) -> Member | None:
+        memo = self._memo()
+        if memo is not None and ("member", address) in memo:
+            found: Member | None = memo["member", address]
+            return found
         rows = self.store.execute("SELECT * FROM members WHERE address = ?", (address,))
-        return _member(rows[0]) if rows else None
+        member = _member(rows[0]) if rows else None
+        if memo is not None:
+            memo["member", address] = member
+        return member
 
     def members(self, session_id: str) -> list[Member]:
+        memo = self._memo()
+        if memo is not None and ("members", session_id) in memo:
+            return list(memo["members", session_id])
         rows = self.store.execute("SELECT * FROM members WHERE session_id = ? ORDER BY joined", (session_id,))
-        return [_member(r) for r in rows]
+        members = [_member(r) for r in rows]
+        if memo is not None:
+            memo["members", session_id] = members
+        return list(members)
 
     def set_call(self, address: str, call_sid: str | None, channel: str | None = None) -> None:
         """The member's live call (None: not on one), and their channel when ``channel`` is given."""
+        self._changed()
         self.store.execute(
             "UPDATE members SET call_sid = ?, channel = COALESCE(?, channel) WHERE address = ?",
             (call_sid, channel, address),
@@ -70,11 +127,31 @@ class Lobby:
     def _add_member(
         self, address: str, session_id: str, name: str, channel: str, call_sid: str | None
     ) -> None:
+        self._changed()
         self.store.execute(
             "INSERT INTO members (address, session_id, name, channel, call_sid, joined)"
             " VALUES (?, ?, ?, ?, ?, ?)",
             (address, session_id, name, channel, call_sid, time.time()),
         )
+
+    # -- the number of ours each address texts -------------------------------------------
+
+    def host_number(self, address: str) -> str | None:
+        """The number of ours ``address`` last texted (messages to it go out from that)."""
+        return host_number(self.store, address)
+
+    def texted(self, address: str, host: str, at: float) -> None:
+        """``address`` texted our number ``host``: written only when that is news."""
+        if self.host_number(address) == host:
+            return
+        self.store.write(
+            "INSERT INTO sms_numbers (address, host, at) VALUES (?, ?, ?)"
+            " ON CONFLICT (address) DO UPDATE SET host = excluded.host, at = excluded.at",
+            (address, host, at),
+        )
+        memo = self._memo()
+        if memo is not None:
+            memo["host", address] = host
 
     # -- games -----------------------------------------------------------------------------
 
@@ -153,6 +230,7 @@ class Lobby:
             if member is None:
                 return None
             reply = self.referee.leave(member.session_id, member.name)
+            self._changed()
             self.store.execute("DELETE FROM members WHERE address = ?", (address,))
             if not self.members(member.session_id):
                 self.store.set_status(member.session_id, "closed")
@@ -161,10 +239,17 @@ class Lobby:
     # -- opt-outs --------------------------------------------------------------------------
 
     def opted_out(self, address: str) -> bool:
-        return bool(self.store.execute("SELECT 1 FROM optouts WHERE address = ?", (address,)))
+        memo = self._memo()
+        if memo is not None and ("optout", address) in memo:
+            return bool(memo["optout", address])
+        out = bool(self.store.execute("SELECT 1 FROM optouts WHERE address = ?", (address,)))
+        if memo is not None:
+            memo["optout", address] = out
+        return out
 
     def opt_out(self, address: str) -> Reply | None:
         with self.store.transaction():
+            self._changed()
             self.store.execute(
                 "INSERT INTO optouts (address, at) VALUES (?, ?)"
                 " ON CONFLICT (address) DO UPDATE SET at = excluded.at",
@@ -173,7 +258,21 @@ class Lobby:
             return self.leave(address)
 
     def opt_in(self, address: str) -> None:
+        self._changed()
         self.store.execute("DELETE FROM optouts WHERE address = ?", (address,))
+
+
+def host_number(store: Store, address: str) -> str | None:
+    """``Lobby.host_number`` for whoever has only the store (the SMS notifier)."""
+    memo = store.memo(_MEMO)
+    if memo is not None and ("host", address) in memo:
+        known: str | None = memo["host", address]
+        return known
+    rows = store.execute("SELECT host FROM sms_numbers WHERE address = ?", (address,))
+    host = str(rows[0]["host"]) if rows else None
+    if memo is not None:
+        memo["host", address] = host
+    return host
 
 
 def _member(row: Row) -> Member:

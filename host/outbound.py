@@ -192,24 +192,31 @@ class Outbound:
 
     # -- writing (inside the caller's transaction) ---------------------------------------
 
-    def _enqueue(self, kind: str, to: str, body: str, summary: str | None, from_: str | None) -> int:
+    _INSERT = (
+        "INSERT INTO outbox (kind, to_addr, from_addr, body, summary, status, at, next_at)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+    )
+
+    def _enqueue(self, kind: str, to: str, body: str, summary: str | None, from_: str | None) -> int | None:
+        """Write a row; its id, or None inside a transaction, where it goes to the database
+        with the move's other writes (nobody there needs the id)."""
         status = "pending" if self.configured else "stored"
         now = self.clock()
-        with self.store.transaction() as db:
-            rows = db.execute(
-                "INSERT INTO outbox (kind, to_addr, from_addr, body, summary, status, at, next_at)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
-                (kind, to, from_, body, summary, status, now, now),
-            )
-            row_id = int(rows[0]["id"])
+        row = (kind, to, from_, body, summary, status, now, now)
+        if self.store.in_transaction:
+            self.store.write(self._INSERT, row)
             if status == "pending":
-                db.after_commit(self._wake.set)  # the sender cannot see the row before that
-        return row_id
+                self.store.after_commit(self._wake.set)  # the sender cannot see the row before that
+            return None
+        rows = self.store.execute(self._INSERT + " RETURNING id", row)
+        if status == "pending":
+            self._wake.set()
+        return int(rows[0]["id"])
 
-    def send_sms(self, to: str, body: str, from_: str | None = None) -> int:
+    def send_sms(self, to: str, body: str, from_: str | None = None) -> int | None:
         return self._enqueue("sms", to, body, None, from_)
 
-    def update_call(self, call_sid: str, twiml: str, summary: str | None = None) -> int:
+    def update_call(self, call_sid: str, twiml: str, summary: str | None = None) -> int | None:
         return self._enqueue("call", call_sid, twiml, summary, None)
 
     # -- claiming ------------------------------------------------------------------------

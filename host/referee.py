@@ -39,10 +39,13 @@ from host.session import (
 )
 from host.session import Seat as SeatInput
 from host.store import Store, StoredInput
+from host.table_cache import DEFAULT_SIZE, TableCache
 
 log = logging.getLogger(__name__)
 
 Clock = Callable[[], float]
+
+_TABLES = "referee.tables"  # a transaction's own tables (Store.memo)
 
 
 class Refused(ValueError):
@@ -113,10 +116,11 @@ def turn_event(table: Table) -> dict[str, Any] | None:
 
 
 class Referee:
-    def __init__(self, store: Store, clock: Clock = time.time) -> None:
+    def __init__(self, store: Store, clock: Clock = time.time, cache_size: int = DEFAULT_SIZE) -> None:
         self.store = store
         self.clock = clock
-        self._cache: dict[str, Table] = {}
+        # Committed tables only; a transaction's own are in its memo until it commits.
+        self._cache = TableCache(cache_size)
 
     # -- sessions --------------------------------------------------------------------------
 
@@ -154,21 +158,35 @@ class Referee:
         return int(hashlib.sha256(session_id.encode()).hexdigest()[:8], 16)
 
     def table(self, session_id: str) -> Table:
-        row = self.store.session(session_id)
+        row = self.store.session(session_id)  # inside a transaction: read (and locked) once
         if row is None:
             raise KeyError(session_id)
-        cached = self._cache.get(session_id)
-        last = self.store.last_seq(session_id)
+        mine = self.store.memo(_TABLES)
+        cached = mine.get(session_id) if mine is not None else None
+        if cached is None:
+            cached = self._cache.get(session_id)
+        last = row.seq
         if cached is not None and cached.seq == last:
-            return cached
-        if cached is not None and cached.seq < last:
+            table = cached
+        elif cached is not None and cached.seq < last:
             table = cached
             for stored in self.store.inputs(session_id, after=cached.seq):
                 table, _ = apply(table, stored)
         else:
             table = replay(SessionConfig.model_validate(row.config), self.store.inputs(session_id))
-        self._cache[session_id] = table
+        if table is not cached:
+            self._keep(session_id, table, mine)
         return table
+
+    def _keep(self, session_id: str, table: Table, mine: dict[str, Table] | None) -> None:
+        """Remember a table: for everyone at once outside a transaction, else in the
+        transaction's memo, shared when (and only if) it commits."""
+        if mine is None:
+            self._cache.put(session_id, table)
+            return
+        if session_id not in mine:
+            self.store.after_commit(lambda: self._cache.put(session_id, mine[session_id]))
+        mine[session_id] = table
 
     def _append(self, session_id: str, item: BaseModel, now: float) -> list[Event]:
         """Log an input (inside the caller's transaction) and fold it into the cached table."""
@@ -178,7 +196,7 @@ class Referee:
         new_table, events = apply(table, StoredInput(table.seq + 1, now, body))
         seq = self.store.append(session_id, body, now)
         assert seq == new_table.seq, "log out of step with the cached table"
-        self._cache[session_id] = new_table
+        self._keep(session_id, new_table, self.store.memo(_TABLES))
         return events
 
     def join(

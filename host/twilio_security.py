@@ -18,13 +18,16 @@ from __future__ import annotations
 
 import logging
 from typing import Annotated
+from urllib.parse import urlparse
 
 from fastapi import Depends, HTTPException, Request
 from starlette.datastructures import FormData
 from twilio.request_validator import (
     HMAC_SHA1,
+    HMAC_SHA256,
     SIGNATURE_SETTINGS_HEADER,
     RequestValidator,
+    compare,
     get_signature_algorithm,
 )
 
@@ -67,11 +70,21 @@ def signature_ok(
         keys.insert(0, settings.twilio_webhook_key)
     if not signature:
         return False
-    return any(
-        bool(RequestValidator(key.get_secret_value()).validate(url, params, signature, algorithm))
-        for key in keys
-        if key is not None
-    )
+    return any(_valid(RequestValidator(key.get_secret_value()), url, params, signature, algorithm)
+               for key in keys if key is not None)
+
+
+def _valid(
+    validator: RequestValidator, url: str, params: FormData | dict[str, str], signature: str, algorithm: str
+) -> bool:
+    """``validator.validate``, trying the URL as it is first: ``validate`` always signs it
+    twice, with and without the port, and one of the two is the URL itself. Only when that
+    does not match (or a body hash is to be checked) does the SDK try both."""
+    if "bodySHA256" not in url and algorithm.upper() in (HMAC_SHA1, HMAC_SHA256):
+        as_is = urlparse(url).geturl()  # as the SDK rebuilds it
+        if compare(validator.compute_signature(as_is, params, algorithm), signature):
+            return True
+    return bool(validator.validate(url, params, signature, algorithm))
 
 
 def required_fields(path: str) -> tuple[str, ...]:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from functools import cache
+from functools import cache, lru_cache
 
 from grammars import voice_phrase
 from grammars.reader import command_phrases, normalise, number_phrases, parse, spoken, to_words
@@ -85,6 +85,12 @@ def _hints(entries: Iterable[str]) -> str:
 
 def move_hints(lang: str, moves: Sequence[str]) -> str:
     """Hints for a move: the commands, then what makes a move now (as much as fits)."""
+    return _move_hints(lang, tuple(moves))
+
+
+@lru_cache(maxsize=256)
+def _move_hints(lang: str, moves: tuple[str, ...]) -> str:
+    # The same few lists over and over (a game's whole range, each turn): made once.
     return _hints([*command_phrases(lang), *moves])
 
 

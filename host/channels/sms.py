@@ -39,7 +39,7 @@ from grammars import Grammar, load
 from grammars.reader import CommandSaid, parse
 from host import notify, timeouts
 from host.config import Settings
-from host.lobby import CODE_DIGITS, Joined, Lobby, Member
+from host.lobby import CODE_DIGITS, Joined, Lobby, Member, host_number
 from host.outbound import Outbound
 from host.referee import Referee, prompt_text
 from host.reply import Reply
@@ -110,23 +110,23 @@ class SmsChannel:
         MessageSid) or idempotency ``token`` is answered as the first time and changes nothing."""
         stored_key = f"sms:{key}" if key else None
         token_key = f"sms-token:{token}" if token and token != key else None
+        keys = [k for k in (stored_key, token_key) if k is not None]
         with self.store.transaction():
-            for k in (stored_key, token_key):
-                if k is not None and (saved := self.store.reply(k)) is not None:
-                    return Answer(list(saved.get("messages", [])))
+            saved = self.store.replies(*keys)  # both keys, one look
+            for k in keys:
+                if k in saved:
+                    return Answer(list(saved[k].get("messages", [])))
+            # The sender, their game's members, opt-outs and our numbers, in one statement:
+            # nothing below reads them again.
+            self.lobby.game_of(address)
             if host:
-                self.store.execute(
-                    "INSERT INTO sms_numbers (address, host, at) VALUES (?, ?, ?)"
-                    " ON CONFLICT (address) DO UPDATE SET host = excluded.host, at = excluded.at",
-                    (address, host, self.referee.clock()),
-                )
+                self.lobby.texted(address, host, self.referee.clock())
             answer = self._dispatch(address, body[:MAX_BODY], key)
             # The others' messages go into the outbox in this same transaction: the move
             # and the news of it are committed together (a sender thread delivers them).
             self.tell(answer.tell)
-            for k in (stored_key, token_key):
-                if k is not None:
-                    self.store.save_reply(k, answer.session_id, {"messages": answer.messages})
+            for k in keys:
+                self.store.save_reply(k, answer.session_id, {"messages": answer.messages})
         return answer
 
     def _dispatch(self, address: str, text: str, key: str | None) -> Answer:
@@ -305,7 +305,9 @@ class SmsChannel:
             text = "new game"
         elif keyword == "STATUS":
             text = "status"
-        reply = self.referee.handle(session_id, text, member.name, key=key)
+        # No key of its own: this text's answer, stored under its MessageSid in this same
+        # transaction (``receive``), is what a retry finds.
+        reply = self.referee.handle(session_id, text, member.name)
         return self._ruled(member, reply)
 
     def _leave(self, member: Member) -> Answer:
@@ -422,16 +424,12 @@ def _default_name(taken: tuple[str, ...]) -> str:
     return f"Player {n}"
 
 
-def host_number(outbound: Outbound, address: str) -> str | None:
-    """The number of ours ``address`` last texted (REST messages go out from it)."""
-    rows = outbound.store.execute("SELECT host FROM sms_numbers WHERE address = ?", (address,))
-    return str(rows[0]["host"]) if rows else None
-
-
 def notify_sms(outbound: Outbound, member: Member, reply: Reply) -> None:
-    """The ``sms`` notifier: a REST message (or outbox entry) per segment-sized chunk."""
+    """The ``sms`` notifier: a REST message (or outbox entry) per segment-sized chunk, from
+    the number of ours the member last texted."""
+    from_ = host_number(outbound.store, member.address)
     for body in fit(reply.public, turn_prefix(reply.turn)):
-        outbound.send_sms(member.address, body, from_=host_number(outbound, member.address))
+        outbound.send_sms(member.address, body, from_=from_)
 
 
 # -- HTTP ------------------------------------------------------------------------------------
@@ -446,7 +444,7 @@ async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
 router = APIRouter(lifespan=_lifespan)
 
 
-def channel_dep(request: Request) -> SmsChannel:
+async def channel_dep(request: Request) -> SmsChannel:
     channel: SmsChannel = request.app.state.sms
     return channel
 

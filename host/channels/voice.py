@@ -125,7 +125,7 @@ def setup(app: FastAPI) -> None:
     timeouts.install(app)  # the backstop turn clock (shared with SMS; installed once)
 
 
-def _voice_dep(request: Request) -> Voice:
+async def _voice_dep(request: Request) -> Voice:
     voice: Voice = request.app.state.voice
     return voice
 
@@ -159,7 +159,8 @@ class Token:
 def _where(v: Voice, call: Call) -> Where | None:
     if call.shared and call.session_id is not None:
         return Where(call.session_id, None, call.address)
-    member = v.lobby.member(call.address)
+    # With the game's members, opt-outs and numbers: telling the others reads nothing more.
+    member = v.lobby.game_of(call.address)
     if member is not None and member.call_sid == call.sid:
         return Where(member.session_id, member.name, call.address)
     return None

@@ -73,9 +73,9 @@ class Calls:
 
     def token(self, sid: str, session_id: str, turn: int) -> str:
         """A fresh turn token for this call: ``session.turn.counter``."""
-        with self.store.transaction() as db:
-            db.execute("UPDATE voice_calls SET counter = counter + 1 WHERE call_sid = ?", (sid,))
-            rows = db.execute("SELECT counter FROM voice_calls WHERE call_sid = ?", (sid,))
+        rows = self.store.execute(
+            "UPDATE voice_calls SET counter = counter + 1 WHERE call_sid = ? RETURNING counter", (sid,)
+        )
         return f"{session_id}.{turn}.{rows[0]['counter'] if rows else 0}"
 
     def end(self, sid: str) -> Call | None:

@@ -8,7 +8,8 @@ private cluster started here (tests/pg.py). ``--games`` two-player training game
 by text, then client threads keep them all moving, one request in flight per thread,
 each move a signed form post. Afterwards every game's log is compared with the moves the
 clients had answered: a move missing from the log is lost, one there twice is doubled
-(both must be 0). Prints requests/s, p50/p99 latency, and the ratio of 4 workers to 1.
+(both must be 0). Prints requests/s, p50/p99 latency, and the ratios of PostgreSQL 1 worker to
+SQLite 1 worker and of 2 and 4 workers to 1.
 """
 
 from __future__ import annotations
@@ -109,6 +110,12 @@ def main() -> None:
         print(f"{name:24}{run.rate:9.0f}{run.pct(50):9.1f}{run.pct(99):9.1f}{run.errors:8d}{lost:6d}{doubled:9d}")
     by = {name: run for name, run, _, _ in results}
     one, four = by.get("PostgreSQL, 1 worker"), by.get("PostgreSQL, 4 workers")
+    lite, two = by.get("SQLite, 1 worker"), by.get("PostgreSQL, 2 workers")
+    if one and lite and lite.rate:
+        print(f"ratio PostgreSQL 1 worker : SQLite 1 worker: throughput {one.rate / lite.rate:.2f}x,"
+              f" p50 {one.pct(50) / lite.pct(50):.2f}x, p99 {one.pct(99) / lite.pct(99):.2f}x")
+    if one and two and one.rate:
+        print(f"ratio PostgreSQL 2 workers : 1 worker: throughput {two.rate / one.rate:.2f}x")
     if one and four and one.rate:
         print(f"ratio PostgreSQL 4 workers : 1 worker: throughput {four.rate / one.rate:.2f}x,"
               f" p50 {four.pct(50) / one.pct(50):.2f}x, p99 {four.pct(99) / one.pct(99):.2f}x")

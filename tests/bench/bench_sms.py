@@ -1,13 +1,16 @@
 """SMS webhook throughput and latency: signed moves across many concurrent games.
 
-Run: python tests/bench/bench_sms.py [--games 64] [--workers 16] [--seconds 8]
+Run: python tests/bench/bench_sms.py [--games 64] [--workers 16] [--seconds 4] [--rounds 3]
 
 The host runs as a real uvicorn server in a child process on 127.0.0.1 (its own SQLite file,
 no Twilio credentials: the other players' texts go to the local outbox). Client threads
 each keep one game moving: the player whose turn it is texts a valid number, signed with
 the SDK's RequestValidator, one request in flight per game. A bare FastAPI endpoint that
-only parses the form is measured the same way in the same run; the ratio is the figure.
-Loopback only, bounded to well under a minute.
+only parses the form runs beside it and is measured the same way: the two take turns,
+``--rounds`` times, so a machine busy with other work weighs on both alike; the ratios
+are the figures (each round's, and all rounds pooled). Also printed: the server process's
+CPU time per request (from /proc, so the client's share is not in it), and the SQL
+statements one move runs (tests/bench/statements.py). Loopback only, about a minute.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from __future__ import annotations
 import argparse
 import itertools
 import logging
+import os
 import random
 import statistics
 import tempfile
@@ -115,10 +119,20 @@ class Run:
     latencies: list[float] = field(default_factory=list)
     errors: int = 0
     elapsed: float = 0.0
+    cpu: float = 0.0  # the server process's CPU seconds meanwhile (0: not measured)
 
     @property
     def rate(self) -> float:
         return len(self.latencies) / self.elapsed if self.elapsed else 0.0
+
+    @property
+    def cpu_ms(self) -> float:
+        """Server CPU milliseconds per answered request."""
+        return 1000 * self.cpu / len(self.latencies) if self.latencies else float("nan")
+
+    def __add__(self, other: Run) -> Run:
+        return Run(self.latencies + other.latencies, self.errors + other.errors,
+                   self.elapsed + other.elapsed, self.cpu + other.cpu)
 
     def pct(self, p: float) -> float:
         if not self.latencies:
@@ -126,13 +140,24 @@ class Run:
         return statistics.quantiles(self.latencies, n=100, method="inclusive")[int(p) - 1] * 1000
 
 
+def cpu_seconds(pid: int) -> float:
+    """User and system CPU seconds of a process and its threads so far (Linux /proc)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def drive(
     base: str, games: list[Game], workers: int, seconds: float, check: bool,
-    moves: dict[str, int] | None = None, timeout: float = 30.0,
+    moves: dict[str, int] | None = None, timeout: float = 30.0, pid: int | None = None,
 ) -> Run:
     """``workers`` threads, each moving its share of the games, one request at a time;
-    ``moves`` (if given) counts each game's answered moves, by its first phone."""
+    ``moves`` (if given) counts each game's answered moves, by its first phone; ``pid``:
+    the server process whose CPU time is taken."""
     run = Run()
+    cpu0 = cpu_seconds(pid) if pid is not None else 0.0
     lock = threading.Lock()
     stop = time.perf_counter() + seconds
 
@@ -164,6 +189,7 @@ def drive(
                     moves[first] = moves.get(first, 0) + count
 
     run.elapsed = run_workers(worker, games, workers)
+    run.cpu = cpu_seconds(pid) - cpu0 if pid is not None else 0.0
     return run
 
 
@@ -178,11 +204,57 @@ def bare_games(count: int) -> list[Game]:
     ]
 
 
+def load() -> str:
+    """The machine's load average and cores, for the record (others may be using it)."""
+    try:
+        one, five, _ = os.getloadavg()
+    except OSError:
+        return f"{os.cpu_count()} cores"
+    return f"{os.cpu_count()} cores, load average {one:.1f} (1 min) {five:.1f} (5 min)"
+
+
+def rounds_table(name: str, ours: list[Run], bare: list[Run], label: str) -> None:
+    """Each round's figures and all rounds pooled, ours against bare."""
+    print(f"{'':26}{'req/s':>8}{'p50 ms':>9}{'p99 ms':>9}{'cpu ms':>8}{'errors':>7}"
+          f"{'x req/s':>9}{'x p50':>7}{'x p99':>7}")
+
+    def row(what: str, run: Run, base: Run | None) -> None:
+        ratios = ""
+        if base is not None and base.rate:
+            ratios = (f"{run.rate / base.rate:9.2f}{run.pct(50) / base.pct(50):7.1f}"
+                      f"{run.pct(99) / base.pct(99):7.1f}")
+        print(f"{what:26}{run.rate:8.0f}{run.pct(50):9.2f}{run.pct(99):9.2f}{run.cpu_ms:8.2f}"
+              f"{run.errors:7d}{ratios}")
+
+    for i, (o, b) in enumerate(zip(ours, bare, strict=True), 1):
+        row(f"round {i}: bare", b, None)
+        row(f"round {i}: {label}", o, b)
+    pooled_o, pooled_b = sum(ours, Run()), sum(bare, Run())
+    row("all rounds: bare", pooled_b, None)
+    row(f"all rounds: {label}", pooled_o, pooled_b)
+    each = sorted(o.rate / b.rate for o, b in zip(ours, bare, strict=True) if b.rate)
+    if each:
+        print(f"ratio {name}/bare: throughput {pooled_o.rate / pooled_b.rate:.2f}x pooled"
+              f" (rounds {', '.join(f'{r:.2f}' for r in each)}),"
+              f" p50 {pooled_o.pct(50) / pooled_b.pct(50):.1f}x,"
+              f" p99 {pooled_o.pct(99) / pooled_b.pct(99):.1f}x,"
+              f" server CPU per request {pooled_o.cpu_ms / pooled_b.cpu_ms:.1f}x")
+
+
+def statement_counts() -> None:
+    """The SQL statements per request, counted on the real app in this process."""
+    from statements import measure, table  # beside this script
+
+    with tempfile.TemporaryDirectory() as tmp:
+        print(table(measure(str(Path(tmp) / "count.sqlite3"))))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=64)
     parser.add_argument("--workers", type=int, default=16)
-    parser.add_argument("--seconds", type=float, default=8.0)
+    parser.add_argument("--seconds", type=float, default=4.0, help="per round, for each server")
+    parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--serve", choices=["sms", "bare"], help=argparse.SUPPRESS)
     parser.add_argument("--port", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--db", help=argparse.SUPPRESS)
@@ -191,33 +263,33 @@ def main() -> None:
         serve(args.serve, args.port, args.db)
         return
     workers = min(args.workers, args.games)
+    began = load()
 
     with tempfile.TemporaryDirectory() as tmp:
         db = str(Path(tmp) / "bench.sqlite3")
-        server = Server(__file__, "sms", db)
+        sms_server, bare_server = Server(__file__, "sms", db), Server(__file__, "bare", db)
+        ours: list[Run] = []
+        bare: list[Run] = []
         try:
-            games = make_games(server.base, args.games)
-            drive(server.base, games, workers, 1.0, check=True)  # warm up
-            sms = drive(server.base, games, workers, args.seconds, check=True)
+            games = make_games(sms_server.base, args.games)
+            others = bare_games(args.games)
+            drive(sms_server.base, games, workers, 1.0, check=True)  # warm up
+            drive(bare_server.base, others, workers, 1.0, check=False)
+            for _ in range(args.rounds):
+                bare.append(drive(bare_server.base, others, workers, args.seconds, False,
+                                  pid=bare_server.proc.pid))
+                ours.append(drive(sms_server.base, games, workers, args.seconds, True,
+                                  pid=sms_server.proc.pid))
         finally:
-            server.stop()
-        server = Server(__file__, "bare", db)
-        try:
-            games = bare_games(args.games)
-            drive(server.base, games, workers, 1.0, check=False)
-            bare = drive(server.base, games, workers, args.seconds / 2, check=False)
-        finally:
-            server.stop()
+            sms_server.stop()
+            bare_server.stop()
 
-    print(f"SMS webhook benchmark: {args.games} games, {workers} client threads, loopback, SQLite WAL")
-    print(f"{'':22}{'req/s':>10}{'p50 ms':>10}{'p99 ms':>10}{'errors':>8}")
-    for name, run in (("signed SMS moves", sms), ("bare FastAPI endpoint", bare)):
-        print(f"{name:22}{run.rate:10.0f}{run.pct(50):10.2f}{run.pct(99):10.2f}{run.errors:8d}")
-    if bare.rate and sms.rate:
-        print(
-            f"ratio SMS/bare: throughput {sms.rate / bare.rate:.2f}x,"
-            f" p50 latency {sms.pct(50) / bare.pct(50):.1f}x, p99 latency {sms.pct(99) / bare.pct(99):.1f}x"
-        )
+    print(f"SMS webhook benchmark: {args.games} games, {workers} client threads, loopback, SQLite WAL;"
+          f" {args.rounds} rounds of {args.seconds:g} s each, taking turns")
+    print(f"machine: {began} before, {load()} after")
+    rounds_table("SMS", ours, bare, "signed SMS moves")
+    print()
+    statement_counts()
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 """Voice webhook latency: signed Twilio Voice actions across many concurrent calls.
 
-Run: python tests/bench/bench_voice.py [--games 32] [--workers 16] [--seconds 6]
+Run: python tests/bench/bench_voice.py [--games 32] [--workers 16] [--seconds 4] [--rounds 3]
 
 The host runs as a real uvicorn server in a child process on 127.0.0.1 (its own SQLite
 file, no Twilio credentials: live call updates go to the local outbox, so the notifier's
@@ -10,9 +10,11 @@ threads keep each game moving, one request in flight per game: the current calle
 the ``<Gather>`` of the TwiML it holds with a spoken valid number (SpeechResult and
 Confidence, signed with the SDK's RequestValidator), and in two-caller games the other
 caller's waiting loop comes round (``/wait``) to pick up its turn. A bare FastAPI endpoint
-that only parses the form and answers fixed TwiML is measured the same way in the same
-run; the ratios are the figures. Loopback only, bounded to well under a minute. The SMS
-benchmark's figures follow (a shorter run of tests/bench/bench_sms.py) unless --no-sms.
+that only parses the form and answers fixed TwiML runs beside it and is measured the same
+way: the two take turns, ``--rounds`` times, so other work on the machine weighs on both
+alike; the ratios are the figures. Also printed: the server process's CPU time per request
+and the SQL statements each voice action runs (tests/bench/statements.py). Loopback only,
+about a minute. The SMS benchmark's figures follow (tests/bench/bench_sms.py) unless --no-sms.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import httpx
+from bench_sms import cpu_seconds, load, statement_counts  # beside this script
 from fastapi import FastAPI, Request, Response
 from live_server import Server, host_app, run_workers  # beside this script (run as a script, not a package)
 from twilio.request_validator import RequestValidator
@@ -166,6 +169,17 @@ class Run:
     latencies: dict[str, list[float]] = field(default_factory=dict)
     errors: int = 0
     elapsed: float = 0.0
+    cpu: float = 0.0  # the server process's CPU seconds meanwhile
+
+    def cpu_ms(self) -> float:
+        n = self.count()
+        return 1000 * self.cpu / n if n else float("nan")
+
+    def __add__(self, other: Run) -> Run:
+        merged = {k: list(v) for k, v in self.latencies.items()}
+        for k, v in other.latencies.items():
+            merged.setdefault(k, []).extend(v)
+        return Run(merged, self.errors + other.errors, self.elapsed + other.elapsed, self.cpu + other.cpu)
 
     def add(self, kind: str, seconds: float) -> None:
         self.latencies.setdefault(kind, []).append(seconds)
@@ -209,8 +223,11 @@ def step(client: httpx.Client, game: Game, run: Run, lock: threading.Lock, check
     game.waiting = not game.shared
 
 
-def drive(base: str, games: list[Game], workers: int, seconds: float, check: bool) -> Run:
+def drive(
+    base: str, games: list[Game], workers: int, seconds: float, check: bool, pid: int | None = None
+) -> Run:
     run = Run()
+    cpu0 = cpu_seconds(pid) if pid else 0.0
     lock = threading.Lock()
     stop = time.perf_counter() + seconds
 
@@ -228,11 +245,13 @@ def drive(base: str, games: list[Game], workers: int, seconds: float, check: boo
                     return
 
     run.elapsed = run_workers(worker, games, workers)
+    run.cpu = cpu_seconds(pid) - cpu0 if pid else 0.0
     return run
 
 
-def drive_bare(base: str, calls: int, workers: int, seconds: float) -> Run:
+def drive_bare(base: str, calls: int, workers: int, seconds: float, pid: int | None = None) -> Run:
     run = Run()
+    cpu0 = cpu_seconds(pid) if pid else 0.0
     lock = threading.Lock()
     stop = time.perf_counter() + seconds
     url = f"{base}/twilio/voice/move"
@@ -249,6 +268,7 @@ def drive_bare(base: str, calls: int, workers: int, seconds: float) -> Run:
 
     callers = [Caller(f"+1777{i:07d}") for i in range(calls)]
     run.elapsed = run_workers(worker, callers, workers)
+    run.cpu = cpu_seconds(pid) - cpu0 if pid else 0.0
     return run
 
 
@@ -256,7 +276,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--games", type=int, default=32)
     parser.add_argument("--workers", type=int, default=16)
-    parser.add_argument("--seconds", type=float, default=6.0)
+    parser.add_argument("--seconds", type=float, default=4.0, help="per round, for each server")
+    parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--no-sms", action="store_true", help="skip the SMS figures printed alongside")
     parser.add_argument("--serve", choices=["voice", "bare"], help=argparse.SUPPRESS)
     parser.add_argument("--port", type=int, help=argparse.SUPPRESS)
@@ -267,46 +288,65 @@ def main() -> None:
         return
     workers = min(args.workers, args.games)
     began = time.perf_counter()
+    load_before = load()
 
+    ours: list[Run] = []
+    bare: list[Run] = []
     with tempfile.TemporaryDirectory() as tmp:
         db = str(Path(tmp) / "bench.sqlite3")
-        server = Server(__file__, "voice", db)
+        server, bare_server = Server(__file__, "voice", db), Server(__file__, "bare", db)
         try:
             t0 = time.perf_counter()
             games = setup_games(server.base, args.games)
             setup_seconds = time.perf_counter() - t0
             drive(server.base, games, workers, 1.0, check=True)  # warm up
-            voice = drive(server.base, games, workers, args.seconds, check=True)
+            drive_bare(bare_server.base, args.games, workers, 1.0)
+            for _ in range(args.rounds):
+                bare.append(
+                    drive_bare(bare_server.base, args.games, workers, args.seconds, bare_server.proc.pid)
+                )
+                ours.append(drive(server.base, games, workers, args.seconds, True, server.proc.pid))
         finally:
             server.stop()
-        server = Server(__file__, "bare", db)
-        try:
-            drive_bare(server.base, args.games, workers, 1.0)
-            bare = drive_bare(server.base, args.games, workers, args.seconds / 2)
-        finally:
-            server.stop()
+            bare_server.stop()
 
     calls = sum(len(g.callers) for g in games)
     print(
         f"Voice webhook benchmark: {args.games} games ({calls} live calls), {workers} client threads,"
-        f" loopback, SQLite WAL, live updates to the outbox"
+        f" loopback, SQLite WAL, live updates to the outbox; {args.rounds} rounds of {args.seconds:g} s"
+        " each, taking turns"
     )
+    print(f"machine: {load_before} before, {load()} after")
     print(f"set-up through the menus: {setup_seconds:.2f} s for {calls} calls")
-    print(f"{'':28}{'req/s':>9}{'p50 ms':>9}{'p99 ms':>9}{'p50 x':>8}{'p99 x':>8}")
-    base50, base99 = bare.pct(50), bare.pct(99)
+    print(f"{'':28}{'req/s':>9}{'p50 ms':>9}{'p99 ms':>9}{'cpu ms':>8}{'x req/s':>9}{'p50 x':>8}{'p99 x':>8}")
+    voice, base = sum(ours, Run()), sum(bare, Run())
+    base50, base99 = base.pct(50), base.pct(99)
+    for i, (o, b) in enumerate(zip(ours, bare, strict=True), 1):
+        print(f"{f'round {i}: bare':28}{b.rate():9.0f}{b.pct(50):9.2f}{b.pct(99):9.2f}{b.cpu_ms():8.2f}")
+        print(f"{f'round {i}: all voice actions':28}{o.rate():9.0f}{o.pct(50):9.2f}{o.pct(99):9.2f}"
+              f"{o.cpu_ms():8.2f}{o.rate() / b.rate():9.2f}{o.pct(50) / b.pct(50):8.1f}"
+              f"{o.pct(99) / b.pct(99):8.1f}")
     rows: list[tuple[str, Run, str | None]] = [(kind, voice, kind) for kind in sorted(voice.latencies)]
-    rows += [("all voice actions", voice, None), ("bare FastAPI endpoint", bare, None)]
+    rows += [("all rounds: all voice actions", voice, None), ("all rounds: bare", base, None)]
     for name, run, kind in rows:
         p50, p99 = run.pct(50, kind), run.pct(99, kind)
-        print(f"{name:28}{run.rate(kind):9.0f}{p50:9.2f}{p99:9.2f}{p50 / base50:8.1f}{p99 / base99:8.1f}")
+        cpu = f"{run.cpu_ms():8.2f}" if kind is None else f"{'':8}"
+        print(f"{name:28}{run.rate(kind):9.0f}{p50:9.2f}{p99:9.2f}{cpu}{run.rate(kind) / base.rate():9.2f}"
+              f"{p50 / base50:8.1f}{p99 / base99:8.1f}")
+    each = ", ".join(f"{o.rate() / b.rate():.2f}" for o, b in zip(ours, bare, strict=True))
+    print(f"ratio voice/bare: throughput {voice.rate() / base.rate():.2f}x pooled (rounds {each}),"
+          f" server CPU per request {voice.cpu_ms() / base.cpu_ms():.1f}x")
     print(f"errors: {voice.errors}; whole run {time.perf_counter() - began:.1f} s")
+    print()
+    statement_counts()
     sms_bench = Path(__file__).with_name("bench_sms.py")
     if not args.no_sms and sms_bench.is_file():
-        # The SMS webhook figures next to these, from their own benchmark (a shorter run).
+        # The SMS webhook figures next to these, from their own benchmark (one round fewer).
         print()
         sys.stdout.flush()
-        cmd = [sys.executable, str(sms_bench), "--games", str(args.games), "--seconds", "4"]
-        subprocess.run(cmd, check=False, timeout=60)
+        rounds = str(max(1, args.rounds - 1))
+        cmd = [sys.executable, str(sms_bench), "--games", str(args.games), "--rounds", rounds]
+        subprocess.run(cmd, check=False, timeout=180)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,111 @@
+"""The Store's own promises, on SQLite and PostgreSQL: statements reach the database in
+order, writes that wait for the commit are read back inside the transaction and gone with
+a rollback, nothing is looked up twice in a transaction, the session's row follows its log
+whoever writes it, and SQLAlchemy's cursor listeners see every statement."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy import event
+
+from host import store as store_module
+from host.store import Store, _native
+
+
+class Boom(Exception):
+    pass
+
+
+@pytest.fixture
+def db(database: str) -> Any:
+    store = Store(database)
+    yield store
+    store.close()
+
+
+def _seen(store: Store) -> list[str]:
+    statements: list[str] = []
+
+    def seen(conn: Any, cursor: Any, statement: str, *_: Any) -> None:
+        statements.append(statement)
+
+    event.listen(store.engine, "before_cursor_execute", seen)
+    return statements
+
+
+def test_placeholders_become_the_drivers_own() -> None:
+    sql = "SELECT a FROM t WHERE b = ? AND c = :name AND d LIKE '%?:x%' AND e::text = ?"
+    assert _native(sql, False) == sql
+    assert _native(sql, True) == (
+        "SELECT a FROM t WHERE b = %s AND c = %(name)s AND d LIKE '%%?:x%%' AND e::text = %s"
+    )
+
+
+def test_writes_wait_for_a_read_or_the_commit_and_a_rollback_drops_them(db: Store) -> None:
+    statements = _seen(db)
+    sid = db.create_session("up-or-down", {"game": "up-or-down"})
+    with pytest.raises(Boom), db.transaction():
+        db.append(sid, {"kind": "seat", "name": "Ann"}, 1.0)
+        assert not any(s.startswith("INSERT INTO inputs") for s in statements)  # waiting
+        assert [i.body["name"] for i in db.inputs(sid)] == ["Ann"]  # a read sends it first
+        db.append(sid, {"kind": "seat", "name": "Bob"}, 2.0)
+        raise Boom
+    assert db.inputs(sid) == [] and db.last_seq(sid) == 0
+    with db.transaction():
+        db.append(sid, {"kind": "seat", "name": "Cy"}, 3.0)
+    assert [(i.seq, i.body["name"]) for i in db.inputs(sid)] == [(1, "Cy")]
+
+
+def test_the_sessions_row_follows_its_log_whoever_writes_it(db: Store) -> None:
+    sid = db.create_session("up-or-down", {"game": "up-or-down"})
+    db.append(sid, {"kind": "seat", "name": "Ann"}, 5.0)
+    # Another writer (an older release, a person at the database) logs an input by hand.
+    db.execute(
+        "INSERT INTO inputs (session_id, seq, at, body) VALUES (?, ?, ?, ?)",
+        (sid, 2, 7.0, json.dumps({"kind": "seat", "name": "Bob"})),
+    )
+    row = db.session(sid)
+    assert row is not None and (row.seq, row.updated) == (2, 7.0)
+    assert db.last_seq(sid) == 2
+    assert db.append(sid, {"kind": "seat", "name": "Cy"}, 8.0) == 3
+
+
+def test_a_transaction_looks_each_reply_key_up_once(db: Store) -> None:
+    statements = _seen(db)
+    db.save_reply("SM1", None, {"messages": ["hi"]})
+    with db.transaction():
+        assert db.replies("SM1", "SM2") == {"SM1": {"messages": ["hi"]}}
+        before = len(statements)
+        assert db.reply("SM1") == {"messages": ["hi"]} and db.reply("SM2") is None
+        db.save_reply("SM2", None, {"messages": ["again"]})
+        assert db.reply("SM2") == {"messages": ["again"]}
+        assert len(statements) == before  # remembered, and the save waits for the commit
+    assert db.reply("SM2") == {"messages": ["again"]}
+
+
+def test_memo_lives_as_long_as_the_transaction(db: Store) -> None:
+    assert db.memo("x") is None
+    with db.transaction():
+        memo = db.memo("x")
+        assert memo is not None
+        memo["k"] = 1
+        with db.transaction():
+            assert db.memo("x") == {"k": 1}  # a nested transaction is the same one
+    with db.transaction():
+        assert db.memo("x") == {}
+
+
+def test_each_sqlite_file_is_checkpointed_while_a_store_has_it_open(tmp_path: Path) -> None:
+    path = str(tmp_path / "g.sqlite3")
+    first, second = Store(path), Store(path)
+    registry = store_module._checkpointer._open
+    assert registry[path][0] == 2
+    first.close()
+    assert registry[path][0] == 1
+    second.close()
+    second.close()  # twice is harmless
+    assert path not in registry
