@@ -71,7 +71,7 @@ TALK_WEIGHT = 1e-12
 def gate_jsgf(phrases: list[str], talk: list[str], weight: float = TALK_WEIGHT) -> str:
     """One whole phrase, or one or more ``talk`` words in any order: the gate's grammar."""
     body = (
-        f"/1/ <phrase> | /{weight:.16f}/ <talk>+;\n<phrase> = {_alternatives(phrases)};\n"
+        f"/1/ <phrase> | /{weight:.30f}/ <talk>+;\n<phrase> = {_alternatives(phrases)};\n"
         f"<talk> = {_alternatives(talk)}"
     )
     if not phrases:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from games.up_or_down import rules as ud
-from host.referee import Referee
+from host.referee import Referee, confirm_line
 from host.reply import Hearing
 from host.session import SessionConfig
 from host.store import Store
@@ -213,3 +213,9 @@ def test_a_question_at_an_open_microphone_lapses_and_changes_nothing(referee: Re
     assert asked.private == ["Did you say 51?"]
     clock.advance(60)
     assert referee.handle(sid, "yes", "Cy", hearing=Hearing(("yes",), 0.95)).accepted
+
+
+def test_a_read_back_names_the_player_once() -> None:
+    assert confirm_line("en", "15", "Bob") == "Bob, 15?"
+    assert confirm_line("en", "Ann plays Bury", "Ann") == "Did you say Ann plays Bury?"
+    assert confirm_line("en", "leave", "Ann", again=True) == "Ann, leave? Say leave again to be sure."
