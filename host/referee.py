@@ -74,7 +74,7 @@ def confirm_line(lang: str, what: str, player: str = "", *, again: bool = False)
     heard, naming whose move it is: "Bob, 15?". ``again``: a command that must be said
     again to count: "Ann, leave? Say leave again to be sure."."""
     g = load(lang)
-    if player and what.startswith(f"{player} "):
+    if player and what.startswith(player) and not what[len(player) : len(player) + 1].isalnum():
         player = ""  # the move's words name them already ("Ann plays Bury?")
     if again:
         line = g.phrase("confirm_again", what=what)

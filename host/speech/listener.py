@@ -68,6 +68,10 @@ ANSWER_SHARE = 0.5
 #: cost nothing: espeak-ng's "sixty six" heard as 62 (share 0.46) would have been ruled at
 #: once; moves heard right held 0.81 or more (tests/bench/bench_table_talk.py --dump).
 MOVE_SHARE = 0.75
+#: A move read from less than this share is dropped, not asked about: in white noise a "네"
+#: said after talk came out as 칠 (share 0.33) or 이십 일 (0.35); espeak's "클로버 오" in a
+#: noisy spot (0.46, tests/table/test_inversion_table.py) is still asked about.
+DROP_SHARE = 0.4
 #: Seconds a read-back at the table waits for its answer (GAMEHOST_CONFIRM_LAPSE): long
 #: enough to hear the question and answer, short enough that later talk is not taken for one.
 CONFIRM_LAPSE = 8.0
@@ -311,6 +315,9 @@ def read(
     text = text_of(best)
     others = tuple(text_of(k) for k in ranked[1:] if mass[k] >= KEEP_ALTERNATIVE * mass[best])
     share = mass[best] / total
+    if mode == PLAYING and best is not None and not isinstance(best, Command) and share < DROP_SHARE:
+        # Too shaky even to ask about: a question about it would be a question about noise.
+        return Reading(None, hearing.text, (), share, 0.0, "doubtful")
     top = says(hearing.text, best)
     return Reading(best, text, (text, *others), share, calibrate(share, top, talk.calibration), top=top)
 

@@ -210,13 +210,16 @@ def speed(model: SpeechModel, ko_model: SpeechModel, clips: dict[str, list[bytes
     stream = b"".join(silence(0.8) + pcm for pcm in clips["piper"][:30])
     ko_stream = b"".join(silence(0.8) + pcm for pcm in clips["espeak-ko"][:30])
     audio_s = len(stream) / (2 * SAMPLE_RATE)
+    g = load_grammar("en")
+    talk = [*g.decoys, *g.talk]  # the talk gate's words (docs/speech.md): a second decoder
     cases = [
-        ("pocketsphinx 16k, energy VAD", model, NUMBERS_EN, stream, "energy"),
-        ("pocketsphinx 16k, Silero VAD", model, NUMBERS_EN, stream, "silero"),
-        ("vosk ko 16k, Silero VAD", ko_model, [sino(n) for n in range(1, 101)], ko_stream, "silero"),
+        ("pocketsphinx 16k, energy VAD", model, NUMBERS_EN, stream, "energy", ()),
+        ("pocketsphinx 16k, Silero VAD", model, NUMBERS_EN, stream, "silero", ()),
+        ("pocketsphinx 16k, Silero, talk gate", model, NUMBERS_EN, stream, "silero", talk),
+        ("vosk ko 16k, Silero VAD", ko_model, [sino(n) for n in range(1, 101)], ko_stream, "silero", ()),
     ]
-    for name, m, phrases, pcm, vad in cases:
-        endpointer = Endpointer(recognizer_for(m, SAMPLE_RATE, phrases), vad=vad)
+    for name, m, phrases, pcm, vad, words in cases:
+        endpointer = Endpointer(recognizer_for(m, SAMPLE_RATE, phrases, talk=words), vad=vad)
         started = time.process_time()
         list(endpointer.hearings(pcm_chunks(pcm, SAMPLE_RATE, CHUNK_MS)))
         cpu = time.process_time() - started
@@ -225,7 +228,7 @@ def speed(model: SpeechModel, ko_model: SpeechModel, clips: dict[str, list[bytes
 
     # A phone call as the media path would run it: 20 ms mu-law frames in, pcm out.
     mulaw = mulaw_encode(resample(stream, SAMPLE_RATE, 8000))
-    endpointer = Endpointer(recognizer_for(model, PHONE_DECODE_RATE, NUMBERS_EN))
+    endpointer = Endpointer(recognizer_for(model, PHONE_DECODE_RATE, NUMBERS_EN, talk=talk))
     resampler = Resampler(8000, PHONE_DECODE_RATE)
     started = time.process_time()
     for i in range(0, len(mulaw), 160):
@@ -233,7 +236,8 @@ def speed(model: SpeechModel, ko_model: SpeechModel, clips: dict[str, list[bytes
     endpointer.flush()
     cpu = time.process_time() - started
     rtf = cpu / audio_s
-    print(f"  8 kHz Media Stream (mu-law -> {PHONE_DECODE_RATE} Hz, Silero, pocketsphinx)  RTF {rtf:.3f}")
+    path = f"mu-law -> {PHONE_DECODE_RATE} Hz, Silero, pocketsphinx, talk gate"
+    print(f"  8 kHz Media Stream ({path})  RTF {rtf:.3f}")
     print(f"  concurrent 8 kHz streams one core sustains at real time: ~{int(1 / rtf)}")
 
 

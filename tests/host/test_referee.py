@@ -219,3 +219,5 @@ def test_a_read_back_names_the_player_once() -> None:
     assert confirm_line("en", "15", "Bob") == "Bob, 15?"
     assert confirm_line("en", "Ann plays Bury", "Ann") == "Did you say Ann plays Bury?"
     assert confirm_line("en", "leave", "Ann", again=True) == "Ann, leave? Say leave again to be sure."
+    # Korean move words that name the player already: not named twice.
+    assert confirm_line("ko", "Cy: 패스 파랑", "Cy") == "Cy: 패스 파랑, 맞아요?"
