@@ -404,6 +404,11 @@ class StreamListener(ABC):
     def talk(self) -> list[str]:
         """Words table talk may decode as in the session's current state."""
 
+    @property
+    @abstractmethod
+    def listening(self) -> str:
+        """What the listener listens for now: "idle", "confirming" or "playing"."""
+
     @abstractmethod
     def refresh(self) -> None:
         """Follow the session now (call after changing it other than through this listener)."""
@@ -414,16 +419,24 @@ class StreamListener(ABC):
 
     def _doubtful(self, hearing: recognizer.Hearing, reading: Reading) -> bool:
         """Whether a move read from ``hearing`` is read back even when it would cost nothing:
-        other readings hold much of the sound, or the decoder joined phrases into something
-        no phrase says ("이 오십" for 칠십), or it is a lone syllable the grammar names."""
+        other readings hold much of the sound, or it is a lone syllable the grammar names."""
         text = " ".join(hearing.text.split())
         lone = load(self.referee.table(self.session_id).lang).read_back_alone
-        return reading.share < MOVE_SHARE or text not in self.phrases() or text in lone
+        return reading.share < MOVE_SHARE or text in lone
+
+    def _partial(self, hearing: recognizer.Hearing, reading: Reading) -> bool:
+        """A move while playing that no phrase says as heard: Vosk joined or cut phrases
+        ("이 오십" for 칠십, a card's name alone for someone's "네" in noise). Dropped: asked
+        about, it would mostly be a question about talk."""
+        move = reading.meaning is not None and not isinstance(reading.meaning, Command)
+        return move and self.listening == PLAYING and " ".join(hearing.text.split()) not in self.phrases()
 
     def handle(self, hearing: recognizer.Hearing) -> Heard:
         """Referee one Hearing (from :meth:`feed`, or decoded elsewhere)."""
         self.refresh()
         reading = self.read(hearing)
+        if reading.ignored is None and self._partial(hearing, reading):
+            reading = replace(reading, ignored="not a whole phrase")
         if reading.ignored is not None:
             log.info("ignored %r (%s)", hearing.text, reading.ignored)
             return Heard(hearing, None, reading)
