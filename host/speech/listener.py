@@ -339,6 +339,7 @@ class StreamListener(ABC):
     model: SpeechModel
     referee: Referee
     confirm_lapse: float | None = CONFIRM_LAPSE  # see Listener
+    phone: bool = False  # the audio is a phone call's
     session_id: str
     speaker: str | None
     config: SessionConfig
@@ -376,6 +377,7 @@ class StreamListener(ABC):
         here, unless the caller reports :attr:`missing_words` itself), then start listening
         for :meth:`phrases`."""
         self.model = model
+        self.phone = phone
         self.missing_words = tuple(model.missing_words(dict.fromkeys(every)))
         if self.missing_words and report_missing:
             log.warning(
@@ -419,10 +421,11 @@ class StreamListener(ABC):
 
     def _doubtful(self, hearing: recognizer.Hearing, reading: Reading) -> bool:
         """Whether a move read from ``hearing`` is read back even when it would cost nothing:
-        other readings hold much of the sound, or it is a lone syllable the grammar names."""
+        other readings hold much of the sound, or, at a table's microphone, it is a lone
+        syllable the grammar names (on a phone, held to a player's mouth, it is a move)."""
         text = " ".join(hearing.text.split())
         lone = load(self.referee.table(self.session_id).lang).read_back_alone
-        return reading.share < MOVE_SHARE or text in lone
+        return reading.share < MOVE_SHARE or (not self.phone and text in lone)
 
     def _partial(self, hearing: recognizer.Hearing, reading: Reading) -> bool:
         """A move while playing that no phrase says as heard: Vosk joined or cut phrases
