@@ -1,13 +1,16 @@
-"""The figures of an oracle test for a report: games played, rulings compared, disagreements.
+"""The oracle tests' common part: a hypothesis test over seeds, and the figures for a report.
 
 Each ``games/<game>/tests/test_oracle.py`` plays seeded games against an independent reading
-of its rule text; run as a module it prints these figures (``python -m
-games.inversion.tests.test_oracle [N]``)."""
+of its rule text (:func:`rules_as_the_text`); run as a module it prints games played,
+rulings compared and disagreements (``python -m games.inversion.tests.test_oracle [N]``)."""
 
 from __future__ import annotations
 
 import sys
 from collections.abc import Callable
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 #: One seed's games: (games played, rulings compared, disagreements as lines).
 Play = Callable[[int], tuple[int, int, list[str]]]
@@ -24,3 +27,15 @@ def report(play: Play, seeds: int, argv: list[str] | None = None) -> None:
         for line in w[:1]:
             print(line)
     print(f"games {games}, rulings compared {rulings}, disagreements {wrong}")
+
+
+def rules_as_the_text(play: Play, examples: int) -> Callable[[int], None]:
+    """A test that the referee rules ``examples`` seeded games as the oracle does."""
+
+    @settings(max_examples=examples, deadline=None, derandomize=True)
+    @given(st.integers(min_value=0, max_value=2**32))
+    def test(seed: int) -> None:
+        _, _, wrong = play(seed)
+        assert not wrong, wrong[0]
+
+    return test

@@ -444,10 +444,7 @@ class Referee:
             fields = move_fields(spec, move)
         reply.confirm = what
         reply.events.append({"type": "confirm", "player": who, "what": what, **fields})
-        if again:
-            reply.private.append(confirm_line(table.lang, what, who if shared else "", again=True))
-        else:
-            reply.private.append(confirm_line(table.lang, what, who if shared else ""))
+        reply.private.append(confirm_line(table.lang, what, who if shared else "", again=again))
         reply.turn, reply.next_player = table.state.turn, table.current_player
         return reply
 
@@ -468,17 +465,16 @@ class Referee:
         read as they stand. By an open microphone only the command said again confirms it:
         a "that's right" at a table may be about anything."""
         words = set(parse(said, table.lang).commands)
-        if command in words and "no" not in words:
-            self._append(session_id, Drop(), now)
-            return self._command(session_id, self.table(session_id), command, speaker, reply, now)
-        if "yes" in words and "no" not in words and hearing is not None and hearing.open_mic:
-            what = load(table.lang).commands[command][0]
-            reply.private.append(load(table.lang).phrase("confirm_again", what=what))
-            return reply
-        if "yes" in words and "no" not in words:
-            self._append(session_id, Drop(), now)
-            return self._command(session_id, self.table(session_id), command, speaker, reply, now)
-        if "no" in words:
+        if "no" not in words:
+            open_mic = hearing is not None and hearing.open_mic
+            if command in words or ("yes" in words and not open_mic):
+                self._append(session_id, Drop(), now)
+                return self._command(session_id, self.table(session_id), command, speaker, reply, now)
+            if "yes" in words:  # at an open microphone: the reminder, the question kept
+                what = load(table.lang).commands[command][0]
+                reply.private.append(load(table.lang).phrase("confirm_again", what=what))
+                return reply
+            return None
             self._append(session_id, Drop(), now)
             reply.events.append({"type": "not_confirmed", "player": speaker or "", "command": command})
             prompt = table.spec.talk.prompt(table.state, table.lang)

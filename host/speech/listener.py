@@ -423,9 +423,8 @@ class StreamListener(ABC):
         """Whether a move read from ``hearing`` is read back even when it would cost nothing:
         other readings hold much of the sound, or, at a table's microphone, it is a lone
         syllable the grammar names (on a phone, held to a player's mouth, it is a move)."""
-        text = " ".join(hearing.text.split())
-        lone = load(self.referee.table(self.session_id).lang).read_back_alone
-        return reading.share < MOVE_SHARE or (not self.phone and text in lone)
+        lone = not self.phone and " ".join(hearing.text.split()) in self.grammar.read_back_alone
+        return reading.share < MOVE_SHARE or lone
 
     def _partial(self, hearing: recognizer.Hearing, reading: Reading) -> bool:
         """A move while playing that no phrase says as heard: Vosk joined or cut phrases

@@ -79,9 +79,6 @@ class Hearing:
     #: What a recogniser with a talk loop (pocketsphinx) made of the utterance when it was
     #: table talk rather than one whole phrase ("" if it was a phrase, or no loop ran).
     talk: str = ""
-    #: How much better the talk loop explained the audio than the best phrase, per 10 ms
-    #: frame (log score, as in the N-best shares).
-    talk_margin: float = 0.0
 
     @property
     def text(self) -> str:
@@ -139,7 +136,6 @@ class _Segment:
     alternatives: list[_Alternative]
     mbr_words: list[WordTiming] | None = None  # best path with per-word posteriors
     talk: str = ""  # the talk loop's words, when it explained the audio better than a phrase
-    talk_margin: float = 0.0  # how much better, per frame (log score, as in the N-best shares)
 
     @property
     def empty(self) -> bool:
@@ -775,8 +771,7 @@ class Endpointer:
         )
         talk = " ".join(s.talk for s in segments if s.talk)
         if hearing is not None and talk:
-            margin = max(s.talk_margin for s in segments if s.talk)
-            hearing = replace(hearing, talk=talk, talk_margin=margin)
+            hearing = replace(hearing, talk=talk)
         self._utt = _Utterance()
         self._idle()
         self._restart(now)

@@ -256,19 +256,15 @@ class SphinxRecognizer(GrammarRecognizer):
     def finish(self) -> _Segment:
         base = self._base
         self._decoder.end_utt()
-        talk, margin = "", 0.0
+        talk = ""
         if self._gate_active is not None:
             self._gate.end_utt()
             hyp = self._gate.hyp()
             heard = " ".join(str(hyp.hypstr).split()) if hyp is not None else ""
             if heard and heard not in (self._phrases or ()):
                 talk = heard
-                best = self._decoder.hyp()
-                frames = max(1, int(self._decoder.n_frames()))
-                if best is not None:
-                    margin = (_log_score(hyp.score) - _log_score(best.score)) / frames
         self._in_utt = False
-        segment = _Segment(self._alternatives(base), talk=talk, talk_margin=margin)
+        segment = _Segment(self._alternatives(base), talk=talk)
         self.reset()
         return segment
 

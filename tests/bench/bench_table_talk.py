@@ -232,7 +232,7 @@ class Tally:
             r = h.reading
             self.records.append({
                 "kind": kind, "said": said, "outcome": outcome, "heard": h.hearing.text,
-                "talk": h.hearing.talk, "margin": h.hearing.talk_margin,
+                "talk": h.hearing.talk,
                 "alternatives": h.hearing.alternatives[:4],
                 "meaning": str(r.meaning) if r is not None else None,
                 "share": r.share if r is not None else None,

@@ -8,14 +8,11 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
 from games.blofa import SPEC
 from games.blofa.rules import Challenge, Claim, Colour, Keep, Options, Pass, PlayCards, Reveal, State
 from games.blofa.tests.oracle import HOW_MANY, BlofaOracle, colour
 from games.core import End, Event, Leave
-from games.oracle_report import report
+from games.oracle_report import report, rules_as_the_text
 
 P = ("Ann", "Bob", "Cy", "Dee")
 RULES = SPEC.rules
@@ -262,11 +259,7 @@ def play_game(seed: int, table: type[Game] = Game) -> tuple[int, int, list[str]]
     return 1, game.rulings, [f"seed {seed}: {w}" for w in game.wrong]
 
 
-@settings(max_examples=100, deadline=None, derandomize=True)
-@given(st.integers(min_value=0, max_value=2**32))
-def test_the_game_rules_as_the_rule_text_does(seed: int) -> None:
-    _, _, wrong = play_game(seed)
-    assert not wrong, wrong[0]
+test_the_game_rules_as_the_rule_text_does = rules_as_the_text(play_game, 100)
 
 
 if __name__ == "__main__":  # the figures for a report: python -m games.blofa.tests.test_oracle [N]

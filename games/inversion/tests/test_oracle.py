@@ -8,9 +8,6 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
 from games.core import End, Leave
 from games.inversion import SPEC
 from games.inversion.cards import Card, Suit
@@ -25,7 +22,7 @@ from games.inversion.rules import (
     State,
 )
 from games.inversion.tests.oracle import SUITS, InversionOracle
-from games.oracle_report import report
+from games.oracle_report import report, rules_as_the_text
 
 NAMES = ("Ann", "Bob", "Cy", "Dee")
 RULES = SPEC.rules
@@ -225,11 +222,7 @@ def play_game(seed: int, table: type[Game] = Game) -> tuple[int, int, list[str]]
     return 1, game.rulings, [f"seed {seed}: {w}" for w in game.wrong]
 
 
-@settings(max_examples=120, deadline=None, derandomize=True)
-@given(st.integers(min_value=0, max_value=2**32))
-def test_the_game_rules_as_the_rule_text_does(seed: int) -> None:
-    _, _, wrong = play_game(seed)
-    assert not wrong, wrong[0]
+test_the_game_rules_as_the_rule_text_does = rules_as_the_text(play_game, 120)
 
 
 if __name__ == "__main__":  # the figures for a report: python -m games.inversion.tests.test_oracle [N]

@@ -7,11 +7,8 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
 from games.core import End, Leave
-from games.oracle_report import report
+from games.oracle_report import report, rules_as_the_text
 from games.up_or_down import SPEC
 from games.up_or_down.rules import Mode, Options, Say, State
 from games.up_or_down.tests.oracle import UpOrDownOracle
@@ -126,11 +123,7 @@ def play_games(seed: int, games: int = 2, table: type[RulesTable] = RulesTable) 
     return played, rulings, []
 
 
-@settings(max_examples=150, deadline=None, derandomize=True)
-@given(st.integers(min_value=0, max_value=2**32))
-def test_the_game_rules_as_the_rule_text_does(seed: int) -> None:
-    _, _, wrong = play_games(seed)
-    assert not wrong, wrong[0]
+test_the_game_rules_as_the_rule_text_does = rules_as_the_text(play_games, 150)
 
 
 if __name__ == "__main__":  # the figures for a report: python -m games.up_or_down.tests.test_oracle [N]

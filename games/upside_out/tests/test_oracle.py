@@ -9,11 +9,8 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
 from games.core import End, Leave
-from games.oracle_report import report
+from games.oracle_report import report, rules_as_the_text
 from games.upside_out import SPEC
 from games.upside_out.deck import load_deck
 from games.upside_out.effects import SPECIALS, CardText, parse_effect
@@ -252,11 +249,7 @@ def play_game(seed: int, moves: int = 400, table: type[Game] = Game) -> tuple[in
     return 1, game.rulings, [f"seed {seed}: {w}" for w in game.wrong]
 
 
-@settings(max_examples=80, deadline=None, derandomize=True)
-@given(st.integers(min_value=0, max_value=2**32))
-def test_the_game_rules_as_the_rule_text_does(seed: int) -> None:
-    _, _, wrong = play_game(seed)
-    assert not wrong, wrong[0]
+test_the_game_rules_as_the_rule_text_does = rules_as_the_text(play_game, 80)
 
 
 if __name__ == "__main__":  # the figures for a report: python -m games.upside_out.tests.test_oracle [N]
