@@ -44,6 +44,11 @@ TAIL_S = 0.25
 #: Speech the VAD must find in dropped input before it is reported as ignored.
 IGNORED_SPEECH_S = 0.1
 HOST_SPEAKING = "host speaking"
+#: The longest piece of input fed at once. A ruling's answer drops the input after the
+#: point where the ruling was made, so a big chunk (a browser's frames queued while the
+#: decoder was behind) is fed in pieces: otherwise the drop would start at the chunk's end,
+#: hearing what was said over the host and dropping what was said after it.
+FEED_STEP_S = 0.1
 
 
 class StreamClock:
@@ -145,6 +150,11 @@ class TableRunner:
             self._vad.reset()
 
     def feed(self, chunk: bytes) -> None:
+        step = round(FEED_STEP_S * self.rate) * SAMPLE_WIDTH
+        for at in range(0, max(len(chunk), 1), step):
+            self._feed(chunk[at : at + step])  # once for an empty chunk: the clock still runs
+
+    def _feed(self, chunk: bytes) -> None:
         if self._drop:
             dropped = chunk[: self._drop]
             self._drop -= len(dropped)

@@ -350,3 +350,23 @@ def test_the_table_voice_starts_with_the_first_sentence() -> None:
     assert len(played) == 2  # one piece per sentence, each played as soon as it is made
     assert played[0][0] - started < finished - started - 0.02  # before the second was made
     assert seconds == pytest.approx(sum(n for _, n in played) / 2 / 16000)
+
+
+def test_an_announcement_drops_what_was_said_over_it_however_the_input_comes(
+    referee: Referee, korean_session: str, ko_model: SpeechModel, say: Say
+) -> None:
+    """A browser's microphone frames arrive in batches when the decoder is behind: the
+    input the host's answer covers is the input after the point of the ruling, not after
+    the end of the batch the ruling was made in."""
+    played: list[float] = []
+    voice = Voice("ko", 16000, player=lambda pcm, rate: played.append(len(pcm) / 2 / rate))
+    replies: list[Reply] = []
+    runner = TableRunner(Listener(referee, korean_session, ko_model), replies.append, voice)
+    # Ann's move, Bob's said over the host's answer ("Ann, 53. Bob: ..." takes seconds), and
+    # Bob's again once the host is done: all in one chunk, as a batch of queued frames.
+    over = say("사십삼")
+    runner.feed(silence(0.5) + say("오십삼") + silence(1.0) + over + silence(6.0) + say("오십") + silence(1.2))
+    runner.run([])
+    assert played and played[0] > 1.0 + len(over) / 2 / 16000
+    moves = [e for r in replies for e in r.events if e["type"] == "move"]
+    assert [(m["player"], m["number"]) for m in moves] == [("Ann", 53), ("Bob", 50)]
