@@ -572,10 +572,17 @@ def serve(
     # Each worker process builds its own app from the environment: hand it the database.
     store.close()
     os.environ["GAMEHOST_DATABASE_URL"] = settings.database
+    # timeout_worker_healthcheck: uvicorn kills a worker that does not answer its ping in
+    # 5 s; a worker still importing the app on a busy machine can take longer, and was then
+    # killed and restarted over and over, never serving.
     uvicorn.run(
         "host.app:app_from_env", factory=True, workers=workers, host=host, port=port,
-        log_level="info", ws_max_size=1 << 20,
+        log_level="info", ws_max_size=1 << 20, timeout_worker_healthcheck=WORKER_HEALTHCHECK_S,
     )
+
+
+#: Seconds a worker process may take to answer its supervisor's ping (see serve).
+WORKER_HEALTHCHECK_S = 60
 
 
 def check_port(host: str, port: int) -> None:

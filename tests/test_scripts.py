@@ -42,4 +42,4 @@ def test_scripts_test_prints_a_line_per_phase(tmp_path: Path) -> None:
     phases = [line for line in done.stdout.splitlines() if line.startswith("scripts/test: ")]
     names = [p.split(":")[1].strip() for p in phases]
     assert names == ["system packages", "python", "lint", "types", "tests"]
-    assert phases[-1] == "scripts/test: tests: pytest -q"
+    assert phases[-1] == "scripts/test: tests: pytest -n auto --maxprocesses 4 --dist loadfile -q"

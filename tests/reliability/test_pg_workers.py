@@ -49,10 +49,10 @@ class Worker:
         cmd = [sys.executable, "-m", "host.cli", "serve", "--port", str(self.port)]
         self.proc = subprocess.Popen(cmd, env=env, stdout=self.out, stderr=subprocess.STDOUT)
         self.log = log
+        self.client = httpx.Client(base_url=self.base, timeout=30)
 
     def wait(self) -> None:
         wait_healthy(self.base, self.proc, 30, "gamehost serve", self.log)
-        self.client = httpx.Client(base_url=self.base, timeout=30)
 
     def text(self, phone: str, body: str, sid: str) -> str:
         params = {"From": phone, "To": HOST_NUMBER, "Body": body, "MessageSid": sid,

@@ -365,7 +365,9 @@ def test_an_announcement_drops_what_was_said_over_it_however_the_input_comes(
     # Ann's move, Bob's said over the host's answer ("Ann, 53. Bob: ..." takes seconds), and
     # Bob's again once the host is done: all in one chunk, as a batch of queued frames.
     over = say("사십삼")
-    runner.feed(silence(0.5) + say("오십삼") + silence(1.0) + over + silence(6.0) + say("오십") + silence(1.2))
+    runner.feed(
+        silence(0.5) + say("오십삼") + silence(1.0) + over + silence(6.0) + say("오십") + silence(1.2)
+    )
     runner.run([])
     assert played and played[0] > 1.0 + len(over) / 2 / 16000
     moves = [e for r in replies for e in r.events if e["type"] == "move"]
