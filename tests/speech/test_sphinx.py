@@ -10,6 +10,7 @@ import pytest
 
 from host.speech.audio import SAMPLE_RATE, pcm_chunks
 from host.speech.engines import recognizer_for
+from host.speech.listener import MOVE_SHARE
 from host.speech.model import SpeechModel, load_model
 from host.speech.recognizer import Endpointer, Hearing
 from host.speech.sphinx import SphinxRecognizer, jsgf
@@ -125,3 +126,20 @@ def test_eight_khz_front_end_decodes(en_model: SpeechModel, piper: Say) -> None:
     pcm = resample(silence(0.5) + piper("seventeen") + silence(1.0), SAMPLE_RATE, 8000)
     (hearing,) = endpointer.hearings(pcm_chunks(pcm, 8000, 20))
     assert hearing.text in ("yes", "no", "seventeen") and 0.3 <= hearing.start <= 0.8
+
+
+def test_a_lattice_that_disagrees_with_the_search_makes_a_toss_up(en_model: SpeechModel, espeak: Say) -> None:
+    # espeak-ng's numbers one after another, as at a table: where the grammar search and the
+    # lattice's N-best disagree ("ninety seven": the search ninety seven, the lattice
+    # "ninety"), the hearing was the lattice's number with a share up to 0.99, a wrong
+    # number ruled at once (16 of 100). Tied, it is a question. Left: both agree on the
+    # wrong number (espeak's "eighty" is pocketsphinx's "ninety").
+    endpointer = Endpointer(recognizer_for(en_model, SAMPLE_RATE, NUMBERS_EN))
+    wrong, right = [], 0
+    for text in NUMBERS_EN:
+        for hearing in hear(endpointer, silence(0.5) + espeak(text) + silence(1.0)):
+            if hearing.confidence >= MOVE_SHARE:
+                right += hearing.text == text
+                wrong += [(text, hearing.text)] if hearing.text != text else []
+    assert not {("twenty eight", "twenty"), ("ninety two", "one"), ("ninety seven", "ninety")} & set(wrong)
+    assert len(wrong) <= 9 and right >= 65, (right, wrong)
