@@ -8,9 +8,10 @@ from collections.abc import Callable
 
 import pytest
 
+from grammars import load
 from host.speech.audio import SAMPLE_RATE, pcm_chunks
 from host.speech.engines import recognizer_for
-from host.speech.listener import MOVE_SHARE
+from host.speech.listener import MOVE_SHARE, says_a_number
 from host.speech.model import SpeechModel, load_model
 from host.speech.recognizer import Endpointer, Hearing
 from host.speech.sphinx import SphinxRecognizer, jsgf
@@ -143,3 +144,21 @@ def test_a_lattice_that_disagrees_with_the_search_makes_a_toss_up(en_model: Spee
                 wrong += [(text, hearing.text)] if hearing.text != text else []
     assert not {("twenty eight", "twenty"), ("ninety two", "one"), ("ninety seven", "ninety")} & set(wrong)
     assert len(wrong) <= 9 and right >= 65, (right, wrong)
+
+
+def test_an_english_round_number_ends_after_the_phrase_silence(en_model: SpeechModel, piper: Say) -> None:
+    # "ninety" may begin "ninety one": the grammar's phrase silence (not the full 0.7 s) ends
+    # it, while a pause inside "ninety ... one" still keeps one utterance.
+    settle = load("en").phrase_silence_s
+    assert settle is not None
+
+    def endpointer() -> Endpointer:
+        recognizer = recognizer_for(en_model, SAMPLE_RATE, NUMBERS_EN)
+        return Endpointer(recognizer, phrase_silence_s=settle, settles=says_a_number("en"))
+
+    (hearing,) = hear(endpointer(), silence(0.5) + piper("ninety") + silence(1.5))
+    assert hearing.text == "ninety"
+    assert settle <= hearing.latency < endpointer().silence_s
+    pause = silence(0.5) + piper("ninety") + silence(0.35) + piper("one") + silence(1.5)
+    (joined,) = hear(endpointer(), pause)
+    assert joined.text == "ninety one"
