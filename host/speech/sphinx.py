@@ -73,7 +73,7 @@ TALK_WEIGHT = 1e-12
 #: "far be on you") no longer beats the move's own fewer, longer words, while a sentence of
 #: talk still fits its words far better than any phrase. Measured in
 #: tests/bench/bench_table_talk.py (see docs/speech.md).
-GATE_WIP = 0.65
+GATE_WIP = 0.1
 
 
 def gate_jsgf(phrases: list[str], talk: list[str], weight: float = TALK_WEIGHT) -> str:
