@@ -95,9 +95,9 @@ def test_commands_and_grammar_switch(en_model: SpeechModel, piper: Say) -> None:
     endpointer = Endpointer(recognizer_for(en_model, SAMPLE_RATE, COMMANDS))
     stream = b"".join(silence(1.0) + piper(c) for c in ("undo", "repeat that", "higher")) + silence(1.0)
     assert [h.text for h in hear(endpointer, stream)] == ["undo", "repeat that", "higher"]
-    started = time.perf_counter()
+    started = time.process_time()  # CPU time: other jobs on the machine do not count
     endpointer.set_phrases(NUMBERS_EN)
-    assert time.perf_counter() - started < 0.05  # switching grammar is cheap
+    assert time.process_time() - started < 0.05  # switching grammar is cheap
     (hearing,) = hear(endpointer, silence(0.5) + piper("seventy one") + silence(1.0))
     assert hearing.text == "seventy one"
     endpointer.set_phrases(COMMANDS)  # a grammar seen before is reused
