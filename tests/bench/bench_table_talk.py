@@ -2,6 +2,7 @@
 
 Run: python tests/bench/bench_table_talk.py [--quick] [--lang en,ko] [--voices piper,espeak]
      [--noise clean,white20,white10,fan20] [--games up-or-down,inversion,blofa,upside-out]
+     [--half even|odd] [--dump FILE.jsonl] [--talk-weight W] [--gate-wip P]
 
 A seeded honest game of each kind is played out loud through the real path of a table
 (``Listener`` -> ``Referee``, the table's shared microphone, nothing spoken back, so no
@@ -330,9 +331,12 @@ def main() -> None:
     parser.add_argument("--show", type=int, default=6, help="examples printed per outcome")
     parser.add_argument("--dump", type=Path, help="write every utterance and what came of it (JSON lines)")
     parser.add_argument("--talk-weight", type=float, help="the gate's talk prior (host/speech/sphinx.py)")
+    parser.add_argument("--gate-wip", type=float, help="the gate's word penalty (sphinx.py)")
     args = parser.parse_args()
     if args.talk_weight is not None:
         sphinx.TALK_WEIGHT = args.talk_weight
+    if args.gate_wip is not None:
+        sphinx.GATE_WIP = args.gate_wip
     for lang in args.lang.split(","):
         corpus = yaml.safe_load((HERE / "table_talk" / f"{lang}.yaml").read_text(encoding="utf-8"))
         sentences = [s for kind in corpus.values() for s in kind]

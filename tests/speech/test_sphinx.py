@@ -8,8 +8,10 @@ from collections.abc import Callable
 
 import pytest
 
+from grammars import load
 from host.speech.audio import SAMPLE_RATE, pcm_chunks
 from host.speech.engines import recognizer_for
+from host.speech.listener import MOVE_SHARE, says_a_number
 from host.speech.model import SpeechModel, load_model
 from host.speech.recognizer import Endpointer, Hearing
 from host.speech.sphinx import SphinxRecognizer, jsgf
@@ -93,9 +95,9 @@ def test_commands_and_grammar_switch(en_model: SpeechModel, piper: Say) -> None:
     endpointer = Endpointer(recognizer_for(en_model, SAMPLE_RATE, COMMANDS))
     stream = b"".join(silence(1.0) + piper(c) for c in ("undo", "repeat that", "higher")) + silence(1.0)
     assert [h.text for h in hear(endpointer, stream)] == ["undo", "repeat that", "higher"]
-    started = time.perf_counter()
+    started = time.process_time()  # CPU time: other jobs on the machine do not count
     endpointer.set_phrases(NUMBERS_EN)
-    assert time.perf_counter() - started < 0.05  # switching grammar is cheap
+    assert time.process_time() - started < 0.05  # switching grammar is cheap
     (hearing,) = hear(endpointer, silence(0.5) + piper("seventy one") + silence(1.0))
     assert hearing.text == "seventy one"
     endpointer.set_phrases(COMMANDS)  # a grammar seen before is reused
@@ -125,3 +127,64 @@ def test_eight_khz_front_end_decodes(en_model: SpeechModel, piper: Say) -> None:
     pcm = resample(silence(0.5) + piper("seventeen") + silence(1.0), SAMPLE_RATE, 8000)
     (hearing,) = endpointer.hearings(pcm_chunks(pcm, 8000, 20))
     assert hearing.text in ("yes", "no", "seventeen") and 0.3 <= hearing.start <= 0.8
+
+
+def test_a_lattice_that_disagrees_with_the_search_makes_a_toss_up(en_model: SpeechModel, espeak: Say) -> None:
+    # espeak-ng's numbers one after another, as at a table: where the grammar search and the
+    # lattice's N-best disagree ("ninety seven": the search ninety seven, the lattice
+    # "ninety"), the hearing was the lattice's number with a share up to 0.99, a wrong
+    # number ruled at once (16 of 100). Tied, it is a question. Left: both agree on the
+    # wrong number (espeak's "eighty" is pocketsphinx's "ninety").
+    endpointer = Endpointer(recognizer_for(en_model, SAMPLE_RATE, NUMBERS_EN))
+    wrong, right = [], 0
+    for text in NUMBERS_EN:
+        for hearing in hear(endpointer, silence(0.5) + espeak(text) + silence(1.0)):
+            if hearing.confidence >= MOVE_SHARE:
+                right += hearing.text == text
+                wrong += [(text, hearing.text)] if hearing.text != text else []
+    assert not {("twenty eight", "twenty"), ("ninety two", "one"), ("ninety seven", "ninety")} & set(wrong)
+    assert len(wrong) <= 9 and right >= 65, (right, wrong)
+
+
+def test_an_english_round_number_ends_after_the_phrase_silence(en_model: SpeechModel, piper: Say) -> None:
+    # "ninety" may begin "ninety one": the grammar's phrase silence (not the full 0.7 s) ends
+    # it, while a pause inside "ninety ... one" still keeps one utterance.
+    settle = load("en").phrase_silence_s
+    assert settle is not None
+
+    def endpointer() -> Endpointer:
+        recognizer = recognizer_for(en_model, SAMPLE_RATE, NUMBERS_EN)
+        return Endpointer(recognizer, phrase_silence_s=settle, settles=says_a_number("en"))
+
+    (hearing,) = hear(endpointer(), silence(0.5) + piper("ninety") + silence(1.5))
+    assert hearing.text == "ninety"
+    assert settle <= hearing.latency < endpointer().silence_s
+    pause = silence(0.5) + piper("ninety") + silence(0.35) + piper("one") + silence(1.5)
+    (joined,) = hear(endpointer(), pause)
+    assert joined.text == "ninety one"
+
+
+def test_the_gate_keeps_espeak_moves_and_still_drops_talk(
+    en_model: SpeechModel, espeak: Say, piper: Say
+) -> None:
+    # espeak-ng's numbers fit a run of short everyday words ("forty nine" as "far the our i
+    # in", "ninety four" as "went the call were oh"): the gate's word insertion penalty
+    # makes the run pay for each of its extra words (every third number, in a row as at a
+    # table: 11 of 34 were dropped as talk, 6 now). Sentences of talk still decode as words.
+    grammar = load("en")
+    recognizer = recognizer_for(en_model, SAMPLE_RATE, NUMBERS_EN, talk=[*grammar.decoys, *grammar.talk])
+    endpointer = Endpointer(recognizer)
+    talk = []
+    for number in NUMBERS_EN[::3]:
+        hearings = hear(endpointer, silence(0.5) + espeak(number) + silence(1.0))
+        talk += [number for h in hearings if h.talk]
+    assert not {"nineteen", "forty nine", "seventy nine", "ninety four"} & set(talk)
+    assert len(talk) <= 7, talk
+    for sentence in (
+        "could you pass me the salt",
+        "I think we should order some food",
+        "where did you put it",
+    ):
+        for voice in (espeak, piper):
+            hearings = hear(endpointer, silence(0.5) + voice(sentence) + silence(1.0))
+            assert all(h.talk for h in hearings), (sentence, hearings)
