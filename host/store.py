@@ -473,20 +473,24 @@ class Store:
 
     def running_clocks(self, now: float, own_deadlines: Collection[str]) -> list[tuple[str, int, float]]:
         """Active sessions whose clock may be running, with their latest input (session,
-        its seq, its time): a turn limit at least half gone, or a game in ``own_deadlines``
-        (one that sets deadlines of its own, judged step by step by the caller)."""
+        its seq, its time): a turn limit at least half gone (``sessions.clock``, kept by the
+        migrations' trigger, indexed), or a game in ``own_deadlines`` (one that sets
+        deadlines of its own, judged step by step by the caller). Only those are read: the
+        timer asks every second, whatever the number of open games."""
+        own = sorted(own_deadlines)
+        games = "".join(" OR s.game = ?" for _ in own)
         rows = self.execute(
-            "SELECT s.id AS id, s.game AS game, s.config AS config, i.seq AS seq, i.at AS at"
+            "SELECT s.id AS id, i.seq AS seq, i.at AS at"
             " FROM sessions s JOIN inputs i ON i.session_id = s.id AND i.seq = s.seq"
-            " WHERE s.status = 'active'"
+            f" WHERE (s.clock <= ?{games}) AND s.status = 'active'",
+            (now, *own),
         )
-        due = []
-        for r in rows:
-            limit = _turn_timeout(r["config"])
-            half_gone = isinstance(limit, int | float) and limit > 0 and r["at"] + limit / 2.0 <= now
-            if half_gone or r["game"] in own_deadlines:
-                due.append((str(r["id"]), int(r["seq"]), float(r["at"])))
-        return due
+        return [(str(r["id"]), int(r["seq"]), float(r["at"])) for r in rows]
+
+    def clock_quiet(self, session_id: str, seq: int) -> None:
+        """Nothing is timed in the session until its next input (which sets its clock
+        again): the timer stops reading it."""
+        self.execute("UPDATE sessions SET clock = NULL WHERE id = ? AND seq = ?", (session_id, seq))
 
     def remember_reminder(self, session_id: str, seq: int, at: float) -> bool:
         """Record the reminder for the turn begun by ``seq``; False if one was already
@@ -637,13 +641,6 @@ class _Checkpointer:
 
 
 _checkpointer = _Checkpointer()
-
-
-@lru_cache(maxsize=1024)
-def _turn_timeout(config: str) -> object:
-    """A session's turn limit from its stored config. Sessions made alike share the same
-    text, and the timer reads every active one each second: parsed once per text."""
-    return json.loads(config).get("turn_timeout")
 
 
 def _row(r: Row) -> SessionRow:
