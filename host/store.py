@@ -19,7 +19,8 @@ see every statement. What differs between the two is how writers are kept apart:
 
 Inside a transaction, writes whose result nobody reads (``write``: the input, the reply,
 the outbox rows) wait and go to the database together, just before the next read or the
-commit: on PostgreSQL in one pipeline (one round trip, with the commit), on SQLite rows of
+commit: on PostgreSQL in one query string with the read or commit that follows (one round
+trip, values bound by psycopg's ClientCursor), on SQLite rows of
 one statement as one ``executemany``. What a transaction has read it remembers until it
 ends (a session's row, stored replies, and whatever others keep in ``memo``), so nothing
 is looked up twice.
@@ -43,6 +44,9 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+import psycopg
+from psycopg import pq
+from psycopg.rows import dict_row
 from sqlalchemy import Connection, create_engine, event
 from sqlalchemy.engine import Engine, make_url
 from sqlalchemy.pool import StaticPool
@@ -338,24 +342,34 @@ class Store:
             for sql, params, many in _grouped(pending):
                 self._run(txn.conn, txn.raw, sql, params, many)
             return self._run(txn.conn, txn.raw, *then) if then is not None else ([], 0)
-        # PostgreSQL: all in one pipeline, one round trip; the first error stops the rest.
-        cursor, sent = None, []
-        try:
-            with txn.raw.pipeline():
-                for sql, params, many in pending:
-                    sent.append(self._send(txn.conn, txn.raw.cursor(), sql, params, many))
-                if then is not None:
-                    cursor = self._send(txn.conn, txn.raw.cursor(), *then)
-        finally:
-            for done in sent:
-                done.close()
-        return _fetched(cursor) if cursor is not None else ([], 0)
+        # PostgreSQL: all in one query string, one round trip; the first error stops the
+        # rest. Its values are bound by psycopg's ClientCursor (quoted by the driver): one
+        # execute cost half the client CPU of a pipeline of as many (its syncs, a cursor and
+        # a wait per statement), and the server's planning of these small statements is less.
+        cursor = psycopg.ClientCursor(txn.raw, row_factory=dict_row)
+        statements = [(sql, params) for sql, rows, many in pending for params in (rows if many else [rows])]
+        if then is not None:
+            statements.append(then)
+        text = []
+        for sql, params in statements:
+            for listener in self.engine.dispatch.before_cursor_execute:
+                sql, params = listener(txn.conn, cursor, sql, params, None, False)
+            text.append(sql if params is None else cursor.mogrify(sql, params))
+        cursor.execute("; ".join(text))
+        while cursor.nextset():  # to the last statement's result: the one asked for
+            pass
+        return _fetched(cursor) if then is not None else ([], 0)
 
     def _run(
         self, conn: Connection, raw: Any, sql: str, params: Any, many: bool = False
     ) -> tuple[list[Row], int]:
         """One statement now: its rows and count."""
-        return _fetched(self._send(conn, raw.cursor(), sql, params, many))
+        return _fetched(self._send(conn, self._cursor(raw), sql, params, many))
+
+    def _cursor(self, raw: Any) -> Any:
+        # psycopg's rows as dicts, their names read off the result: ``cursor.description``
+        # makes a Column object per column per statement (0.3 ms of a move's CPU).
+        return raw.cursor() if self.sqlite else raw.cursor(row_factory=dict_row)
 
     def _send(self, conn: Connection, cursor: Any, sql: str, params: Any, many: bool = False) -> Any:
         """One statement on the driver's cursor, seen by the engine's cursor listeners."""
@@ -547,6 +561,10 @@ class Store:
 def _fetched(cursor: Any) -> tuple[list[Row], int]:
     """A statement's rows (as dicts) and count; the cursor is done with."""
     try:
+        pgresult = getattr(cursor, "pgresult", cursor)  # sqlite3 has none: ``cursor`` itself
+        if pgresult is not cursor:  # psycopg, rows made by dict_row
+            tuples = pgresult is not None and pgresult.status == pq.ExecStatus.TUPLES_OK
+            return (cursor.fetchall() if tuples else []), cursor.rowcount
         if cursor.description is None:
             return [], cursor.rowcount
         names = [d[0] for d in cursor.description]
