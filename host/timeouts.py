@@ -55,8 +55,9 @@ class TurnTimer:
         self.outbound = outbound
         self.store = referee.store
         self.clock = clock or referee.clock
-        # In-memory shortcuts only; the stored log and turn_reminders stay the truth.
-        self._quiet: dict[str, int] = {}
+        # In-memory shortcuts only; the stored log and turn_reminders stay the truth. Both
+        # hold only sessions the last tick read: trimmed each tick.
+        self._quiet: dict[str, int] = {}  # session with deadlines of its own -> seq, nothing timed
         self._reminded: dict[str, int] = {}  # session -> turn-start seq reminded
 
     def tick(self, now: float | None = None) -> list[TimerAction]:
@@ -64,13 +65,22 @@ class TurnTimer:
         now = self.clock() if now is None else now
         actions: list[TimerAction] = []
         own = {spec.name for spec in all_games() if spec.has_deadlines}
-        for session_id, seq, started in self.store.running_clocks(now, own):
+        running = self.store.running_clocks(now, own)
+        read = {session_id for session_id, _, _ in running}
+        for remembered in (self._quiet, self._reminded):
+            for gone in remembered.keys() - read:  # not due (moved on, ended, or let go)
+                del remembered[gone]
+        for session_id, seq, started in running:
             if self._quiet.get(session_id) == seq:
                 continue
             try:
-                step = limit(self.referee.table(session_id))
-                if step is None:
-                    self._quiet[session_id] = seq  # nothing timed (or game over) until the next input
+                table = self.referee.table(session_id)
+                step = limit(table)
+                if step is None:  # nothing timed (or game over) until the next input
+                    if table.spec.has_deadlines:
+                        self._quiet[session_id] = seq  # read every tick by its game's name
+                    else:
+                        self.store.clock_quiet(session_id, seq)  # not read again until then
                     continue
                 if now < started + step.seconds and (
                     step.own or now < started + step.seconds / 2 or self._reminded.get(session_id) == seq

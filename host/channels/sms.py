@@ -29,9 +29,10 @@ import re
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
-from typing import Annotated, Any
+from typing import Any
 
-from fastapi import APIRouter, Depends, FastAPI, Request, Response
+from fastapi import APIRouter, FastAPI, Request, Response
+from starlette.concurrency import run_in_threadpool
 from twilio.twiml.messaging_response import MessagingResponse
 
 from games.base import GameSpec, all_games, default_game
@@ -45,7 +46,7 @@ from host.referee import Referee, prompt_text
 from host.reply import Reply
 from host.session import SessionConfig, Table
 from host.sms_text import fit, sanitize_name, turn_prefix
-from host.twilio_security import TwilioForm
+from host.twilio_security import signed_form
 
 log = logging.getLogger(__name__)
 
@@ -444,11 +445,6 @@ async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
 router = APIRouter(lifespan=_lifespan)
 
 
-async def channel_dep(request: Request) -> SmsChannel:
-    channel: SmsChannel = request.app.state.sms
-    return channel
-
-
 def _twiml(messages: list[str]) -> Response:
     response = MessagingResponse()
     for body in messages:
@@ -456,13 +452,12 @@ def _twiml(messages: list[str]) -> Response:
     return Response(content=str(response), media_type="application/xml")
 
 
-@router.post("/twilio/sms")
-def sms_webhook(
-    form: TwilioForm,
-    request: Request,
-    channel: Annotated[SmsChannel, Depends(channel_dep)],
-) -> Response:
-    """Answer one text. ``TwilioForm`` has checked the signature first (403 otherwise)."""
+async def sms_webhook(request: Request) -> Response:
+    """Answer one text, once ``signed_form`` has checked the signature (403 otherwise).
+
+    A plain Starlette route: FastAPI's dependency solving cost more than parsing the form."""
+    form = await signed_form(request, request.app.state.settings)
+    channel: SmsChannel = request.app.state.sms
     address = str(form.get("From") or "").strip()
     if not address:
         return _twiml([])  # not a person's text: nobody to answer
@@ -474,11 +469,16 @@ def sms_webhook(
     key = str(form.get("MessageSid") or "") or None
     token = request.headers.get("I-Twilio-Idempotency-Token")
     try:
-        answer = channel.receive(address, host, text, key or token, token)
+        # On a worker thread, as FastAPI runs a plain ``def``: run on the event loop
+        # instead, a loaded machine answered fewer (0.32-0.40x bare against 0.60-0.94x).
+        answer = await run_in_threadpool(channel.receive, address, host, text, key or token, token)
     except Exception:  # a person's text must never get a 5xx; nothing was committed
         log.exception("SMS from %s failed", address)
         return _twiml(fit([channel.g.phrase("sms_error")]))
     return _twiml(answer.messages)
+
+
+router.add_route("/twilio/sms", sms_webhook, methods=["POST"])
 
 
 def setup(app: FastAPI) -> None:

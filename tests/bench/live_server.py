@@ -41,7 +41,7 @@ class Server:
         cmd = [sys.executable, script, "--serve", kind, "--port", str(self.port), "--db", db]
         self.proc = subprocess.Popen(cmd, env={**os.environ, "PYTHONUNBUFFERED": "1"})
         try:
-            wait_healthy(self.base, self.proc, 20, f"{kind} server", error=RuntimeError)
+            wait_healthy(self.base, self.proc, 90, f"{kind} server", error=RuntimeError)  # a loaded machine
         except RuntimeError:
             self.stop()
             raise

@@ -6,9 +6,11 @@ whoever writes it, and SQLAlchemy's cursor listeners see every statement."""
 from __future__ import annotations
 
 import json
+import sqlite3
 from pathlib import Path
 from typing import Any
 
+import psycopg
 import pytest
 from sqlalchemy import event
 
@@ -109,3 +111,23 @@ def test_each_sqlite_file_is_checkpointed_while_a_store_has_it_open(tmp_path: Pa
     second.close()
     second.close()  # twice is harmless
     assert path not in registry
+
+
+def test_batched_writes_keep_every_value_as_it_was(db: Store) -> None:
+    """Writes that wait go with the next read as one batch (on PostgreSQL one query string,
+    its values quoted by the driver): quotes, semicolons, percent signs, backslashes,
+    Hangul and floats come back exactly, and a failing statement in a batch fails it all."""
+    tricky = "Ann's '; DROP TABLE inputs; -- 100% \\ %s %(x)s 한글 \x01"
+    sid = db.create_session("up-or-down", {"game": "up-or-down"})
+    with db.transaction():
+        db.append(sid, {"kind": "seat", "name": tricky}, 1.25)
+        db.write_many("INSERT INTO optouts (address, at) VALUES (?, ?)", [(tricky, 2.5), ("b;", 3.0)])
+        [back] = db.inputs(sid)
+        rows = db.execute("SELECT address, at FROM optouts ORDER BY at")
+    assert (back.body["name"], back.at) == (tricky, 1.25)
+    assert [(r["address"], r["at"]) for r in rows] == [(tricky, 2.5), ("b;", 3.0)]
+    with pytest.raises((sqlite3.IntegrityError, psycopg.IntegrityError)), db.transaction():
+        db.write("INSERT INTO optouts (address, at) VALUES (?, ?)", ("c", 4.0))
+        db.write("INSERT INTO optouts (address, at) VALUES (?, ?)", ("b;", 5.0))  # the key again
+        db.execute("SELECT 1")
+    assert len(db.execute("SELECT address FROM optouts")) == 2

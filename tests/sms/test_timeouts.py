@@ -191,3 +191,34 @@ def test_a_reminder_under_a_minute_says_seconds(tmp_path: Path, fake: FakeTwilio
     clock.advance(45)
     assert [a.kind for a in timer(sms).tick()] == ["reminder"]
     assert sms.last(bob).startswith("#2 Reminder: Bob, your turn. 45 s left.")
+
+
+def test_the_timer_reads_only_clocks_that_want_a_look(sms: Sms, clock: Clock) -> None:
+    """Each tick reads the sessions whose limit is half gone, not every open game; what it
+    remembers of a session goes once the session is no longer read."""
+    store = sms.app.state.store
+    ann, _bob = sms.new_game(2)
+    code = sms.text("+15550008001", "NEW Dee")[0].split()[1]  # a second game, other phones
+    sms.text("+15550008002", f"JOIN {code} Eve")
+    sms.text("+15550008001", "START")
+    assert store.running_clocks(clock(), ()) == []
+    clock.advance(LIMIT / 2)
+    assert len(store.running_clocks(clock(), ())) == 2
+    reminders = timer(sms).tick()
+    assert [a.kind for a in reminders] == ["reminder", "reminder"]
+    assert len(timer(sms)._reminded) == 2
+    sms.text(ann, "50")  # Ann's game moves on: its clock starts again
+    assert len(store.running_clocks(clock(), ())) == 1
+    timer(sms).tick()
+    assert len(timer(sms)._reminded) == 1
+
+
+def test_a_game_over_is_not_read_again(sms: Sms, clock: Clock) -> None:
+    ann, bob = sms.new_game(2)
+    sms.text(ann, "LEAVE")  # Bob alone: the game is over, nothing is timed
+    assert not sms.table(bob).running
+    clock.advance(LIMIT)
+    store = sms.app.state.store
+    assert len(store.running_clocks(clock(), ())) == 1
+    assert timer(sms).tick() == []
+    assert store.running_clocks(clock(), ()) == []
