@@ -7,10 +7,11 @@ from __future__ import annotations
 import asyncio
 
 import pytest
+from fastapi import HTTPException
 from starlette.datastructures import FormData
 from starlette.requests import Request
 
-from host.twilio_security import posted_form
+from host.twilio_security import MAX_FIELDS, posted_form
 
 BODIES = [
     b"From=%2B15551234567&To=%2B15005550006&Body=I+bid+3&MessageSid=SM1",
@@ -44,3 +45,16 @@ def test_the_urlencoded_body_reads_as_starlette_reads_it(body: bytes) -> None:
     ours = asyncio.run(posted_form(_request(body, "application/x-www-form-urlencoded; charset=UTF-8")))
     theirs = asyncio.run(_starlette(_request(body, "application/x-www-form-urlencoded")))
     assert list(ours.multi_items()) == list(theirs.multi_items())
+
+
+def test_a_form_of_too_many_fields_is_refused_not_a_crash() -> None:
+    scope = {"type": "http", "method": "POST", "path": "/", "headers": [
+        (b"content-type", b"application/x-www-form-urlencoded")]}
+    body = "&".join(f"f{i}=1" for i in range(MAX_FIELDS + 1)).encode()
+
+    async def receive() -> dict[str, object]:
+        return {"type": "http.request", "body": body, "more_body": False}
+
+    with pytest.raises(HTTPException) as refused:
+        asyncio.run(posted_form(Request(scope, receive)))
+    assert refused.value.status_code == 400
