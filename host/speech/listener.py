@@ -47,6 +47,7 @@ from host.reply import Reply
 from host.session import Asked, SessionConfig, Table
 from host.speech import recognizer
 from host.speech.audio import SAMPLE_RATE
+from host.speech.denoise import Denoiser, wanted
 from host.speech.engines import recognizer_for
 from host.speech.model import UNK, SpeechModel
 from host.speech.recognizer import Endpointer
@@ -352,6 +353,8 @@ class StreamListener(ABC):
     on_reply: Callable[[Reply], None] | None = None
     _missing: frozenset[str] = frozenset()
     _checked_at = 0.0
+    #: Noise suppression in front of the recogniser (None: the audio as it comes).
+    denoiser: Denoiser | None = None
 
     def _attach(self, referee: Referee, session_id: str, speaker: str | None) -> Table:
         """Follow ``session_id`` for ``speaker`` (None: a shared microphone); its table now."""
@@ -372,10 +375,11 @@ class StreamListener(ABC):
         *,
         report_missing: bool,
         phone: bool = False,
+        denoise: bool = False,
     ) -> None:
         """Check ``every`` phrase the listener may ever use against the model (reported once,
         here, unless the caller reports :attr:`missing_words` itself), then start listening
-        for :meth:`phrases`."""
+        for :meth:`phrases`; ``denoise``: through a :class:`Denoiser` (16 kHz audio)."""
         self.model = model
         self.phone = phone
         self.missing_words = tuple(model.missing_words(dict.fromkeys(every)))
@@ -393,6 +397,7 @@ class StreamListener(ABC):
             settles=says_a_number(self.lang),
         )
         self._checked_at = 0.0
+        self.denoiser = Denoiser(sample_rate) if denoise else None
 
     def _hearable(self, phrases: Iterable[str]) -> list[str]:
         """``phrases`` without those that have a word the model lacks."""
@@ -481,6 +486,8 @@ class StreamListener(ABC):
         if self.endpointer.time - self._checked_at >= self.REFRESH_S and not self.endpointer.in_utterance:
             self.refresh()
         out: list[Heard] = []
+        if self.denoiser is not None:
+            pcm = self.denoiser(pcm)
         hearing = self.endpointer.feed(pcm)
         while hearing is not None:
             out.append(self.handle(hearing))
@@ -518,8 +525,11 @@ class Listener(StreamListener):
         phone: bool = False,
         on_reply: Callable[[Reply], None] | None = None,
         confirm_lapse: float | None = CONFIRM_LAPSE,
+        denoise: bool | None = None,
     ) -> None:
-        """``confirm_lapse``: seconds a read-back waits for its answer before it lapses and
+        """``denoise``: noise suppression in front of the recogniser (:mod:`host.speech.denoise`;
+        None: where it measured better, :func:`host.speech.denoise.wanted`).
+        ``confirm_lapse``: seconds a read-back waits for its answer before it lapses and
         changes nothing (None: it waits). ``report_missing`` false: the caller tells the
         user about :attr:`missing_words` (the table command prints them) instead of a
         logged warning. ``phone``: the audio
@@ -532,7 +542,10 @@ class Listener(StreamListener):
         self._listen_for = ListenForCache()
         self._table = table
         self._key = self._state_key()
-        self._listen(model, sample_rate, every_phrase(table), report_missing=report_missing, phone=phone)
+        if denoise is None:
+            denoise = wanted(model.engine, sample_rate, phone=phone)
+        every = every_phrase(table)
+        self._listen(model, sample_rate, every, report_missing=report_missing, phone=phone, denoise=denoise)
         self._phrases = (self.phrases(), self.talk())
 
     # --- state and phrases ---

@@ -296,7 +296,7 @@ class SphinxRecognizer(GrammarRecognizer):
         best_text = " ".join(str(hyp.hypstr).split())
         scores = {best_text: _log_score(hyp.score)}
         if self.max_alternatives > 1:
-            for i, entry in enumerate(self._decoder.nbest()):
+            for i, entry in enumerate(self._decoder.nbest() or ()):  # None: no lattice
                 if i >= _NBEST_SCAN or len(scores) >= self.max_alternatives:
                     break
                 if entry is None:  # the iterator yields None for a failed path

@@ -268,12 +268,12 @@ def hear(listener: Listener, audio: bytes) -> list[tuple[Any, float]]:
 
 def run(
     model: SpeechModel, name: str, lang: str, voice: str, level: str, sentences: Sequence[str],
-    steps: int, seed: int, tally: Tally, yes_voice: str,
+    steps: int, seed: int, tally: Tally, yes_voice: str, denoise: bool = True,
 ) -> None:
     game = Game(name, lang, random.Random(seed))
     for i, (referee, session, words, move) in enumerate(game.steps(steps)):
         # 1. the move, heard as the host would hear it
-        listener = Listener(referee, session, model, report_missing=False)
+        listener = Listener(referee, session, model, report_missing=False, denoise=denoise)
         before = referee.store.last_seq(session)
         audio, ends = stream([say(words, voice, lang)], level, seed + i)
         timed = hear(listener, audio)
@@ -293,7 +293,7 @@ def run(
         if sentence is None:
             continue
         copy, copied = game.fresh()
-        listener = Listener(copy, copied, model, report_missing=False)
+        listener = Listener(copy, copied, model, report_missing=False, denoise=denoise)
         before = copy.store.last_seq(copied)
         yes = YES[lang][i % len(YES[lang])]
         audio, _ = stream([say(sentence, voice, lang), say(yes, yes_voice, lang)], level, seed + 1000 + i)
@@ -332,6 +332,7 @@ def main() -> None:
     parser.add_argument("--dump", type=Path, help="write every utterance and what came of it (JSON lines)")
     parser.add_argument("--talk-weight", type=float, help="the gate's talk prior (host/speech/sphinx.py)")
     parser.add_argument("--gate-wip", type=float, help="the gate's word penalty (sphinx.py)")
+    parser.add_argument("--no-denoise", action="store_true", help="audio as is (host/speech/denoise.py)")
     args = parser.parse_args()
     if args.talk_weight is not None:
         sphinx.TALK_WEIGHT = args.talk_weight
@@ -356,7 +357,8 @@ def main() -> None:
                 for k, name in enumerate(games):
                     share = sentences[k :: len(games)]
                     steps = max(len(share), 10 if args.quick else 25)
-                    run(model, name, lang, voice, level, share, steps, 7 + 97 * k, tally, yes_voice)
+                    run(model, name, lang, voice, level, share, steps, 7 + 97 * k, tally, yes_voice,
+                        not args.no_denoise)
                 report(lang, voice, level, tally, time.perf_counter() - started, args.show)
                 if args.dump is not None:
                     with args.dump.open("a", encoding="utf-8") as out:
