@@ -352,8 +352,7 @@ class Store:
             statements.append(then)
         text = []
         for sql, params in statements:
-            for listener in self.engine.dispatch.before_cursor_execute:
-                sql, params = listener(txn.conn, cursor, sql, params, None, False)
+            sql, params = self._seen(txn.conn, cursor, sql, params)
             text.append(sql if params is None else cursor.mogrify(sql, params))
         cursor.execute("; ".join(text))
         while cursor.nextset():  # to the last statement's result: the one asked for
@@ -373,8 +372,7 @@ class Store:
 
     def _send(self, conn: Connection, cursor: Any, sql: str, params: Any, many: bool = False) -> Any:
         """One statement on the driver's cursor, seen by the engine's cursor listeners."""
-        for listener in self.engine.dispatch.before_cursor_execute:
-            sql, params = listener(conn, cursor, sql, params, None, many)
+        sql, params = self._seen(conn, cursor, sql, params, many)
         if many:
             cursor.executemany(sql, params)
         elif params is None:
@@ -382,6 +380,15 @@ class Store:
         else:
             cursor.execute(sql, params)
         return cursor
+
+    def _seen(
+        self, conn: Connection, cursor: Any, sql: str, params: Any, many: bool = False
+    ) -> tuple[str, Any]:
+        """A statement as the engine's ``before_cursor_execute`` listeners pass it on (the
+        driver is called directly, so SQLAlchemy does not call them itself)."""
+        for listener in self.engine.dispatch.before_cursor_execute:
+            sql, params = listener(conn, cursor, sql, params, None, many)
+        return sql, params
 
     def for_update(self, skip_locked: bool = False) -> str:
         """The row-locking suffix of a ``SELECT`` (nothing on SQLite, whose writers are

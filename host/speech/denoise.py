@@ -31,7 +31,7 @@ from collections import deque
 import numpy as np
 from webrtc_noise_gain import AudioProcessor
 
-from host.speech.audio import SAMPLE_RATE, SAMPLE_WIDTH, as_int16, speech_threshold
+from host.speech.audio import SAMPLE_RATE, SAMPLE_WIDTH, as_int16, rms, speech_threshold
 
 #: WebRTC's suppression level, 1 (least) .. 4 (most). 3 and 4 measured alike (22 and 23
 #: of 24 moves right in white noise); 3 changes speech least.
@@ -109,16 +109,16 @@ class Denoiser:
         )
 
     def _frame(self, frame: bytes) -> bytes:
-        raw = as_int16(frame).astype(np.float64)
-        self._raw_levels.append(float(np.sqrt(np.mean(raw**2))))
+        self._raw_levels.append(rms(frame))
         # The suppressor runs all the time, so its noise estimate is ready when it engages.
-        x = as_int16(bytes(self._ns.Process10ms(frame).audio)).astype(np.float64)
-        level = float(np.sqrt(np.mean(x**2)))
+        suppressed = bytes(self._ns.Process10ms(frame).audio)
+        level = rms(suppressed)
         self._levels.append(level)
         if not self.engaged:
             self._gain = 1.0
             return frame
         target = 1.0 if level > GATE_RATIO * self.floor else GATE_GAIN
         self._gain += (_OPEN if target > self._gain else _CLOSE) * (target - self._gain)
+        x = as_int16(suppressed).astype(np.float64)
         out: bytes = np.clip(np.rint(x * self._gain), -32768, 32767).astype("<i2").tobytes()
         return out
