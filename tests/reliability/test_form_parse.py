@@ -11,7 +11,8 @@ from fastapi import HTTPException
 from starlette.datastructures import FormData
 from starlette.requests import Request
 
-from host.twilio_security import MAX_FIELDS, posted_form
+from host.config import Settings
+from host.twilio_security import MAX_FIELDS, posted_form, signed_form
 
 BODIES = [
     b"From=%2B15551234567&To=%2B15005550006&Body=I+bid+3&MessageSid=SM1",
@@ -48,7 +49,7 @@ def test_the_urlencoded_body_reads_as_starlette_reads_it(body: bytes) -> None:
 
 
 def test_a_form_of_too_many_fields_is_refused_not_a_crash() -> None:
-    scope = {"type": "http", "method": "POST", "path": "/", "headers": [
+    scope = {"type": "http", "method": "POST", "path": "/twilio/sms", "headers": [
         (b"content-type", b"application/x-www-form-urlencoded")]}
     body = "&".join(f"f{i}=1" for i in range(MAX_FIELDS + 1)).encode()
 
@@ -56,5 +57,5 @@ def test_a_form_of_too_many_fields_is_refused_not_a_crash() -> None:
         return {"type": "http.request", "body": body, "more_body": False}
 
     with pytest.raises(HTTPException) as refused:
-        asyncio.run(posted_form(Request(scope, receive)))
-    assert refused.value.status_code == 400
+        asyncio.run(signed_form(Request(scope, receive), Settings()))
+    assert refused.value.status_code == 403
