@@ -268,7 +268,7 @@ def hear(listener: Listener, audio: bytes) -> list[tuple[Any, float]]:
 
 def run(
     model: SpeechModel, name: str, lang: str, voice: str, level: str, sentences: Sequence[str],
-    steps: int, seed: int, tally: Tally, yes_voice: str, denoise: bool = True,
+    steps: int, seed: int, tally: Tally, yes_voice: str, denoise: bool | None = None,
 ) -> None:
     game = Game(name, lang, random.Random(seed))
     for i, (referee, session, words, move) in enumerate(game.steps(steps)):
@@ -357,8 +357,9 @@ def main() -> None:
                 for k, name in enumerate(games):
                     share = sentences[k :: len(games)]
                     steps = max(len(share), 10 if args.quick else 25)
+                    # None: the listener's own choice (host.speech.denoise.wanted), as a table's.
                     run(model, name, lang, voice, level, share, steps, 7 + 97 * k, tally, yes_voice,
-                        not args.no_denoise)
+                        False if args.no_denoise else None)
                 report(lang, voice, level, tally, time.perf_counter() - started, args.show)
                 if args.dump is not None:
                     with args.dump.open("a", encoding="utf-8") as out:
