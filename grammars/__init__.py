@@ -76,6 +76,10 @@ class Speech(BaseModel):
     # Trailing silence (s) that ends an utterance ending in a phrase a longer one extends
     # ("오십" of "오십 삼"); unset: the recogniser's full end-of-utterance silence.
     phrase_silence_s: float | None = Field(default=None, gt=0)
+    # Which texts phrase_silence_s may end: "number", a text ending with a number (a card's
+    # suit said first may still wait for its rank: "스페이드 ... 이"), or "any" phrase a
+    # longer one extends ("plays gift" of "plays gift turned").
+    phrase_settles: Literal["number", "any"] = "number"
 
 
 @dataclass(frozen=True)
@@ -90,6 +94,7 @@ class Grammar:
     card_lookalikes: tuple[str, ...] = ()
     speech_commands: dict[str, tuple[str, ...]] = field(default_factory=dict)
     phrase_silence_s: float | None = None
+    phrase_settles: str = "number"
     talk: tuple[str, ...] = ()
     read_back_alone: frozenset[str] = frozenset()
 
@@ -247,6 +252,7 @@ def load(lang: str, root: Path = ROOT) -> Grammar:
         card_lookalikes=tuple(speech.card_lookalikes),
         speech_commands={k: tuple(v) for k, v in speech.commands.items()},
         phrase_silence_s=speech.phrase_silence_s,
+        phrase_settles=speech.phrase_settles,
         talk=tuple(speech.talk),
         read_back_alone=frozenset(speech.read_back_alone),
     )

@@ -215,6 +215,11 @@ def every_phrase(table: Table) -> list[str]:
     return list(dict.fromkeys(" ".join(p.split()) for p in phrases if p.strip()))
 
 
+def phrase_settles(grammar: Grammar) -> Callable[[str], bool] | None:
+    """Which texts the grammar's ``phrase_silence_s`` may end (None: any text)."""
+    return None if grammar.phrase_settles == "any" else says_a_number(grammar.lang)
+
+
 def says_a_number(lang: str) -> Callable[[str], bool]:
     """Whether a text ends with a number: what the grammar's ``phrase_silence_s`` may end
     early ("오십", or a misheard "사 오십"), unlike a card's suit waiting for its rank."""
@@ -394,7 +399,7 @@ class StreamListener(ABC):
         self.endpointer = Endpointer(
             recognizer_for(model, sample_rate, self.phrases(), phone=phone, talk=self.talk()),
             phrase_silence_s=self.grammar.phrase_silence_s,
-            settles=says_a_number(self.lang),
+            settles=phrase_settles(self.grammar),
         )
         self._checked_at = 0.0
         self.denoiser = Denoiser(sample_rate) if denoise else None

@@ -100,12 +100,16 @@ def pronunciations(dictionary: Path) -> dict[str, frozenset[str]]:
 
 
 def talk_words(talk: Iterable[str], phrases: Iterable[str], dictionary: Path | None) -> list[str]:
-    """The ``talk`` words a gate may use with ``phrases``: none that is a word of a phrase or
-    sounds exactly like one ("two" said alone must be the move, not the word "to")."""
-    said = {w for p in phrases for w in p.split()}
+    """The ``talk`` words a gate may use with ``phrases``: none that is a phrase by itself or
+    sounds exactly like one ("two" said alone must be the move, not the word "to"). Words
+    only found inside longer phrases stay: a whole phrase said still beats the same words
+    as talk (the talk branch's prior and word penalty), while without "take", "what" or
+    "game" in the loop, "take your time" had to be heard as "take it back" and "welcome,
+    take a seat" as "what can i say"."""
+    alone = {" ".join(p.split()) for p in phrases if len(p.split()) == 1}
     sounds = pronunciations(dictionary) if dictionary is not None else {}
-    taken = {pron for w in said for pron in sounds.get(w, ())}
-    return [w for w in talk if w not in said and not (sounds.get(w, frozenset()) & taken)]
+    taken = {pron for w in alone for pron in sounds.get(w, ())}
+    return [w for w in talk if w not in alone and not (sounds.get(w, frozenset()) & taken)]
 
 
 #: Top of the mel filter bank for 8 kHz input: telephone speech carries nothing above
@@ -119,6 +123,17 @@ NARROWBAND_UPPERF = 3500
 #: up ("fifty three" heard as "thirty three"). Measured on the first utterance of a fresh
 #: decoder (tests/bench/bench_english.py, "phone"): see docs/media-streams.md.
 PHONE_CMN_INIT = "31.78,12.37,-29.26,32.83,-18.18,-4.19,2.37,-23.21,10.05,-10.74,0.39,5.09,-12.72"
+
+#: Initial cepstral mean for a table's microphone (16 kHz). The live CMN updates only at
+#: the end of an utterance, so the first words are decoded against the initial mean, and
+#: the model's (40,3,-1,0...) is far from clear speech at 16 kHz: a fresh decoder heard
+#: espeak-ng's numbers 1..100 right 68 times of 100. c1..c12 are the mean the live CMN
+#: settled on after 15 moves each by Piper and espeak-ng (their average: the spectral
+#: shape of speech, not of one voice); c0, the loudness, is between the model's 40 and the
+#: settled 56 so that a quiet microphone is not pushed off either (espeak-ng 1..100, fresh
+#: decoder, at -21 / -35 dBFS RMS: 68 / 68 with the model's mean, 95 / 90 with this; Piper
+#: 99 / 98 -> 99 / 99). See docs/speech.md.
+TABLE_CMN_INIT = "44,1.05,-1.92,18.26,-1.79,-2.98,-3.32,-11.37,-0.45,-3.03,4.17,-2.07,-4.35"
 
 
 def decoder_config(model: SpeechModel, sample_rate: int, *, phone: bool = False) -> Any:
@@ -135,6 +150,8 @@ def decoder_config(model: SpeechModel, sample_rate: int, *, phone: bool = False)
     config["topn"] = 16
     if phone:
         config["cmninit"] = PHONE_CMN_INIT
+    elif sample_rate == SAMPLE_RATE:
+        config["cmninit"] = TABLE_CMN_INIT
     if sample_rate < SAMPLE_RATE:
         # A 256-point FFT covers the 25.6 ms window at 8 kHz. The model's feat.params
         # override -upperf given on the config, so point the decoder at an edited copy.
@@ -179,6 +196,7 @@ class SphinxRecognizer(GrammarRecognizer):
         self._in_utt = False
         self._active: str | None = None
         self._gate_active: str | None = None
+        self._whole: frozenset[str] | None = None  # the grammar's sentences (None: no grammar)
         self.talk_weight = TALK_WEIGHT
         super().__init__(
             model,
@@ -189,6 +207,19 @@ class SphinxRecognizer(GrammarRecognizer):
             talk=talk,
         )
         self.partial_lags = False  # pocketsphinx's hypothesis keeps up with the audio
+
+    @property
+    def cepstral_mean(self) -> str:
+        """The live cepstral mean ("c0,c1,...") as the audio so far has left it."""
+        return str(self._decoder.get_cmn(False))
+
+    @cepstral_mean.setter
+    def cepstral_mean(self, value: str) -> None:
+        """Start from the mean another decoder on the same microphone settled on."""
+        self._decoder.set_cmn(value)
+        self._gate_config["cmninit"] = value  # the gate may not be made yet
+        if self._gate is not None:
+            self._gate.set_cmn(value)
 
     @staticmethod
     def _new_decoder(model: SpeechModel, config: Any) -> Any:
@@ -206,6 +237,7 @@ class SphinxRecognizer(GrammarRecognizer):
         if not phrases:
             # Only talk to listen for: the phrase decoder's grammar must still accept something.
             phrases = loop[:1]
+        self._whole = frozenset(" ".join(p.split()) for p in phrases)
         return jsgf(phrases)
 
     def reset(self, at: float | None = None) -> None:
@@ -302,7 +334,11 @@ class SphinxRecognizer(GrammarRecognizer):
                 if entry is None:  # the iterator yields None for a failed path
                     continue
                 text = " ".join(str(entry.hypstr).split())
-                if text and text not in scores:
+                # The lattice also holds paths that stop inside a phrase ("six of" beside
+                # "six of spades", "take" of "take back" beside "eight"): not sentences of
+                # the grammar, they only split the share, so clear moves were read back.
+                whole = self._whole is None or self._grammar is None or text in self._whole
+                if text and text not in scores and whole:
                     scores[text] = _log_score(entry.score)
         # The search's best path and the lattice's N-best may disagree: then the lattice
         # scores another phrase above it ("six" in espeak-ng's voice: the search says six,

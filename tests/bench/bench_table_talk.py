@@ -2,11 +2,13 @@
 
 Run: python tests/bench/bench_table_talk.py [--quick] [--lang en,ko] [--voices piper,espeak]
      [--noise clean,white20,white10,fan20] [--games up-or-down,inversion,blofa,upside-out]
-     [--half even|odd] [--dump FILE.jsonl] [--talk-weight W] [--gate-wip P]
+     [--half even|odd] [--dump FILE.jsonl] [--talk-weight W] [--gate-wip P] [--cold]
 
 A seeded honest game of each kind is played out loud through the real path of a table
 (``Listener`` -> ``Referee``, the table's shared microphone, nothing spoken back, so no
-input is dropped while the host would speak: the hardest case). Each step says:
+input is dropped while the host would speak: the hardest case). The microphone's decoder
+state that a real table's one listener keeps (pocketsphinx's cepstral mean) carries over
+from step to step; ``--cold`` starts every step from the initial mean. Each step says:
 
 1. the current player's move (a legal move of the game, in the words ``Talk.words``
    gives it), the control: ruled right at once, asked, ruled wrong, or missed;
@@ -23,7 +25,7 @@ the game goes on as planned.
 
 Speech in noise is the same audio mixed with white noise or fan noise at a signal to noise
 ratio (dB) against the speech. Moves are also timed: end of speech to ruling (stream time
-waited plus the compute of the chunk that produced it).
+waited plus the compute of the chunk that produced it, up to the reply).
 
 Figures printed per language, voice and noise: talk that changed the game (target 0),
 talk that made the host ask (target <= 3 %), moves ruled right first try (English targets
@@ -228,7 +230,9 @@ class Tally:
     examples: dict[str, list[str]] = field(default_factory=dict)
     records: list[dict[str, Any]] = field(default_factory=list)  # every utterance, for --dump
 
-    def record(self, kind: str, said: str, outcome: str, heard: Sequence[Any]) -> None:
+    def record(
+        self, kind: str, said: str, outcome: str, heard: Sequence[Any], latency: float | None = None
+    ) -> None:
         for h in heard:
             r = h.reading
             self.records.append({
@@ -240,6 +244,7 @@ class Tally:
                 "confidence": r.confidence if r is not None else None,
                 "top": r.top if r is not None else None,
                 "ignored": h.ignored, "lines": list(h.reply.lines) if h.reply is not None else [],
+                "latency": latency if h.reply is not None else None,
             })  # fmt: skip
 
     def note(self, what: str, example: str) -> None:
@@ -255,37 +260,69 @@ def talk_outcome(kinds: list[str], asked: bool, answered: bool) -> str:
 
 
 def hear(listener: Listener, audio: bytes) -> list[tuple[Any, float]]:
-    """Every Heard of the stream, with the compute time of the chunk that produced it."""
+    """Every Heard of the stream, with the compute time of the chunk that produced it up to
+    its ruling (``on_reply``: the announcement is made then; the listener's switch to the
+    next phrase list after it is not part of the wait)."""
     out: list[tuple[Any, float]] = []
+    ruled: list[float] = []
+    listener.on_reply = lambda _reply: ruled.append(time.perf_counter())
     for chunk in pcm_chunks(audio, SAMPLE_RATE, CHUNK_MS):
         started = time.perf_counter()
+        ruled.clear()
         heard = listener.feed(chunk)
-        spent = time.perf_counter() - started
+        spent = (ruled[0] if ruled else time.perf_counter()) - started
         out += [(h, spent) for h in heard]
     out += [(h, 0.0) for h in listener.flush()]
     return out
 
 
+class Microphone:
+    """The table's microphone across the steps of a game: each step is heard by a fresh
+    Listener (a fresh copy of the session), but at a real table one listener has heard the
+    game so far, so its decoder's cepstral mean carries over (``cold``: every step starts
+    from the initial mean, as the first words said at a table do)."""
+
+    def __init__(self, cold: bool) -> None:
+        self.cold = cold
+        self.mean: str | None = None
+
+    def listener(self, referee: Referee, session: str, model: SpeechModel, denoise: bool | None) -> Listener:
+        listener = Listener(referee, session, model, report_missing=False, denoise=denoise)
+        recognizer = listener.endpointer.recognizer
+        if not self.cold and self.mean is not None and isinstance(recognizer, sphinx.SphinxRecognizer):
+            recognizer.cepstral_mean = self.mean
+        return listener
+
+    def heard(self, listener: Listener) -> None:
+        recognizer = listener.endpointer.recognizer
+        if isinstance(recognizer, sphinx.SphinxRecognizer):
+            self.mean = recognizer.cepstral_mean
+
+
 def run(
     model: SpeechModel, name: str, lang: str, voice: str, level: str, sentences: Sequence[str],
-    steps: int, seed: int, tally: Tally, yes_voice: str, denoise: bool | None = None,
+    steps: int, seed: int, tally: Tally, yes_voice: str, denoise: bool | None = None, cold: bool = False,
 ) -> None:
     game = Game(name, lang, random.Random(seed))
+    mic = Microphone(cold)
     for i, (referee, session, words, move) in enumerate(game.steps(steps)):
         # 1. the move, heard as the host would hear it
-        listener = Listener(referee, session, model, report_missing=False, denoise=denoise)
+        listener = mic.listener(referee, session, model, denoise)
         before = referee.store.last_seq(session)
         audio, ends = stream([say(words, voice, lang)], level, seed + i)
         timed = hear(listener, audio)
+        mic.heard(listener)
         heard = [h for h, _ in timed]
         acted = [h for h in heard if h.reply is not None]
         outcome = move_outcome(referee, session, before, move, acted)
         tally.moves[outcome] += 1
-        tally.record("move", words, outcome, heard)
+        latency = None
         if outcome == "right":
             first, spent = next((h, c) for h, c in timed if h.reply is not None)
-            tally.latency.append(first.hearing.emitted_at - ends[0] + spent)
-        else:
+            latency = first.hearing.emitted_at - ends[0] + spent
+            tally.latency.append(latency)
+        tally.record("move", words, outcome, heard, latency)
+        if outcome != "right":
             tally.note(f"move {outcome}", f"{words!r} -> {[h.hearing.text for h in heard]}")
         game.inputs.append(words)  # the next step rules it from its text, as planned
         # 2. table talk and someone's "yes", in a fresh copy of the game at this step
@@ -293,11 +330,12 @@ def run(
         if sentence is None:
             continue
         copy, copied = game.fresh()
-        listener = Listener(copy, copied, model, report_missing=False, denoise=denoise)
+        listener = mic.listener(copy, copied, model, denoise)
         before = copy.store.last_seq(copied)
         yes = YES[lang][i % len(YES[lang])]
         audio, _ = stream([say(sentence, voice, lang), say(yes, yes_voice, lang)], level, seed + 1000 + i)
         heard = list(listener.hear(pcm_chunks(audio, SAMPLE_RATE, CHUNK_MS)))
+        mic.heard(listener)
         replies = [h.reply for h in heard if h.reply is not None]
         asked = any(r.confirm for r in replies)
         outcome = talk_outcome(log_kinds(copy, copied, before), asked, bool(replies))
@@ -333,6 +371,7 @@ def main() -> None:
     parser.add_argument("--talk-weight", type=float, help="the gate's talk prior (host/speech/sphinx.py)")
     parser.add_argument("--gate-wip", type=float, help="the gate's word penalty (sphinx.py)")
     parser.add_argument("--no-denoise", action="store_true", help="audio as is (host/speech/denoise.py)")
+    parser.add_argument("--cold", action="store_true", help="no step inherits the microphone's cepstral mean")
     args = parser.parse_args()
     if args.talk_weight is not None:
         sphinx.TALK_WEIGHT = args.talk_weight
@@ -359,7 +398,7 @@ def main() -> None:
                     steps = max(len(share), 10 if args.quick else 25)
                     # None: the listener's own choice (host.speech.denoise.wanted), as a table's.
                     run(model, name, lang, voice, level, share, steps, 7 + 97 * k, tally, yes_voice,
-                        False if args.no_denoise else None)
+                        False if args.no_denoise else None, args.cold)
                 report(lang, voice, level, tally, time.perf_counter() - started, args.show)
                 if args.dump is not None:
                     with args.dump.open("a", encoding="utf-8") as out:

@@ -8,10 +8,10 @@ from collections.abc import Callable
 
 import pytest
 
-from grammars import load
+from grammars import Grammar, load
 from host.speech.audio import SAMPLE_RATE, pcm_chunks
 from host.speech.engines import recognizer_for
-from host.speech.listener import MOVE_SHARE, says_a_number
+from host.speech.listener import MOVE_SHARE, phrase_settles
 from host.speech.model import SpeechModel, load_model
 from host.speech.recognizer import Endpointer, Hearing
 from host.speech.sphinx import SphinxRecognizer, jsgf
@@ -154,7 +154,7 @@ def test_an_english_round_number_ends_after_the_phrase_silence(en_model: SpeechM
 
     def endpointer() -> Endpointer:
         recognizer = recognizer_for(en_model, SAMPLE_RATE, NUMBERS_EN)
-        return Endpointer(recognizer, phrase_silence_s=settle, settles=says_a_number("en"))
+        return Endpointer(recognizer, phrase_silence_s=settle, settles=phrase_settles(load("en")))
 
     (hearing,) = hear(endpointer(), silence(0.5) + piper("ninety") + silence(1.5))
     assert hearing.text == "ninety"
@@ -162,6 +162,30 @@ def test_an_english_round_number_ends_after_the_phrase_silence(en_model: SpeechM
     pause = silence(0.5) + piper("ninety") + silence(0.35) + piper("one") + silence(1.5)
     (joined,) = hear(endpointer(), pause)
     assert joined.text == "ninety one"
+
+
+def test_an_english_card_play_a_longer_phrase_extends_ends_after_the_phrase_silence(
+    en_model: SpeechModel, piper: Say
+) -> None:
+    # English settles any phrase a longer one extends, not only numbers: "plays gift" then
+    # silence is the play (it waited the full 0.7 s and set the p99 of rulings); Korean still
+    # waits for a card's rank after its suit.
+    english, korean = load("en"), load("ko")
+    assert phrase_settles(english) is None and phrase_settles(korean) is not None
+    assert english.phrase_silence_s is not None
+    phrases = ["plays gift", "plays gift turned", "draw", "draw a card"]
+
+    def endpointer(grammar: Grammar) -> Endpointer:
+        recognizer = recognizer_for(en_model, SAMPLE_RATE, phrases)
+        settle = english.phrase_silence_s
+        return Endpointer(recognizer, phrase_silence_s=settle, settles=phrase_settles(grammar))
+
+    said = silence(0.5) + piper("plays gift") + silence(1.5)
+    (hearing,) = hear(endpointer(english), said)
+    assert hearing.text == "plays gift"
+    assert english.phrase_silence_s <= hearing.latency < endpointer(english).silence_s
+    (waited,) = hear(endpointer(korean), said)  # "number" settling: the full silence
+    assert waited.text == "plays gift" and waited.latency >= endpointer(korean).silence_s
 
 
 def test_the_gate_keeps_espeak_moves_and_still_drops_talk(
