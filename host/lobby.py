@@ -70,17 +70,23 @@ class Lobby:
     def game_of(self, address: str) -> Member | None:
         """The member ``address`` is (None: in no game), with their game's members, the
         opt-outs and the number of ours each last texted read in the same statement: the
-        transaction asks for none of them again."""
+        transaction asks for none of them again; nor for their game's row, read (and on
+        PostgreSQL locked) in it too: what they sent is ruled on next."""
+        game = self.store.session_read_with("SELECT session_id FROM members WHERE address = :address")
         rows = self.store.execute(
-            "SELECT a.address AS asked, m.address, m.session_id, m.name, m.channel, m.call_sid,"
+            f"WITH {game}"
+            " SELECT a.address AS asked, m.address, m.session_id, m.name, m.channel, m.call_sid,"
             " (SELECT 1 FROM optouts o WHERE o.address = COALESCE(m.address, a.address)) AS opted_out,"
-            " (SELECT n.host FROM sms_numbers n WHERE n.address = COALESCE(m.address, a.address)) AS host"
-            " FROM (SELECT CAST(? AS TEXT) AS address) a"
+            " (SELECT n.host FROM sms_numbers n WHERE n.address = COALESCE(m.address, a.address)) AS host,"
+            " s.*"
+            " FROM (SELECT CAST(:address AS TEXT) AS address) a"
             " LEFT JOIN members m"
             " ON m.session_id = (SELECT session_id FROM members WHERE address = a.address)"
+            " LEFT JOIN s ON 1 = 1"
             " ORDER BY m.joined",
-            (address,),
+            {"address": address},
         )
+        self.store.took_session(rows[0])
         members = [_member(r) for r in rows if r["address"] is not None]
         memo = self._memo()
         if memo is not None:

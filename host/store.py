@@ -23,7 +23,8 @@ commit: on PostgreSQL in one query string with the read or commit that follows (
 trip, values bound by psycopg's ClientCursor), on SQLite rows of
 one statement as one ``executemany``. What a transaction has read it remembers until it
 ends (a session's row, stored replies, and whatever others keep in ``memo``), so nothing
-is looked up twice.
+is looked up twice; a read that also wants a session's row takes it in the same statement
+(``session_read_with``, locked on PostgreSQL), one round trip instead of two.
 
 The schema is made and upgraded by migrations (host/migrations, alembic); opening a
 Store brings the database up to date unless asked not to.
@@ -436,6 +437,30 @@ class Store:
             txn.rows[session_id] = row
             if lock:
                 txn.locked.add(session_id)
+        return row
+
+    def session_read_with(self, id_sql: str) -> str:
+        """A ``WITH`` item, ``s``, for a read that also wants the session whose id the scalar
+        query ``id_sql`` gives: the read takes its columns (``s.*``, under a join that keeps
+        its own rows when there is none) and hands its first row to ``took_session``. Inside
+        a transaction on PostgreSQL the row is locked (FOR UPDATE) as ``session`` would: one
+        statement instead of two, one round trip less, and still a prepared statement."""
+        lock = " FOR UPDATE" if self.in_transaction and not self.sqlite else ""
+        return f"s AS (SELECT * FROM sessions WHERE id = ({id_sql}){lock})"
+
+    def took_session(self, r: Row) -> SessionRow | None:
+        """The session's row from a read made with ``session_read_with`` (None if it found
+        none); inside a transaction ``session`` answers from it, reading nothing."""
+        if r.get("id") is None:
+            return None
+        txn: _Transaction | None = getattr(self._local, "txn", None)
+        if txn is not None and r["id"] in txn.rows:
+            return txn.rows[r["id"]]  # what this transaction knows (and may have changed) stands
+        row = _row(r)
+        if txn is not None:
+            txn.rows[row.id] = row
+            if not self.sqlite:
+                txn.locked.add(row.id)
         return row
 
     def session_by_code(self, code: str) -> SessionRow | None:

@@ -4,8 +4,11 @@ listener on the app's engine (the real app, in this process, signed form posts).
 Run: python tests/bench/statements.py [--show] [--postgresql]
 
 Prints the statements one SMS move and each voice action run: ``sql`` counts what the
-database is asked (BEGIN and COMMIT apart), ``round trips`` everything sent. ``--show``
-lists them. The benchmarks print the same table (``bench_sms.py``, ``bench_voice.py``).
+database is asked (BEGIN and COMMIT apart), ``sent`` everything sent, and ``round trips``
+how many times the driver went to the database and waited for it (on PostgreSQL
+statements that wait in a transaction go with the next in one query string, on one
+cursor; on SQLite every statement is a call of its own). ``--show`` lists them. The
+benchmarks print the same table (``bench_sms.py``, ``bench_voice.py``).
 """
 
 from __future__ import annotations
@@ -44,23 +47,28 @@ _sids = itertools.count(1)
 @dataclass
 class Counted:
     statements: list[str] = field(default_factory=list)
+    round_trips: int = 0
 
     @property
     def sql(self) -> int:
         return sum(1 for s in self.statements if not _TXN.match(s))
 
     @property
-    def trips(self) -> int:
+    def sent(self) -> int:
         return len(self.statements)
 
 
 class Counter:
     def __init__(self, store: Store) -> None:
         self.current: Counted | None = None
+        self.cursor: Any = None  # the last one seen, held: a new cursor is a new round trip
 
         def seen(conn: Any, cursor: Any, statement: str, params: Any, context: Any, many: bool) -> None:
             if self.current is not None:
                 self.current.statements.append(" ".join(statement.split()))
+                if cursor is not self.cursor:
+                    self.current.round_trips += 1
+            self.cursor = cursor
 
         event.listen(store.engine, "before_cursor_execute", seen)
 
@@ -197,8 +205,8 @@ def measure(database: str) -> dict[str, Counted]:
 
 
 def table(counts: dict[str, Counted]) -> str:
-    lines = [f"{'statements per request':28}{'sql':>6}{'round trips':>13}"]
-    lines += [f"{name:28}{c.sql:6d}{c.trips:13d}" for name, c in counts.items()]
+    lines = [f"{'statements per request':28}{'sql':>6}{'sent':>6}{'round trips':>13}"]
+    lines += [f"{name:28}{c.sql:6d}{c.sent:6d}{c.round_trips:13d}" for name, c in counts.items()]
     return "\n".join(lines)
 
 
