@@ -17,10 +17,9 @@ sends are required too, and de-duplication keys on the signed SID.
 from __future__ import annotations
 
 import logging
-from typing import Annotated
 from urllib.parse import parse_qsl, urlparse
 
-from fastapi import Depends, HTTPException, Request
+from fastapi import HTTPException, Request
 from starlette.datastructures import FormData, UploadFile
 from twilio.request_validator import (
     HMAC_SHA1,
@@ -32,7 +31,6 @@ from twilio.request_validator import (
 )
 
 from host.config import Settings
-from host.deps import settings_dep
 
 log = logging.getLogger(__name__)
 
@@ -111,13 +109,10 @@ async def posted_form(request: Request) -> FormData:
     return FormData(fields)
 
 
-async def twilio_form(request: Request, settings: Annotated[Settings, Depends(settings_dep)]) -> FormData:
-    """The posted form, once its signature checks out; 403 otherwise (nothing changes)."""
-    return await signed_form(request, settings)
-
-
 async def signed_form(request: Request, settings: Settings) -> FormData:
-    """``twilio_form`` for a route that is not FastAPI's (the SMS webhook)."""
+    """The posted form, once its signature checks out; 403 otherwise (nothing changes).
+    The webhooks are plain Starlette routes that call this first (FastAPI's dependency
+    solving cost more than the parse)."""
     path = request.url.path
     try:
         form = await posted_form(request)
@@ -139,6 +134,3 @@ async def signed_form(request: Request, settings: Settings) -> FormData:
             log.warning("refused a signed request to %s without %s", path, ", ".join(missing))
             raise Unanswered(path)
     return form
-
-
-TwilioForm = Annotated[FormData, Depends(twilio_form)]

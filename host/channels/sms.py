@@ -478,12 +478,12 @@ async def sms_webhook(request: Request) -> Response:
     return _twiml(answer.messages)
 
 
-router.add_route("/twilio/sms", sms_webhook, methods=["POST"])
-
-
 def setup(app: FastAPI) -> None:
     """Called by ``create_app``: the channel's services, notifier and turn timer."""
     state = app.state
     app.state.sms = SmsChannel(state.settings, state.referee, state.lobby, state.outbound)
     notify.register(CHANNEL, notify_sms)
     timeouts.install(app)
+    # On the app, not ``router`` (which carries the lifespan): an included router's route
+    # is matched twice per request.
+    app.add_route("/twilio/sms", sms_webhook, methods=["POST"])

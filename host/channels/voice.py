@@ -35,10 +35,13 @@ import math
 import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Annotated, Any
+from typing import Any
 
-from fastapi import APIRouter, BackgroundTasks, Depends, FastAPI, Request
+from fastapi import APIRouter, FastAPI, Request
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import Response
+from pydantic import TypeAdapter, ValidationError
+from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import FormData
 from twilio.twiml.voice_response import Gather, VoiceResponse
 
@@ -56,11 +59,13 @@ from host.outbound import Outbound
 from host.referee import Referee, asked_words, describe_events
 from host.reply import Hearing, Reply
 from host.session import SessionConfig, Table
-from host.twilio_security import TwilioForm
+from host.twilio_security import signed_form
 
 log = logging.getLogger(__name__)
 
-router = APIRouter(prefix="/twilio/voice")
+# Empty: ``setup`` puts the webhooks (``ROUTES``) on the app itself. A route in an included
+# router is matched twice per request (the router, then its route), 3% of a voice action.
+router = APIRouter()
 CHANNEL = "voice"
 
 GATHER_TIMEOUT = 6  # seconds of silence after the prompt before the <Redirect> runs
@@ -123,14 +128,37 @@ def setup(app: FastAPI) -> None:
     _voices[state.outbound] = voice
     notify.register(CHANNEL, _notify)
     timeouts.install(app)  # the backstop turn clock (shared with SMS; installed once)
+    for path, endpoint in ROUTES:  # on the app, not the router (see ``router``)
+        app.add_route(f"/twilio/voice{path}", endpoint, methods=["POST"])
 
 
-async def _voice_dep(request: Request) -> Voice:
+# -- requests: plain Starlette routes, as the SMS webhook ---------------------------------------
+#
+# FastAPI's dependency solving (the signed form, the service, typed query values) cost more
+# than the rest of a request's framework work; these routes do the same by hand.
+
+
+async def _signed(request: Request) -> tuple[FormData, Voice]:
+    """The posted form once ``signed_form`` has checked its signature (403 otherwise), and
+    the voice services."""
+    form = await signed_form(request, request.app.state.settings)
     voice: Voice = request.app.state.voice
-    return voice
+    return form, voice
 
 
-VoiceDep = Annotated[Voice, Depends(_voice_dep)]
+_INT = TypeAdapter(int)
+
+
+def _int(request: Request, name: str, default: int) -> int:
+    """A whole-number query value read as FastAPI read it; a badly typed one goes to the
+    app's ``RequestValidationError`` handler (a spoken apology), as it did."""
+    value = request.query_params.get(name)
+    if value is None:
+        return default
+    try:
+        return _INT.validate_python(value)
+    except ValidationError as exc:
+        raise RequestValidationError(exc.errors()) from None
 
 
 @dataclass(frozen=True)
@@ -229,9 +257,9 @@ def _xml(vr: VoiceResponse) -> Response:
 
 
 def _answer(v: Voice, request: Request, form: FormData, build: Callable[[Call], VoiceResponse]) -> Response:
-    """Run a handler; whatever goes wrong, the caller hears something and carries on."""
+    """Run a handler (on a worker thread); whatever goes wrong, the caller hears something
+    and carries on."""
     sid, address = _field(form, "CallSid"), _field(form, "From")
-    base = _base_url(request, v.settings)
     try:
         if not sid:
             vr = VoiceResponse()
@@ -241,7 +269,8 @@ def _answer(v: Voice, request: Request, form: FormData, build: Callable[[Call], 
         # are committed together (or, on an error, neither).
         with v.referee.store.transaction():
             call = v.calls.get(sid) or v.calls.open(
-                sid, _address(address, sid, _field(form, "StirVerstat"), v.settings), base
+                sid, _address(address, sid, _field(form, "StirVerstat"), v.settings),
+                _base_url(request, v.settings),
             )
             return _xml(build(call))
     except Exception:
@@ -253,7 +282,7 @@ def _answer(v: Voice, request: Request, form: FormData, build: Callable[[Call], 
             vr.hangup()
         else:
             vr.say(vp.say(v.lang, "trouble"), language=tag)
-            vr.redirect(f"{base}/twilio/voice?again=1", method="POST")
+            vr.redirect(f"{_base_url(request, v.settings)}/twilio/voice?again=1", method="POST")
         return _xml(vr)
 
 
@@ -271,7 +300,7 @@ def _in_game(
     return _answer(v, request, form, run)
 
 
-def _fan_out(background: BackgroundTasks, v: Voice, reply: Reply | None, exclude: str) -> None:
+def _fan_out(v: Voice, reply: Reply | None, exclude: str) -> None:
     """Tell the others: their updates go into the outbox in the request's transaction (see
     ``_answer``), committed with the move; the outbox sender makes the REST calls."""
     if reply is not None and reply.public:
@@ -546,14 +575,16 @@ def _rejoin(v: Voice, call: Call, where: Where, lines: list[str]) -> VoiceRespon
     return _carry_on(v, call, where, said, table=table, code=True)
 
 
-@router.post("")
-def incoming(request: Request, form: TwilioForm, v: VoiceDep) -> Response:
+async def incoming(request: Request) -> Response:
     """A call comes in."""
-    return _answer(v, request, form, lambda call: _entry(v, call, []))
+    form, v = await _signed(request)
+    return await run_in_threadpool(_answer, v, request, form, lambda call: _entry(v, call, []))
 
 
-@router.post("/menu")
-def menu(request: Request, form: TwilioForm, v: VoiceDep, n: int = 0, quiet: int = 0) -> Response:
+async def menu(request: Request) -> Response:
+    form, v = await _signed(request)
+    n, quiet = _int(request, "n", 0), _int(request, "quiet", 0)
+
     def build(call: Call) -> VoiceResponse:
         lang = v.lang
         digits, speech = _field(form, "Digits"), _field(form, "SpeechResult")
@@ -572,14 +603,13 @@ def menu(request: Request, form: TwilioForm, v: VoiceDep, n: int = 0, quiet: int
             return _ask_name(v, call, "/name", join=1)
         return _ask_count(v, call, mode, [], 0)
 
-    return _answer(v, request, form, build)
+    return await run_in_threadpool(_answer, v, request, form, build)
 
 
-@router.post("/name")
-def name(
-    request: Request, form: TwilioForm, v: VoiceDep, mode: str = "tournament", join: int = 0
-) -> Response:
+async def name(request: Request) -> Response:
     """A caller's name, then a new game (its code read out) or the code of one to join."""
+    form, v = await _signed(request)
+    mode, join = request.query_params.get("mode", "tournament"), _int(request, "join", 0)
 
     def build(call: Call) -> VoiceResponse:
         said = vp.name_heard(_field(form, "SpeechResult"), v.lang) or ""
@@ -593,15 +623,14 @@ def name(
         call = v.calls.update(call.sid, session_id=joined.session_id, shared=0, prev_channel=CHANNEL)
         return _carry_on(v, call, Where(joined.session_id, player, call.address), [], code=True)
 
-    return _answer(v, request, form, build)
+    return await run_in_threadpool(_answer, v, request, form, build)
 
 
-@router.post("/code")
-def code(
-    request: Request, form: TwilioForm, v: VoiceDep, background: BackgroundTasks,
-    name: str = "", n: int = 0, quiet: int = 0,
-) -> Response:
+async def code(request: Request) -> Response:
     """The join code, keyed (ended by #) or spoken digit by digit."""
+    form, v = await _signed(request)
+    name = request.query_params.get("name", "")
+    n, quiet = _int(request, "n", 0), _int(request, "quiet", 0)
 
     def build(call: Call) -> VoiceResponse:
         lang = v.lang
@@ -630,7 +659,7 @@ def code(
         if isinstance(result, Joined):
             call = v.calls.update(call.sid, session_id=result.session_id, shared=0, prev_channel=CHANNEL)
             notice = Reply(result.session_id, news=[vp.say(lang, "joined", player=result.name)])
-            _fan_out(background, v, notice, call.address)
+            _fan_out(v, notice, call.address)
             where = Where(result.session_id, result.name, call.address)
             return _carry_on(v, call, where, [vp.say(lang, "you_joined", player=result.name)])
         if result == "too_many_tries":
@@ -645,7 +674,7 @@ def code(
             return _menu(v, call, [vp.say(lang, "full")])
         return _ask_code(v, call, name, [vp.say(lang, "no_such_game")], n + 1)
 
-    return _answer(v, request, form, build)
+    return await run_in_threadpool(_answer, v, request, form, build)
 
 
 def _card_game(v: Voice, session_id: str) -> bool:
@@ -668,11 +697,11 @@ def _join(v: Voice, call: Call, code: str, said: str) -> Joined | str:
     return "name_taken"
 
 
-@router.post("/room")
-def room(
-    request: Request, form: TwilioForm, v: VoiceDep, mode: str = "tournament", n: int = 0, quiet: int = 0
-) -> Response:
+async def room(request: Request) -> Response:
     """How many play on this one phone."""
+    form, v = await _signed(request)
+    mode = request.query_params.get("mode", "tournament")
+    n, quiet = _int(request, "n", 0), _int(request, "quiet", 0)
 
     def build(call: Call) -> VoiceResponse:
         lang = v.lang
@@ -683,12 +712,13 @@ def room(
         call = v.calls.update(call.sid, setup={"count": count, "names": [], "mode": mode})
         return _ask_name(v, call, "/room-name", i=1)
 
-    return _answer(v, request, form, build)
+    return await run_in_threadpool(_answer, v, request, form, build)
 
 
-@router.post("/room-name")
-def room_name(request: Request, form: TwilioForm, v: VoiceDep, i: int = 1) -> Response:
+async def room_name(request: Request) -> Response:
     """Each player's name in turn; after the last, the game begins."""
+    form, v = await _signed(request)
+    i = _int(request, "i", 1)
 
     def build(call: Call) -> VoiceResponse:
         if call.shared and call.session_id is not None:  # a retried last name: already begun
@@ -710,14 +740,13 @@ def room_name(request: Request, form: TwilioForm, v: VoiceDep, i: int = 1) -> Re
         begun = load(config.lang).phrase("new_game", players=", ".join(names))
         return _carry_on(v, call, Where(session_id, None, call.address), [spoken(begun, config.lang)])
 
-    return _answer(v, request, form, build)
+    return await run_in_threadpool(_answer, v, request, form, build)
 
 
-@router.post("/lobby")
-def lobby(
-    request: Request, form: TwilioForm, v: VoiceDep, background: BackgroundTasks, t: str = "", quiet: int = 0
-) -> Response:
+async def lobby(request: Request) -> Response:
     """The creator's lobby: hear the code again, or start the game."""
+    form, v = await _signed(request)
+    quiet = _int(request, "quiet", 0)
 
     def build(call: Call, where: Where, table: Table) -> VoiceResponse:
         lang = table.config.lang
@@ -739,10 +768,10 @@ def lobby(
         if _creator(table) != where.address:
             return _carry_on(v, call, where, [], table=table)
         reply = v.referee.begin(where.session_id)
-        _fan_out(background, v, reply, call.address)
+        _fan_out(v, reply, call.address)
         return _carry_on(v, call, where, vp.reply_lines(reply, v.referee.table(where.session_id)))
 
-    return _in_game(v, request, form, build)
+    return await run_in_threadpool(_in_game, v, request, form, build)
 
 
 # -- the game --------------------------------------------------------------------------------
@@ -768,12 +797,10 @@ def _heard(form: FormData, lang: str, confirm: str | None, end: int) -> tuple[st
     return None, None
 
 
-@router.post("/move")
-def move(
-    request: Request, form: TwilioForm, v: VoiceDep, background: BackgroundTasks,
-    t: str = "", c: str | None = None, end: int = 0,
-) -> Response:
+async def move(request: Request) -> Response:
     """A move, a command, or the answer to "Did you say ...?"."""
+    form, v = await _signed(request)
+    t, c, end = request.query_params.get("t", ""), request.query_params.get("c"), _int(request, "end", 0)
 
     def build(call: Call, where: Where, table: Table) -> VoiceResponse:
         lang = table.config.lang
@@ -794,18 +821,18 @@ def move(
         if where.speaker is not None and parse(text, lang).intent() == CommandSaid("leave"):
             # Leaving by phone means leaving the game, not only the round: hang up after.
             left = v.lobby.leave(call.address)
-            _fan_out(background, v, left, call.address)
+            _fan_out(v, left, call.address)
             return _goodbye(lang, [vp.say(lang, "you_left")])
         reply = v.referee.handle(where.session_id, text, where.speaker, key=key, hearing=hearing)
         if reply.accepted and not retry:
-            _fan_out(background, v, reply, call.address)
+            _fan_out(v, reply, call.address)
         table = v.referee.table(where.session_id)
         lines = vp.reply_lines(reply, table)
         if reply.confirm is not None and table.running and table.state.turn == reply.turn:
             return _move(v, call, where, table, lines, confirm=reply.confirm)
         return _carry_on(v, call, where, lines, table=table)
 
-    return _in_game(v, request, form, build)
+    return await run_in_threadpool(_in_game, v, request, form, build)
 
 
 def _confirm_line(table: Table) -> str:
@@ -813,12 +840,11 @@ def _confirm_line(table: Table) -> str:
     return load(table.lang).phrase("confirm", what=asked_words(table))
 
 
-@router.post("/silence")
-def silence(
-    request: Request, form: TwilioForm, v: VoiceDep, background: BackgroundTasks,
-    t: str = "", n: int = 0, c: str | None = None, end: int = 0,
-) -> Response:
+async def silence(request: Request) -> Response:
     """A ``<Gather>`` heard nothing: ask again twice, then the turn-timeout rule applies."""
+    form, v = await _signed(request)
+    t, c = request.query_params.get("t", ""), request.query_params.get("c")
+    n, _end = _int(request, "n", 0), _int(request, "end", 0)  # end: checked as before, not needed
 
     def build(call: Call, where: Where, table: Table) -> VoiceResponse:
         lang = table.config.lang
@@ -840,17 +866,18 @@ def silence(
                 lines.append(spoken(_confirm_line(table), lang))
             return _move(v, call, where, table, lines, tries=n + 1, confirm=c if asking else None)
         reply = v.referee.timeout(where.session_id, state.turn)
-        _fan_out(background, v, reply, call.address)
+        _fan_out(v, reply, call.address)
         table = v.referee.table(where.session_id)
         lines = vp.reply_lines(reply, table) if reply is not None else []
         return _carry_on(v, call, where, lines, table=table)
 
-    return _in_game(v, request, form, build)
+    return await run_in_threadpool(_in_game, v, request, form, build)
 
 
-@router.post("/wait")
-def wait(request: Request, form: TwilioForm, v: VoiceDep, t: str = "", g: int = 0) -> Response:
+async def wait(request: Request) -> Response:
     """The waiting loop comes round: catch up on anything missed, then carry on."""
+    form, v = await _signed(request)
+    t, g = request.query_params.get("t", ""), _int(request, "g", 0)
 
     def build(call: Call, where: Where, table: Table) -> VoiceResponse:
         lang = table.config.lang
@@ -863,25 +890,29 @@ def wait(request: Request, form: TwilioForm, v: VoiceDep, t: str = "", g: int = 
                 lines = [spoken(s, lang) for s in describe_events(table, table.last_events)]
         return _carry_on(v, call, where, lines, table=table, stream=not g)
 
-    return _in_game(v, request, form, build)
+    return await run_in_threadpool(_in_game, v, request, form, build)
 
 
 # -- hang-ups and live updates ---------------------------------------------------------------
 
 
-@router.post("/status")
-def status(request: Request, form: TwilioForm, v: VoiceDep, background: BackgroundTasks) -> Response:
+async def status(request: Request) -> Response:
     """Call status callback: a call that ended takes its player out by the rules."""
-    try:
-        if _field(form, "CallStatus") in ENDED:
-            with v.referee.store.transaction():
-                _hung_up(v, _field(form, "CallSid"), background)
-    except Exception:  # Twilio only logs our answer; the others must not be left hanging
-        log.exception("handling the end of call %s failed", _field(form, "CallSid"))
+    form, v = await _signed(request)
+    if _field(form, "CallStatus") in ENDED:
+        await run_in_threadpool(_ended, v, _field(form, "CallSid"))
     return _xml(VoiceResponse())
 
 
-def _hung_up(v: Voice, sid: str, background: BackgroundTasks) -> None:
+def _ended(v: Voice, sid: str) -> None:
+    try:
+        with v.referee.store.transaction():
+            _hung_up(v, sid)
+    except Exception:  # Twilio only logs our answer; the others must not be left hanging
+        log.exception("handling the end of call %s failed", sid)
+
+
+def _hung_up(v: Voice, sid: str) -> None:
     call = v.calls.end(sid)
     if call is None:
         return
@@ -905,7 +936,7 @@ def _hung_up(v: Voice, sid: str, background: BackgroundTasks) -> None:
             v.lobby.leave(call.address)
     else:
         reply = v.lobby.leave(call.address)
-    _fan_out(background, v, reply, call.address)
+    _fan_out(v, reply, call.address)
 
 
 def _notify(outbound: Outbound, member: LobbyMember, reply: Reply) -> None:
@@ -927,3 +958,11 @@ def _notify(outbound: Outbound, member: LobbyMember, reply: Reply) -> None:
     lines = vp.reply_lines(reply, table)
     vr = _carry_on(v, call, where, lines, table=table)
     outbound.update_call(member.call_sid, str(vr), summary=" ".join(lines))
+
+
+# The webhooks, below /twilio/voice (``setup`` adds them).
+ROUTES = (
+    ("", incoming), ("/menu", menu), ("/name", name), ("/code", code), ("/room", room),
+    ("/room-name", room_name), ("/lobby", lobby), ("/move", move), ("/silence", silence),
+    ("/wait", wait), ("/status", status),
+)
