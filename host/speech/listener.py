@@ -73,6 +73,12 @@ MOVE_SHARE = 0.75
 #: said after talk came out as 칠 (share 0.33) or 이십 일 (0.35); espeak's "클로버 오" in a
 #: noisy spot (0.46, tests/table/test_inversion_table.py) is still asked about.
 DROP_SHARE = 0.4
+#: A lone syllable the grammar reads back (``read_back_alone``) heard this soon (s) after
+#: talk was ignored is dropped, not asked about: at a table it is far more often someone's
+#: reply to the talk (espeak-ng's "네" after a sentence, heard as 이: 4 of 75 Korean talk
+#: sentences were asked "Ann, 2?") than a move. A player whose move got no answer says it
+#: again.
+REPLY_TO_TALK_S = 2.0
 #: Seconds a read-back at the table waits for its answer (GAMEHOST_CONFIRM_LAPSE): long
 #: enough to hear the question and answer, short enough that later talk is not taken for one.
 CONFIRM_LAPSE = 8.0
@@ -358,6 +364,7 @@ class StreamListener(ABC):
     on_reply: Callable[[Reply], None] | None = None
     _missing: frozenset[str] = frozenset()
     _checked_at = 0.0
+    _talk_end: float | None = None  # stream time the last ignored utterance ended
     #: Noise suppression in front of the recogniser (None: the audio as it comes).
     denoiser: Denoiser | None = None
 
@@ -443,14 +450,25 @@ class StreamListener(ABC):
         move = reading.meaning is not None and not isinstance(reading.meaning, Command)
         return move and self.listening == PLAYING and " ".join(hearing.text.split()) not in self.phrases()
 
+    def _reply_to_talk(self, hearing: recognizer.Hearing, reading: Reading) -> bool:
+        """A lone syllable (a move the grammar reads back when alone) said right after talk
+        at a table's microphone: see :data:`REPLY_TO_TALK_S`."""
+        move = reading.meaning is not None and not isinstance(reading.meaning, Command)
+        lone = " ".join(hearing.text.split()) in self.grammar.read_back_alone
+        after_talk = self._talk_end is not None and hearing.start - self._talk_end <= REPLY_TO_TALK_S
+        return move and lone and after_talk and not self.phone and self.listening == PLAYING
+
     def handle(self, hearing: recognizer.Hearing) -> Heard:
         """Referee one Hearing (from :meth:`feed`, or decoded elsewhere)."""
         self.refresh()
         reading = self.read(hearing)
         if reading.ignored is None and self._partial(hearing, reading):
             reading = replace(reading, ignored="not a whole phrase")
+        if reading.ignored is None and self._reply_to_talk(hearing, reading):
+            reading = replace(reading, ignored="a reply to talk")
         if reading.ignored is not None:
             log.info("ignored %r (%s)", hearing.text, reading.ignored)
+            self._talk_end = hearing.end
             return Heard(hearing, None, reading)
         with self.referee.store.transaction():
             reply = self.referee.handle(

@@ -372,3 +372,28 @@ def test_an_announcement_drops_what_was_said_over_it_however_the_input_comes(
     assert played and played[0] > 1.0 + len(over) / 2 / 16000
     moves = [e for r in replies for e in r.events if e["type"] == "move"]
     assert [(m["player"], m["number"]) for m in moves] == [("Ann", 53), ("Bob", 50)]
+
+
+def test_a_reply_to_talk_is_not_asked_about_as_a_move(
+    referee: Referee, ko_model: SpeechModel, say: Say, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Someone's "네" or "응" right after a sentence of talk comes out as a lone 이 (2: a
+    # move at the start of a game), which was read back: "Ann, 2 맞아요?" after 4 of 75
+    # Korean talk sentences (tests/bench/bench_table_talk.py).
+    talk = silence(0.6)
+    for sentence, reply in (("물 한 잔 주세요", "네"), ("응 알았어", "맞아요"), ("늦어서 미안해요", "응"),
+                            ("반칙 아니야", "네")):  # fmt: skip
+        talk += say(sentence) + silence(1.0) + say(reply) + silence(1.5)
+    window = ls.REPLY_TO_TALK_S
+
+    def answered(seconds: float) -> tuple[list[str], int]:
+        """What the host answered, and how many moves it ruled."""
+        monkeypatch.setattr(ls, "REPLY_TO_TALK_S", seconds)
+        session = referee.create(SessionConfig(lang="ko", undo_grace=30.0), PLAYERS)
+        listener = Listener(referee, session, ko_model)
+        replies = [h.hearing.text for h in hear(listener, talk) if h.reply is not None]
+        return replies, sum(s.body.get("kind") == "play" for s in referee.store.inputs(session))
+
+    # Without the rule the next sentence's "네" even answered the question: Ann played 2.
+    assert answered(-1.0)[0], "the talk no longer ends in a lone syllable: this test needs other audio"
+    assert answered(window) == ([], 0)
