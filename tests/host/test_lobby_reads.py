@@ -8,16 +8,15 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Iterator
-from typing import Any
 
 import psycopg
 import pytest
-from sqlalchemy import event
 
 from host.lobby import Lobby
 from host.referee import Referee
 from host.session import SessionConfig
 from host.store import Store
+from tests.host.statements import statements_seen
 
 ANN, BOB, STRANGER = "+15550100001", "+15550100002", "+15550100099"
 
@@ -27,16 +26,6 @@ def lobby(database: str) -> Iterator[Lobby]:
     store = Store(database)
     yield Lobby(Referee(store))
     store.close()
-
-
-def _seen(store: Store) -> list[str]:
-    statements: list[str] = []
-
-    def seen(conn: Any, cursor: Any, statement: str, *_: Any) -> None:
-        statements.append(statement)
-
-    event.listen(store.engine, "before_cursor_execute", seen)
-    return statements
 
 
 def _psycopg_url(store: Store) -> str:
@@ -58,7 +47,7 @@ def test_a_text_reads_its_senders_game_row_with_the_members(lobby: Lobby) -> Non
     joined = lobby.create(ANN, "Ann", "sms", SessionConfig(game="up-or-down"))
     lobby.join(BOB, joined.code, "Bob", "sms")
     seq = store.append(joined.session_id, {"kind": "note", "text": "Ann's 100% \u00e9"}, 5.0)
-    statements = _seen(store)
+    statements = statements_seen(store)
     with store.transaction():
         member = lobby.game_of(BOB)
         assert member is not None and member.session_id == joined.session_id
@@ -79,7 +68,7 @@ def test_a_text_reads_its_senders_game_row_with_the_members(lobby: Lobby) -> Non
 def test_a_stranger_has_no_game_row_and_later_reads_still_go_to_the_database(lobby: Lobby) -> None:
     store = lobby.store
     joined = lobby.create(ANN, "Ann", "sms", SessionConfig(game="up-or-down"))
-    statements = _seen(store)
+    statements = statements_seen(store)
     with store.transaction():
         assert lobby.game_of(STRANGER) is None
         before = len(statements)

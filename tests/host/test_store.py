@@ -12,10 +12,10 @@ from typing import Any
 
 import psycopg
 import pytest
-from sqlalchemy import event
 
 from host import store as store_module
 from host.store import Store, _native
+from tests.host.statements import statements_seen
 
 
 class Boom(Exception):
@@ -29,16 +29,6 @@ def db(database: str) -> Any:
     store.close()
 
 
-def _seen(store: Store) -> list[str]:
-    statements: list[str] = []
-
-    def seen(conn: Any, cursor: Any, statement: str, *_: Any) -> None:
-        statements.append(statement)
-
-    event.listen(store.engine, "before_cursor_execute", seen)
-    return statements
-
-
 def test_placeholders_become_the_drivers_own() -> None:
     sql = "SELECT a FROM t WHERE b = ? AND c = :name AND d LIKE '%?:x%' AND e::text = ?"
     assert _native(sql, False) == sql
@@ -48,7 +38,7 @@ def test_placeholders_become_the_drivers_own() -> None:
 
 
 def test_writes_wait_for_a_read_or_the_commit_and_a_rollback_drops_them(db: Store) -> None:
-    statements = _seen(db)
+    statements = statements_seen(db)
     sid = db.create_session("up-or-down", {"game": "up-or-down"})
     with pytest.raises(Boom), db.transaction():
         db.append(sid, {"kind": "seat", "name": "Ann"}, 1.0)
@@ -77,7 +67,7 @@ def test_the_sessions_row_follows_its_log_whoever_writes_it(db: Store) -> None:
 
 
 def test_a_transaction_looks_each_reply_key_up_once(db: Store) -> None:
-    statements = _seen(db)
+    statements = statements_seen(db)
     db.save_reply("SM1", None, {"messages": ["hi"]})
     with db.transaction():
         assert db.replies("SM1", "SM2") == {"SM1": {"messages": ["hi"]}}
