@@ -709,14 +709,19 @@ class Endpointer:
             [" ".join(s.alternatives[0].tokens) for s in utt.segments if s.alternatives]
             + [self.recognizer.partial()]
         ).strip()
+        silent_for = now - (utt.last_speech if utt.last_speech is not None else -math.inf)
         if text != utt.text:
             # vosk closing a segment may rewrite the words (lattice rescoring) long after
-            # speech stopped; only new partial words mean the speaker is still going.
-            if not closed:
+            # speech stopped; only new partial words mean the speaker is still going. In
+            # silence the partial may also flicker between readings of what was said
+            # ("eight", "take", "they"): only a longer text (a soft syllable the VAD missed)
+            # holds the utterance open then, or the early end never came.
+            grew = len(text.split()) > len(utt.text.split())
+            speaking = self.early_silence_s is None or silent_for < self.early_silence_s
+            if not closed and (speaking or grew):
                 utt.text_changed = now
             utt.text = text
 
-        silent_for = now - (utt.last_speech if utt.last_speech is not None else -math.inf)
         if not utt.confirmed:
             if silent_for >= self.silence_s and (utt.text or utt.speech_s):
                 # A click or a burst of noise too short to be speech: drop whatever the

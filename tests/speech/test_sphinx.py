@@ -188,6 +188,26 @@ def test_an_english_card_play_a_longer_phrase_extends_ends_after_the_phrase_sile
     assert waited.text == "plays gift" and waited.latency >= endpointer(korean).silence_s
 
 
+def test_a_partial_that_flickers_in_silence_does_not_hold_the_utterance_open(
+    en_model: SpeechModel, piper: Say
+) -> None:
+    # After "eight" the partial may flicker between readings ("eight", "take") while the
+    # VAD hears silence: that is not the speaker going on, so the early end still comes
+    # (it waited the full 0.7 s, or, flickering for good, for ever).
+    class Flickering(SphinxRecognizer):
+        calls = 0
+
+        def partial(self) -> str:
+            self.calls += 1
+            return "take" if self.calls % 2 else super().partial()
+
+    recognizer = Flickering(en_model, SAMPLE_RATE, NUMBERS_EN)
+    endpointer = Endpointer(recognizer)
+    (hearing,) = hear(endpointer, silence(0.5) + piper("eight") + silence(1.5))
+    assert hearing.text == "eight"
+    assert hearing.latency < endpointer.silence_s
+
+
 def test_the_gate_keeps_espeak_moves_and_still_drops_talk(
     en_model: SpeechModel, espeak: Say, piper: Say
 ) -> None:
