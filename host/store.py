@@ -434,10 +434,15 @@ class Store:
         rows = self.execute(sql, (session_id,))
         row = _row(rows[0]) if rows else None
         if txn is not None and row is not None:
-            txn.rows[session_id] = row
-            if lock:
-                txn.locked.add(session_id)
+            self._keep(txn, row)
         return row
+
+    def _keep(self, txn: _Transaction, row: SessionRow) -> None:
+        """Remember a session's row for the rest of the transaction; on PostgreSQL it was
+        read FOR UPDATE, so it is locked too."""
+        txn.rows[row.id] = row
+        if not self.sqlite:
+            txn.locked.add(row.id)
 
     def session_read_with(self, id_sql: str) -> str:
         """A ``WITH`` item, ``s``, for a read that also wants the session whose id the scalar
@@ -458,9 +463,7 @@ class Store:
             return txn.rows[r["id"]]  # what this transaction knows (and may have changed) stands
         row = _row(r)
         if txn is not None:
-            txn.rows[row.id] = row
-            if not self.sqlite:
-                txn.locked.add(row.id)
+            self._keep(txn, row)
         return row
 
     def session_by_code(self, code: str) -> SessionRow | None:

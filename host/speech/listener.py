@@ -252,6 +252,11 @@ def calibrate(share: float, top: bool, calibration: tuple[float, float, float] |
     return 1 / (1 + math.exp(-z))
 
 
+def is_move(meaning: Meaning) -> bool:
+    """Whether a reading means a move (not a command, not nothing)."""
+    return meaning is not None and not isinstance(meaning, Command)
+
+
 def _key(meaning: Meaning) -> Meaning:
     return meaning if meaning is not None else UNCLEAR
 
@@ -296,7 +301,7 @@ def read(
         if tokens and not chatter & set(tokens) and 2 * sum(t in spoken_names for t in tokens) < len(tokens):
             meaning, trust = talk.hear(text, game, names, confirming, lang)
         weight = share * trust
-        move = mode == PLAYING and meaning is not None and not isinstance(meaning, Command)
+        move = mode == PLAYING and is_move(meaning)
         if move and not talk.likely(state, meaning):
             weight *= invalid_prior
         key = _key(meaning)
@@ -327,7 +332,7 @@ def read(
     text = text_of(best)
     others = tuple(text_of(k) for k in ranked[1:] if mass[k] >= KEEP_ALTERNATIVE * mass[best])
     share = mass[best] / total
-    if mode == PLAYING and best is not None and not isinstance(best, Command) and share < DROP_SHARE:
+    if mode == PLAYING and is_move(best) and share < DROP_SHARE:
         # Too shaky even to ask about: a question about it would be a question about noise.
         return Reading(None, hearing.text, (), share, 0.0, "doubtful")
     top = says(hearing.text, best)
@@ -447,16 +452,17 @@ class StreamListener(ABC):
         """A move while playing that no phrase says as heard: Vosk joined or cut phrases
         ("이 오십" for 칠십, a card's name alone for someone's "네" in noise). Dropped: asked
         about, it would mostly be a question about talk."""
-        move = reading.meaning is not None and not isinstance(reading.meaning, Command)
-        return move and self.listening == PLAYING and " ".join(hearing.text.split()) not in self.phrases()
+        if not (is_move(reading.meaning) and self.listening == PLAYING):
+            return False
+        return " ".join(hearing.text.split()) not in self.phrases()
 
     def _reply_to_talk(self, hearing: recognizer.Hearing, reading: Reading) -> bool:
         """A lone syllable (a move the grammar reads back when alone) said right after talk
         at a table's microphone: see :data:`REPLY_TO_TALK_S`."""
-        move = reading.meaning is not None and not isinstance(reading.meaning, Command)
         lone = " ".join(hearing.text.split()) in self.grammar.read_back_alone
         after_talk = self._talk_end is not None and hearing.start - self._talk_end <= REPLY_TO_TALK_S
-        return move and lone and after_talk and not self.phone and self.listening == PLAYING
+        at_table = not self.phone and self.listening == PLAYING
+        return is_move(reading.meaning) and lone and after_talk and at_table
 
     def handle(self, hearing: recognizer.Hearing) -> Heard:
         """Referee one Hearing (from :meth:`feed`, or decoded elsewhere)."""
