@@ -288,6 +288,17 @@ class GrammarRecognizer:
         text = json.loads(self._main.PartialResult()).get("partial", "")
         return " ".join(self._normalise(w) for w in str(text).split())
 
+    def phrase_partial(self) -> str:
+        """The phrase decoder's reading so far where :meth:`partial` follows another one
+        (the talk gate of :class:`host.speech.sphinx.SphinxRecognizer`); "" when there is
+        none (vosk decodes phrases and talk in one)."""
+        return ""
+
+    def phrase_final(self) -> str:
+        """What the phrase decoder would make of the utterance if it ended now, without
+        ending it; "" as for :meth:`phrase_partial`."""
+        return ""
+
     def finish(self) -> _Segment:
         """Close the open segment and return its result."""
         return self._take(self._main.FinalResult())
@@ -405,6 +416,8 @@ class _Utterance:
     confirmed: bool = False  # enough speech to count as an utterance
     segments: list[_Segment] = field(default_factory=list)
     text: str = ""
+    phrase_probed: float | None = None  # last_speech when the phrase decoder was probed
+    phrase_final: str = ""  # what that probe read
     text_changed: float = 0.0
     probed_at: float | None = None  # last_speech when the decoder was last asked to finish
 
@@ -741,14 +754,35 @@ class Endpointer:
             if how != "complete" and self.recognizer.partial_lags and utt.probed_at != utt.last_speech:
                 self._probe()
                 how = ending(utt.text, phrases)  # the probe's final text
+            said = utt.text
+            if how is None:
+                said = self._phrase_reading(utt)
+                how = ending(said, phrases)
             if how == "phrase":
                 enough = silent_for >= self.phrase_silence_s and (
-                    self.settles is None or self.settles(utt.text)
+                    self.settles is None or self.settles(said)
                 )
             else:
                 enough = how == "complete"
             if enough and now - utt.text_changed >= self.EARLY_STABLE_S:
                 self._end(forced=False)
+
+    def _phrase_reading(self, utt: _Utterance) -> str:
+        """The phrase decoder's reading, when the talk reading is no longer than it (else
+        ""). Pocketsphinx's gate partial may stay a talk word through the silence after a
+        move ("take" for "eight", finally decoded as "eight"), and so may the phrase
+        decoder's, a path not yet at a phrase's end ("take" of "take back"): waiting the
+        full silence for them set the p99 of end of speech to ruling. So in a pause the
+        phrase decoder's final reading is asked for, once per pause. The gate still judges
+        the final decoding, so ending early only splits talk at a pause: a sentence heard
+        as more talk words than the phrase ("hello everyone" beside "eleven") still waits."""
+        if utt.phrase_probed != utt.last_speech:
+            said = self.recognizer.phrase_partial()
+            if ending(said, self.recognizer.phrases) is None and len(utt.text.split()) <= len(said.split()):
+                utt.phrase_probed, utt.phrase_final = utt.last_speech, self.recognizer.phrase_final()
+        else:
+            said = utt.phrase_final
+        return "" if len(utt.text.split()) > len(said.split()) else said
 
     def _probe(self) -> None:
         """Close the decoder's segment to read its final text now: vosk's partial result

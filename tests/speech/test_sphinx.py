@@ -208,6 +208,31 @@ def test_a_partial_that_flickers_in_silence_does_not_hold_the_utterance_open(
     assert hearing.latency < endpointer.silence_s
 
 
+@pytest.mark.parametrize(("talk_partial", "early"), [("take", True), ("to take", False)])
+def test_a_talk_partial_no_longer_than_the_move_does_not_hold_the_utterance_open(
+    en_model: SpeechModel, piper: Say, talk_partial: str, early: bool
+) -> None:
+    # Both partials may stay "take" through the silence after "eight": the gate's a talk
+    # word, the phrase decoder's a path inside "take back" (the final decoding of both is
+    # "eight"). The phrase decoder's final reading, asked for in the pause, ends the
+    # utterance early. A talk reading longer than the phrase is a sentence going on: it waits.
+    class StuckPartials(SphinxRecognizer):
+        def partial(self) -> str:
+            return talk_partial if super().partial() else ""
+
+        def phrase_partial(self) -> str:
+            return "take" if super().phrase_partial() else ""
+
+    grammar = load("en")
+    recognizer = StuckPartials(
+        en_model, SAMPLE_RATE, [*NUMBERS_EN, "take back"], talk=[*grammar.decoys, *grammar.talk]
+    )
+    endpointer = Endpointer(recognizer)
+    (hearing,) = hear(endpointer, silence(0.5) + piper("eight") + silence(1.5))
+    assert hearing.text == "eight"
+    assert (hearing.latency < endpointer.silence_s) is early, hearing.latency
+
+
 def test_the_gate_keeps_espeak_moves_and_still_drops_talk(
     en_model: SpeechModel, espeak: Say, piper: Say
 ) -> None:
