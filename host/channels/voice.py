@@ -59,6 +59,7 @@ from host.referee import Referee, asked_words, describe_events
 from host.reply import Hearing, Reply
 from host.session import SessionConfig, Table
 from host.twilio_security import signed_form
+from host.twiml import render
 from host.workers import Workers
 
 log = logging.getLogger(__name__)
@@ -256,7 +257,7 @@ def _base_url(request: Request, settings: Settings) -> str:
 
 
 def _xml(vr: VoiceResponse) -> Response:
-    return Response(str(vr), media_type="application/xml")
+    return Response(render(vr), media_type="application/xml")
 
 
 def _answer(v: Voice, request: Request, form: FormData, build: Callable[[Call], VoiceResponse]) -> Response:
@@ -960,7 +961,7 @@ def _notify(outbound: Outbound, member: LobbyMember, reply: Reply) -> None:
     where = Where(member.session_id, member.name, member.address)
     lines = vp.reply_lines(reply, table)
     vr = _carry_on(v, call, where, lines, table=table)
-    outbound.update_call(member.call_sid, str(vr), summary=" ".join(lines))
+    outbound.update_call(member.call_sid, render(vr), summary=" ".join(lines))
 
 
 # The webhooks, below /twilio/voice (``setup`` adds them).
