@@ -12,6 +12,10 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI, Request, Response
 from fastapi.exception_handlers import request_validation_exception_handler
 from fastapi.exceptions import RequestValidationError
+from starlette.middleware.errors import ServerErrorMiddleware
+from starlette.middleware.exceptions import ExceptionMiddleware
+from starlette.routing import Route
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from host.config import Settings, get_settings
 from host.lobby import Lobby
@@ -19,6 +23,7 @@ from host.outbound import Outbound
 from host.referee import Clock, Referee
 from host.store import Store
 from host.twilio_security import Unanswered
+from host.workers import Workers
 
 log = logging.getLogger(__name__)
 
@@ -51,9 +56,12 @@ def create_app(
         try:
             yield
         finally:
+            await asyncio.to_thread(app.state.workers.stop)  # the requests' work, finished
             await asyncio.to_thread(app.state.outbound.stop)
 
-    app = FastAPI(title="gamehost", lifespan=lifespan)
+    # No /docs, /redoc or /openapi.json: nothing reads them, and every request was matched
+    # against their routes first.
+    app = GameHost(title="gamehost", lifespan=lifespan, docs_url=None, redoc_url=None, openapi_url=None)
 
     async def unanswered(request: Request, exc: Exception) -> Response:
         # Empty TwiML: Twilio does not retry it, and the request changed nothing.
@@ -74,6 +82,7 @@ def create_app(
     app.state.referee = referee
     app.state.lobby = Lobby(referee)
     app.state.outbound = Outbound(settings, store)
+    app.state.workers = Workers.for_store(store)
     app.state.background = []
 
     # Twilio's webhooks first: a request is matched against the routes in order, and they
@@ -92,6 +101,72 @@ def create_app(
 
     app.include_router(web)  # the home page and the table on a screen
     return app
+
+
+class GameHost(FastAPI):
+    """The app, with a shorter way in for Twilio's webhooks: a ``POST`` to the exact path of
+    a plain route under ``/twilio/`` goes straight to it, through Starlette's own error
+    handling (``ServerErrorMiddleware``: a crash is logged and answered 500;
+    ``ExceptionMiddleware``: the app's exception handlers, ``Unanswered`` and the
+    ``RequestValidationError`` apology among them), as FastAPI would send it but without
+    FastAPI's other layers (its native telemetry, which gamehost does not configure; the
+    body limit, which it does not set; the exit stack that closes a dependency's files,
+    which plain routes have none of) nor matching the path against every route in turn.
+    Everything else, and the webhooks too behind a ``root_path`` or with a body limit set,
+    takes FastAPI's way."""
+
+    _webhooks: tuple[dict[str, Route], ASGIApp] | None = None
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if (
+            scope["type"] == "http"
+            and scope["method"] == "POST"
+            and scope["path"].startswith("/twilio/")
+            and not scope.get("root_path")
+            and not self.root_path
+            and self.max_body_size is None
+        ):
+            routes, stack = self._webhooks or self._build_webhooks()
+            route = routes.get(scope["path"])
+            if route is not None:
+                scope["app"] = self
+                scope["router"] = self.router
+                scope["endpoint"] = route.endpoint
+                scope["path_params"] = {}
+                await stack(scope, receive, send)
+                return
+        await super().__call__(scope, receive, send)
+
+    def _build_webhooks(self) -> tuple[dict[str, Route], ASGIApp]:
+        """The routes taken the short way, and the error handling around them (as
+        ``FastAPI.build_middleware_stack`` splits the app's exception handlers)."""
+        routes = {
+            route.path: route
+            for route in self.router.routes
+            if type(route) is Route  # a plain Starlette route, not FastAPI's APIRoute
+            and route.path.startswith("/twilio/")
+            and not route.param_convertors
+            and route.methods is not None
+            and "POST" in route.methods
+        }
+
+        async def dispatch(scope: Scope, receive: Receive, send: Send) -> None:
+            await routes[scope["path"]].app(scope, receive, send)
+
+        error_handler = None
+        handlers = {}
+        for key, value in self.exception_handlers.items():
+            if key in (500, Exception):
+                error_handler = value
+            else:
+                handlers[key] = value
+        stack = ServerErrorMiddleware(
+            ExceptionMiddleware(dispatch, handlers=handlers, debug=self.debug),
+            handler=error_handler,
+            debug=self.debug,
+        )
+        self._webhooks = routes, stack
+        return self._webhooks
 
 
 def settle_heap() -> None:

@@ -28,6 +28,7 @@ GSM7_BASIC = frozenset(
     "¡ABCDEFGHIJKLMNOPQRSTUVWXYZÄÖÑÜ§¿abcdefghijklmnopqrstuvwxyzäöñüà"
 )
 GSM7_EXTENSION = frozenset("^{}\\[~]|€\f")
+_GSM7 = GSM7_BASIC | GSM7_EXTENSION
 
 # Common characters phones and keyboards produce that have a GSM-7 spelling.
 _REPLACEMENTS = str.maketrans(
@@ -63,22 +64,19 @@ _NAME_MARKS = frozenset(" -'.")
 
 
 def is_gsm7(text: str) -> bool:
-    return all(c in GSM7_BASIC or c in GSM7_EXTENSION for c in text)
+    return _GSM7.issuperset(text)
 
 
 def gsm_length(text: str) -> int:
     """Septets ``text`` takes in GSM-7 (extension characters count twice).
 
     Raises ``ValueError`` for text that would force UCS-2."""
-    n = 0
-    for c in text:
-        if c in GSM7_BASIC:
-            n += 1
-        elif c in GSM7_EXTENSION:
-            n += 2
-        else:
-            raise ValueError(f"{c!r} is not in the GSM-7 alphabet")
-    return n
+    if not _GSM7.issuperset(text):
+        c = next(c for c in text if c not in _GSM7)
+        raise ValueError(f"{c!r} is not in the GSM-7 alphabet")
+    if GSM7_EXTENSION.isdisjoint(text):  # the usual case: one septet a character
+        return len(text)
+    return len(text) + sum(1 for c in text if c in GSM7_EXTENSION)
 
 
 def fits_one_segment(text: str) -> bool:
@@ -160,16 +158,20 @@ def _split(text: str, room: int) -> list[str]:
 
 
 @functools.cache
-def _texted_rules() -> tuple[tuple[re.Pattern[str], str], ...]:
-    """Each language's ``sms_texted`` phrase: ``spoken=texted`` pairs separated by ``;``."""
+def _texted_rules() -> tuple[re.Pattern[str] | None, tuple[tuple[re.Pattern[str], str], ...]]:
+    """Each language's ``sms_texted`` phrase: ``spoken=texted`` pairs separated by ``;``;
+    and one pattern matching wherever any of them would (None: there are none)."""
     rules: list[tuple[re.Pattern[str], str]] = []
+    said: list[str] = []
     for lang in languages():
         for pair in load(lang).phrases.get("sms_texted", "").split(";"):
             spoken, eq, texted = pair.partition("=")
             if eq and spoken.strip():
-                pattern = re.compile(rf"(?<!\w){re.escape(spoken.strip())}(?!\w)", re.IGNORECASE)
+                said.append(re.escape(spoken.strip()))
+                pattern = re.compile(rf"(?<!\w){said[-1]}(?!\w)", re.IGNORECASE)
                 rules.append((pattern, texted.strip()))
-    return tuple(rules)
+    anywhere = re.compile(rf"(?<!\w)(?:{'|'.join(said)})(?!\w)", re.IGNORECASE) if said else None
+    return anywhere, tuple(rules)
 
 
 def texted(line: str) -> str:
@@ -181,7 +183,10 @@ def texted(line: str) -> str:
     >>> texted("Say new game to play again.")
     'Text NEW to play again.'
     """
-    for pattern, words in _texted_rules():
+    anywhere, rules = _texted_rules()
+    if anywhere is None or anywhere.search(line) is None:
+        return line  # most lines: no rule applies, and each would have been tried in turn
+    for pattern, words in rules:
         line = pattern.sub(functools.partial(_as_texted, words), line)
     return line
 

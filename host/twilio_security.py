@@ -17,6 +17,7 @@ sends are required too, and de-duplication keys on the signed SID.
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterator
 from urllib.parse import parse_qsl, urlparse
 
 from fastapi import HTTPException, Request
@@ -68,12 +69,36 @@ def signature_ok(
         keys.insert(0, settings.twilio_webhook_key)
     if not signature:
         return False
-    return any(_valid(RequestValidator(key.get_secret_value()), url, params, signature, algorithm)
+    signed = _Values(params) if isinstance(params, FormData) else params
+    return any(_valid(RequestValidator(key.get_secret_value()), url, signed, signature, algorithm)
                for key in keys if key is not None)
 
 
+class _Values:
+    """A form as the SDK's ``compute_signature`` reads a multi-dict: each name once, and
+    ``getall`` its values (repeated keys included). Handed a ``FormData`` the SDK would
+    look for ``getall`` first and pay an ``AttributeError`` per field before ``getlist``."""
+
+    __slots__ = ("_values",)
+
+    def __init__(self, form: FormData) -> None:
+        values: dict[str, list[str]] = {}
+        for name, value in form.multi_items():
+            values.setdefault(name, []).append(str(value))
+        self._values = values
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._values)
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+    def getall(self, name: str) -> list[str]:
+        return self._values[name]
+
+
 def _valid(
-    validator: RequestValidator, url: str, params: FormData | dict[str, str], signature: str, algorithm: str
+    validator: RequestValidator, url: str, params: _Values | dict[str, str], signature: str, algorithm: str
 ) -> bool:
     """``validator.validate``, trying the URL as it is first: ``validate`` always signs it
     twice, with and without the port, and one of the two is the URL itself. Only when that

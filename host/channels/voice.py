@@ -41,7 +41,6 @@ from fastapi import APIRouter, FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import Response
 from pydantic import TypeAdapter, ValidationError
-from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import FormData
 from twilio.twiml.voice_response import Gather, VoiceResponse
 
@@ -60,6 +59,8 @@ from host.referee import Referee, asked_words, describe_events
 from host.reply import Hearing, Reply
 from host.session import SessionConfig, Table
 from host.twilio_security import signed_form
+from host.twiml import render
+from host.workers import Workers
 
 log = logging.getLogger(__name__)
 
@@ -90,6 +91,7 @@ class Voice:
     lobby: Lobby
     outbound: Outbound
     calls: Calls
+    workers: Workers  # the app's threads for the store work (host/workers.py)
     # Set by the media channel when calls may be streamed to our recogniser: lang -> ready.
     streams: Callable[[str], bool] | None = None
 
@@ -123,7 +125,9 @@ _voices: weakref.WeakKeyDictionary[Outbound, Voice] = weakref.WeakKeyDictionary(
 
 def setup(app: FastAPI) -> None:
     state = app.state
-    voice = Voice(state.settings, state.referee, state.lobby, state.outbound, Calls(state.store))
+    voice = Voice(
+        state.settings, state.referee, state.lobby, state.outbound, Calls(state.store), state.workers
+    )
     state.voice = voice
     _voices[state.outbound] = voice
     notify.register(CHANNEL, _notify)
@@ -253,7 +257,7 @@ def _base_url(request: Request, settings: Settings) -> str:
 
 
 def _xml(vr: VoiceResponse) -> Response:
-    return Response(str(vr), media_type="application/xml")
+    return Response(render(vr), media_type="application/xml")
 
 
 def _answer(v: Voice, request: Request, form: FormData, build: Callable[[Call], VoiceResponse]) -> Response:
@@ -578,7 +582,7 @@ def _rejoin(v: Voice, call: Call, where: Where, lines: list[str]) -> VoiceRespon
 async def incoming(request: Request) -> Response:
     """A call comes in."""
     form, v = await _signed(request)
-    return await run_in_threadpool(_answer, v, request, form, lambda call: _entry(v, call, []))
+    return await v.workers.run(_answer, v, request, form, lambda call: _entry(v, call, []))
 
 
 async def menu(request: Request) -> Response:
@@ -603,7 +607,7 @@ async def menu(request: Request) -> Response:
             return _ask_name(v, call, "/name", join=1)
         return _ask_count(v, call, mode, [], 0)
 
-    return await run_in_threadpool(_answer, v, request, form, build)
+    return await v.workers.run(_answer, v, request, form, build)
 
 
 async def name(request: Request) -> Response:
@@ -623,7 +627,7 @@ async def name(request: Request) -> Response:
         call = v.calls.update(call.sid, session_id=joined.session_id, shared=0, prev_channel=CHANNEL)
         return _carry_on(v, call, Where(joined.session_id, player, call.address), [], code=True)
 
-    return await run_in_threadpool(_answer, v, request, form, build)
+    return await v.workers.run(_answer, v, request, form, build)
 
 
 async def code(request: Request) -> Response:
@@ -674,7 +678,7 @@ async def code(request: Request) -> Response:
             return _menu(v, call, [vp.say(lang, "full")])
         return _ask_code(v, call, name, [vp.say(lang, "no_such_game")], n + 1)
 
-    return await run_in_threadpool(_answer, v, request, form, build)
+    return await v.workers.run(_answer, v, request, form, build)
 
 
 def _card_game(v: Voice, session_id: str) -> bool:
@@ -712,7 +716,7 @@ async def room(request: Request) -> Response:
         call = v.calls.update(call.sid, setup={"count": count, "names": [], "mode": mode})
         return _ask_name(v, call, "/room-name", i=1)
 
-    return await run_in_threadpool(_answer, v, request, form, build)
+    return await v.workers.run(_answer, v, request, form, build)
 
 
 async def room_name(request: Request) -> Response:
@@ -740,7 +744,7 @@ async def room_name(request: Request) -> Response:
         begun = load(config.lang).phrase("new_game", players=", ".join(names))
         return _carry_on(v, call, Where(session_id, None, call.address), [spoken(begun, config.lang)])
 
-    return await run_in_threadpool(_answer, v, request, form, build)
+    return await v.workers.run(_answer, v, request, form, build)
 
 
 async def lobby(request: Request) -> Response:
@@ -771,7 +775,7 @@ async def lobby(request: Request) -> Response:
         _fan_out(v, reply, call.address)
         return _carry_on(v, call, where, vp.reply_lines(reply, v.referee.table(where.session_id)))
 
-    return await run_in_threadpool(_in_game, v, request, form, build)
+    return await v.workers.run(_in_game, v, request, form, build)
 
 
 # -- the game --------------------------------------------------------------------------------
@@ -832,7 +836,7 @@ async def move(request: Request) -> Response:
             return _move(v, call, where, table, lines, confirm=reply.confirm)
         return _carry_on(v, call, where, lines, table=table)
 
-    return await run_in_threadpool(_in_game, v, request, form, build)
+    return await v.workers.run(_in_game, v, request, form, build)
 
 
 def _confirm_line(table: Table) -> str:
@@ -871,7 +875,7 @@ async def silence(request: Request) -> Response:
         lines = vp.reply_lines(reply, table) if reply is not None else []
         return _carry_on(v, call, where, lines, table=table)
 
-    return await run_in_threadpool(_in_game, v, request, form, build)
+    return await v.workers.run(_in_game, v, request, form, build)
 
 
 async def wait(request: Request) -> Response:
@@ -890,7 +894,7 @@ async def wait(request: Request) -> Response:
                 lines = [spoken(s, lang) for s in describe_events(table, table.last_events)]
         return _carry_on(v, call, where, lines, table=table, stream=not g)
 
-    return await run_in_threadpool(_in_game, v, request, form, build)
+    return await v.workers.run(_in_game, v, request, form, build)
 
 
 # -- hang-ups and live updates ---------------------------------------------------------------
@@ -900,7 +904,7 @@ async def status(request: Request) -> Response:
     """Call status callback: a call that ended takes its player out by the rules."""
     form, v = await _signed(request)
     if _field(form, "CallStatus") in ENDED:
-        await run_in_threadpool(_ended, v, _field(form, "CallSid"))
+        await v.workers.run(_ended, v, _field(form, "CallSid"))
     return _xml(VoiceResponse())
 
 
@@ -957,7 +961,7 @@ def _notify(outbound: Outbound, member: LobbyMember, reply: Reply) -> None:
     where = Where(member.session_id, member.name, member.address)
     lines = vp.reply_lines(reply, table)
     vr = _carry_on(v, call, where, lines, table=table)
-    outbound.update_call(member.call_sid, str(vr), summary=" ".join(lines))
+    outbound.update_call(member.call_sid, render(vr), summary=" ".join(lines))
 
 
 # The webhooks, below /twilio/voice (``setup`` adds them).
