@@ -127,6 +127,16 @@ class SessionRow:
     seq: int = 0  # the last input logged (0: none yet)
 
 
+@dataclass(frozen=True)
+class Read:
+    """A read that can go to the database with another in one round trip (``Store.replies``
+    takes one as ``also``): its statement, and what takes its rows."""
+
+    sql: str
+    params: Params
+    took: Callable[[list[Row]], object]
+
+
 @dataclass
 class _Transaction:
     """This thread's open transaction: its connection, and what it has read and not yet
@@ -322,37 +332,56 @@ class Store:
         else:
             txn.pending.append((sql, rows, True))
 
-    def _execute(self, sql: str, params: Params) -> tuple[list[Row], int]:
+    def _execute(self, sql: str, params: Params, also: Read | None = None) -> Result:
+        """Run ``sql`` now (and ``also`` after it, in the same round trip): its rows and count."""
         txn: _Transaction | None = getattr(self._local, "txn", None)
         if txn is not None:
-            return self._flush(txn, then=(sql, params))
+            return self._flush(txn, then=(sql, params), also=also)
         with self._lock:
             if self._shared is not None:
-                return self._run(self._shared, self._shared_raw, sql, params)
+                found = self._run(self._shared, self._shared_raw, sql, params)
+                if also is not None:
+                    also.took(self._run(self._shared, self._shared_raw, also.sql, also.params)[0])
+                return found
             with self.engine.connect() as conn:
+                raw = conn.connection.dbapi_connection
                 try:
-                    return self._run(conn, conn.connection.dbapi_connection, sql, params)
+                    if also is None:
+                        return self._run(conn, raw, sql, params)
+                    found, rest = self._pipeline(conn, raw, [(sql, params), (also.sql, also.params)])
+                    also.took(rest[0])
+                    return found
                 except Exception:
-                    if getattr(conn.connection.dbapi_connection, "broken", False):
+                    if getattr(raw, "broken", False):
                         conn.invalidate()
                     raise
 
-    def _flush(self, txn: _Transaction, then: tuple[str, Params] | None = None) -> tuple[list[Row], int]:
-        """Run the transaction's waiting statements, then ``then`` (its rows and count)."""
+    def _flush(
+        self, txn: _Transaction, then: tuple[str, Params] | None = None, also: Read | None = None
+    ) -> Result:
+        """Run the transaction's waiting statements, then ``then`` (its rows and count are
+        returned) and ``also`` (its rows go to its ``took``)."""
         pending, txn.pending = txn.pending, []
         if then is not None and then[0] == "COMMIT" and [p[0] for p in pending] == ["BEGIN"]:
             return [], 0  # nothing was read or written: nothing to send
         if self.sqlite:
             for sql, params, many in _grouped(pending):
                 self._run(txn.conn, txn.raw, sql, params, many)
-            return self._run(txn.conn, txn.raw, *then) if then is not None else ([], 0)
+            found = self._run(txn.conn, txn.raw, *then) if then is not None else ([], 0)
+            if also is not None:
+                also.took(self._run(txn.conn, txn.raw, also.sql, also.params)[0])
+            return found
         # PostgreSQL: all in one round trip (a pipeline); the first error stops the rest.
         statements = [(sql, params) for sql, rows, many in pending for params in (rows if many else [rows])]
         if then is not None:
             statements.append(then)
+        if also is not None:
+            statements.append((also.sql, also.params))
         if not statements:
             return [], 0
         results = self._pipeline(txn.conn, txn.raw, statements)
+        if also is not None:
+            also.took(results.pop()[0])
         return results[-1] if then is not None else ([], 0)
 
     def _run(
@@ -558,11 +587,12 @@ class Store:
         """The reply stored under ``key``, if any (inside a transaction looked up once)."""
         return self.replies(key).get(key)
 
-    def replies(self, *keys: str) -> dict[str, dict[str, Any]]:
+    def replies(self, *keys: str, also: Read | None = None) -> dict[str, dict[str, Any]]:
         """The replies stored under any of ``keys``, in one look; inside a transaction each
         key is looked up once. On PostgreSQL, inside a transaction, each key is locked
         first: the same webhook on two workers at once, the second waits for the first's
-        reply."""
+        reply. ``also`` is read right after the look-up, in the same round trip (so after
+        the keys' locks): a request that will want it anyway saves a trip."""
         txn: _Transaction | None = getattr(self._local, "txn", None)
         known = txn.replies if txn is not None else {}
         wanted = sorted({k for k in keys if k not in known})
@@ -572,12 +602,14 @@ class Store:
                 locks = ", ".join("pg_advisory_xact_lock(hashtextextended(?, 0))" for _ in wanted)
                 self.write(f"SELECT {locks}", wanted)
             marks = ", ".join("?" for _ in wanted)
-            rows = self.execute(f"SELECT key, body FROM replies WHERE key IN ({marks})", wanted)
+            rows = self._execute(f"SELECT key, body FROM replies WHERE key IN ({marks})", wanted, also)[0]
             found = {r["key"]: r["body"] for r in rows}
             if txn is None:
                 known = found
             else:
                 known.update({k: found.get(k) for k in wanted})
+        elif also is not None:
+            also.took(self.execute(also.sql, also.params))
         return {k: json.loads(body) for k in keys if (body := known.get(k)) is not None}
 
     def save_reply(self, key: str, session_id: str | None, body: dict[str, Any]) -> None:
@@ -836,4 +868,4 @@ def _row(r: Row) -> SessionRow:
     )
 
 
-__all__ = ["Engine", "Row", "SessionRow", "Store", "StoredInput", "database_url", "describe"]
+__all__ = ["Engine", "Read", "Row", "SessionRow", "Store", "StoredInput", "database_url", "describe"]
