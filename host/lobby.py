@@ -15,7 +15,7 @@ from typing import Any, Literal
 from host.referee import Referee
 from host.reply import Reply
 from host.session import Player, SessionConfig
-from host.store import Row, Store
+from host.store import Read, Row, Store
 
 CODE_DIGITS = 6
 MAX_FAILED_JOINS = 5  # per number per hour; a million codes then take years to guess
@@ -72,8 +72,14 @@ class Lobby:
         opt-outs and the number of ours each last texted read in the same statement: the
         transaction asks for none of them again; nor for their game's row, read (and on
         PostgreSQL locked) in it too: what they sent is ruled on next."""
+        read = self.reading_game_of(address)
+        return self._took_game_of(address, self.store.execute(read.sql, read.params))
+
+    def reading_game_of(self, address: str) -> Read:
+        """``game_of`` as a read to send with another in one round trip (the SMS route sends
+        it with the look-up of stored replies): its rows are remembered as ``game_of``'s."""
         game = self.store.session_read_with("SELECT session_id FROM members WHERE address = :address")
-        rows = self.store.execute(
+        sql = (
             f"WITH {game}"
             " SELECT a.address AS asked, m.address, m.session_id, m.name, m.channel, m.call_sid,"
             " (SELECT 1 FROM optouts o WHERE o.address = COALESCE(m.address, a.address)) AS opted_out,"
@@ -83,9 +89,11 @@ class Lobby:
             " LEFT JOIN members m"
             " ON m.session_id = (SELECT session_id FROM members WHERE address = a.address)"
             " LEFT JOIN s ON 1 = 1"
-            " ORDER BY m.joined",
-            {"address": address},
+            " ORDER BY m.joined"
         )
+        return Read(sql, {"address": address}, lambda rows: self._took_game_of(address, rows))
+
+    def _took_game_of(self, address: str, rows: list[Row]) -> Member | None:
         self.store.took_session(rows[0])
         members = [_member(r) for r in rows if r["address"] is not None]
         memo = self._memo()

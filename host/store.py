@@ -2,11 +2,14 @@
 
 One code path for SQLite (the default: one file, WAL mode) and PostgreSQL. SQLAlchemy makes
 the connections (its pool, its URLs) and runs the migrations; the statements themselves go
-straight to the driver's cursor (plain SQL both understand, ``?`` placeholders), because
-building and compiling a SQLAlchemy statement for every call cost more than running it.
-Each driver keeps its own prepared statements (sqlite3's statement cache, psycopg's
-automatic prepare), and listeners of the engine's ``before_cursor_execute`` event still
-see every statement. What differs between the two is how writers are kept apart:
+straight to the driver (plain SQL both understand, ``?`` placeholders), because building
+and compiling a SQLAlchemy statement for every call cost more than running it. On SQLite
+that is the cursor (sqlite3 caches its prepared statements); on PostgreSQL libpq itself,
+through psycopg's connection, in pipeline mode: the statements of a round trip are sent
+at once, each a server-side prepared statement from its first use on a connection,
+psycopg's adapters dumping the values and loading the rows. Listeners of the engine's
+``before_cursor_execute`` event still see every statement. What differs between the two
+is how writers are kept apart:
 
 - SQLite: a write transaction is ``BEGIN IMMEDIATE`` (the database lock, also across
   processes); inside a process one connection is shared and a lock keeps threads from
@@ -19,9 +22,8 @@ see every statement. What differs between the two is how writers are kept apart:
 
 Inside a transaction, writes whose result nobody reads (``write``: the input, the reply,
 the outbox rows) wait and go to the database together, just before the next read or the
-commit: on PostgreSQL in one query string with the read or commit that follows (one round
-trip, values bound by psycopg's ClientCursor), on SQLite rows of
-one statement as one ``executemany``. What a transaction has read it remembers until it
+commit: on PostgreSQL in one round trip with the read or commit that follows, on SQLite
+rows of one statement as one ``executemany``. What a transaction has read it remembers until it
 ends (a session's row, stored replies, and whatever others keep in ``memo``), so nothing
 is looked up twice; a read that also wants a session's row takes it in the same statement
 (``session_read_with``, locked on PostgreSQL), one round trip instead of two.
@@ -32,13 +34,15 @@ Store brings the database up to date unless asked not to.
 
 from __future__ import annotations
 
+import itertools
 import json
 import logging
 import re
 import threading
 import time
 import uuid
-from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
+import weakref
+from collections.abc import Callable, Collection, Generator, Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
@@ -47,7 +51,8 @@ from typing import Any
 
 import psycopg
 from psycopg import pq
-from psycopg.rows import dict_row
+from psycopg.adapt import PyFormat, Transformer
+from psycopg.waiting import Ready, Wait
 from sqlalchemy import Connection, create_engine, event
 from sqlalchemy.engine import Engine, make_url
 from sqlalchemy.pool import StaticPool
@@ -58,6 +63,7 @@ log = logging.getLogger(__name__)
 
 Row = Mapping[str, Any]  # rows support ``row["col"]``
 Params = Sequence[Any] | Mapping[str, Any]
+Result = tuple[list[Row], int]  # a statement's rows and count
 
 
 def database_url(target: str | Path) -> str:
@@ -119,6 +125,16 @@ class SessionRow:
     created: float
     updated: float
     seq: int = 0  # the last input logged (0: none yet)
+
+
+@dataclass(frozen=True)
+class Read:
+    """A read that can go to the database with another in one round trip (``Store.replies``
+    takes one as ``also``): its statement, and what takes its rows."""
+
+    sql: str
+    params: Params
+    took: Callable[[list[Row]], object]
 
 
 @dataclass
@@ -302,7 +318,7 @@ class Store:
         if txn is None:
             self._execute(sql, params)
         else:
-            txn.pending.append((_native(sql, not self.sqlite), params, False))
+            txn.pending.append((sql, params, False))
 
     def write_many(self, sql: str, rows: Iterable[Params]) -> None:
         """``write`` for several rows of one statement."""
@@ -314,65 +330,68 @@ class Store:
             with self.transaction():
                 self.write_many(sql, rows)
         else:
-            txn.pending.append((_native(sql, not self.sqlite), rows, True))
+            txn.pending.append((sql, rows, True))
 
-    def _execute(self, sql: str, params: Params) -> tuple[list[Row], int]:
-        native = _native(sql, not self.sqlite)
+    def _execute(self, sql: str, params: Params, also: Read | None = None) -> Result:
+        """Run ``sql`` now (and ``also`` after it, in the same round trip): its rows and count."""
         txn: _Transaction | None = getattr(self._local, "txn", None)
         if txn is not None:
-            return self._flush(txn, then=(native, params))
+            return self._flush(txn, then=(sql, params), also=also)
         with self._lock:
             if self._shared is not None:
-                return self._run(self._shared, self._shared_raw, native, params)
+                found = self._run(self._shared, self._shared_raw, sql, params)
+                if also is not None:
+                    also.took(self._run(self._shared, self._shared_raw, also.sql, also.params)[0])
+                return found
             with self.engine.connect() as conn:
+                raw = conn.connection.dbapi_connection
                 try:
-                    return self._run(conn, conn.connection.dbapi_connection, native, params)
+                    if also is None:
+                        return self._run(conn, raw, sql, params)
+                    found, rest = self._pipeline(conn, raw, [(sql, params), (also.sql, also.params)])
+                    also.took(rest[0])
+                    return found
                 except Exception:
-                    if getattr(conn.connection.dbapi_connection, "broken", False):
+                    if getattr(raw, "broken", False):
                         conn.invalidate()
                     raise
 
-    def _flush(self, txn: _Transaction, then: tuple[str, Params] | None = None) -> tuple[list[Row], int]:
-        """Run the transaction's waiting statements, then ``then`` (its rows and count)."""
+    def _flush(
+        self, txn: _Transaction, then: tuple[str, Params] | None = None, also: Read | None = None
+    ) -> Result:
+        """Run the transaction's waiting statements, then ``then`` (its rows and count are
+        returned) and ``also`` (its rows go to its ``took``)."""
         pending, txn.pending = txn.pending, []
         if then is not None and then[0] == "COMMIT" and [p[0] for p in pending] == ["BEGIN"]:
             return [], 0  # nothing was read or written: nothing to send
-        if not pending:
-            return self._run(txn.conn, txn.raw, *then) if then is not None else ([], 0)
         if self.sqlite:
             for sql, params, many in _grouped(pending):
                 self._run(txn.conn, txn.raw, sql, params, many)
-            return self._run(txn.conn, txn.raw, *then) if then is not None else ([], 0)
-        # PostgreSQL: all in one query string, one round trip; the first error stops the
-        # rest. Its values are bound by psycopg's ClientCursor (quoted by the driver): one
-        # execute cost half the client CPU of a pipeline of as many (its syncs, a cursor and
-        # a wait per statement), and the server's planning of these small statements is less.
-        cursor = psycopg.ClientCursor(txn.raw, row_factory=dict_row)
+            found = self._run(txn.conn, txn.raw, *then) if then is not None else ([], 0)
+            if also is not None:
+                also.took(self._run(txn.conn, txn.raw, also.sql, also.params)[0])
+            return found
+        # PostgreSQL: all in one round trip (a pipeline); the first error stops the rest.
         statements = [(sql, params) for sql, rows, many in pending for params in (rows if many else [rows])]
         if then is not None:
             statements.append(then)
-        text = []
-        for sql, params in statements:
-            sql, params = self._seen(txn.conn, cursor, sql, params)
-            text.append(sql if params is None else cursor.mogrify(sql, params))
-        cursor.execute("; ".join(text))
-        while cursor.nextset():  # to the last statement's result: the one asked for
-            pass
-        return _fetched(cursor) if then is not None else ([], 0)
+        if also is not None:
+            statements.append((also.sql, also.params))
+        if not statements:
+            return [], 0
+        results = self._pipeline(txn.conn, txn.raw, statements)
+        if also is not None:
+            also.took(results.pop()[0])
+        return results[-1] if then is not None else ([], 0)
 
     def _run(
         self, conn: Connection, raw: Any, sql: str, params: Any, many: bool = False
     ) -> tuple[list[Row], int]:
         """One statement now: its rows and count."""
-        return _fetched(self._send(conn, self._cursor(raw), sql, params, many))
-
-    def _cursor(self, raw: Any) -> Any:
-        # psycopg's rows as dicts, their names read off the result: ``cursor.description``
-        # makes a Column object per column per statement (0.3 ms of a move's CPU).
-        return raw.cursor() if self.sqlite else raw.cursor(row_factory=dict_row)
-
-    def _send(self, conn: Connection, cursor: Any, sql: str, params: Any, many: bool = False) -> Any:
-        """One statement on the driver's cursor, seen by the engine's cursor listeners."""
+        if not self.sqlite:
+            rows = params if many else [params]
+            return self._pipeline(conn, raw, [(sql, p) for p in rows])[-1]
+        cursor = raw.cursor()
         sql, params = self._seen(conn, cursor, sql, params, many)
         if many:
             cursor.executemany(sql, params)
@@ -380,7 +399,17 @@ class Store:
             cursor.execute(sql)
         else:
             cursor.execute(sql, params)
-        return cursor
+        return _fetched(cursor)
+
+    def _pipeline(self, conn: Connection, raw: Any, statements: list[tuple[str, Any]]) -> list[Result]:
+        """PostgreSQL: ``statements`` in one round trip, each as a server-side prepared statement
+        (made on its first use on the connection), in libpq's pipeline mode: the rows and
+        count of each. Each statement still sees what committed before it began (its own
+        snapshot, as when sent one by one); the first error stops the rest and is raised."""
+        trip = _RoundTrip()  # the listeners' "cursor": one per round trip
+        for sql, params in statements:
+            self._seen(conn, trip, _native(sql, True), params)
+        return _pg_pipeline(raw, statements)
 
     def _seen(
         self, conn: Connection, cursor: Any, sql: str, params: Any, many: bool = False
@@ -558,11 +587,12 @@ class Store:
         """The reply stored under ``key``, if any (inside a transaction looked up once)."""
         return self.replies(key).get(key)
 
-    def replies(self, *keys: str) -> dict[str, dict[str, Any]]:
+    def replies(self, *keys: str, also: Read | None = None) -> dict[str, dict[str, Any]]:
         """The replies stored under any of ``keys``, in one look; inside a transaction each
         key is looked up once. On PostgreSQL, inside a transaction, each key is locked
         first: the same webhook on two workers at once, the second waits for the first's
-        reply."""
+        reply. ``also`` is read right after the look-up, in the same round trip (so after
+        the keys' locks): a request that will want it anyway saves a trip."""
         txn: _Transaction | None = getattr(self._local, "txn", None)
         known = txn.replies if txn is not None else {}
         wanted = sorted({k for k in keys if k not in known})
@@ -572,12 +602,14 @@ class Store:
                 locks = ", ".join("pg_advisory_xact_lock(hashtextextended(?, 0))" for _ in wanted)
                 self.write(f"SELECT {locks}", wanted)
             marks = ", ".join("?" for _ in wanted)
-            rows = self.execute(f"SELECT key, body FROM replies WHERE key IN ({marks})", wanted)
+            rows = self._execute(f"SELECT key, body FROM replies WHERE key IN ({marks})", wanted, also)[0]
             found = {r["key"]: r["body"] for r in rows}
             if txn is None:
                 known = found
             else:
                 known.update({k: found.get(k) for k in wanted})
+        elif also is not None:
+            also.took(self.execute(also.sql, also.params))
         return {k: json.loads(body) for k in keys if (body := known.get(k)) is not None}
 
     def save_reply(self, key: str, session_id: str | None, body: dict[str, Any]) -> None:
@@ -594,12 +626,8 @@ class Store:
 
 
 def _fetched(cursor: Any) -> tuple[list[Row], int]:
-    """A statement's rows (as dicts) and count; the cursor is done with."""
+    """A SQLite statement's rows (as dicts) and count; the cursor is done with."""
     try:
-        pgresult = getattr(cursor, "pgresult", cursor)  # sqlite3 has none: ``cursor`` itself
-        if pgresult is not cursor:  # psycopg, rows made by dict_row
-            tuples = pgresult is not None and pgresult.status == pq.ExecStatus.TUPLES_OK
-            return (cursor.fetchall() if tuples else []), cursor.rowcount
         if cursor.description is None:
             return [], cursor.rowcount
         names = [d[0] for d in cursor.description]
@@ -622,6 +650,137 @@ def _grouped(pending: list[tuple[str, Any, bool]]) -> Iterator[tuple[str, Any, b
         else:
             yield sql, params, many
         i = j
+
+
+class _RoundTrip:
+    """What the cursor listeners are handed as the cursor of a PostgreSQL round trip (a new
+    one each trip: tests/bench/statements.py counts them)."""
+
+    __slots__ = ()
+
+
+@lru_cache(maxsize=1024)
+def _numbered(sql: str) -> tuple[bytes, tuple[str | None, ...]]:
+    """``sql`` with PostgreSQL's own placeholders (``$1``, ``$2``, ...) for the protocol's
+    parameters, and what each stands for: a ``:name``, or None for the next ``?``. Only
+    looked for outside quotes."""
+    names: list[str | None] = []
+
+    def number(m: re.Match[str]) -> str:
+        name = m.group(1)
+        if name is None or name not in names:
+            names.append(name)
+            return f"${len(names)}"
+        return f"${names.index(name) + 1}"
+
+    parts = sql.split("'")
+    for i in range(0, len(parts), 2):
+        parts[i] = _PLACEHOLDER.sub(number, parts[i])
+    return "'".join(parts).encode(), tuple(names)
+
+
+#: Statements worth keeping prepared on the server (a plan cached per connection).
+_PREPARABLE = re.compile(r"\s*(SELECT|INSERT|UPDATE|DELETE|WITH)\b", re.IGNORECASE)
+#: Prepared statements one connection keeps at most, and names given out in all; past them a
+#: statement is sent unnamed (parsed and planned each time).
+MAX_PREPARED = 256
+MAX_NAMES = 4096
+_names: dict[tuple[bytes, tuple[int, ...]], bytes] = {}  # (statement, parameter types) -> its name
+_numbers = itertools.count(1)  # for the names (next() is atomic: no two statements get one)
+_prepared: weakref.WeakKeyDictionary[Any, set[bytes]] = weakref.WeakKeyDictionary()  # connection -> names
+
+
+def _pg_pipeline(raw: psycopg.Connection[Any], statements: list[tuple[str, Any]]) -> list[Result]:
+    """``Store._pipeline`` without the listeners: psycopg's own adapters dump the values and
+    load the rows (as psycopg's cursors would), libpq sends everything at once and psycopg's
+    wait function waits for the answers (the GIL let go)."""
+    pgconn = raw.pgconn
+    tx = Transformer(raw)
+    known = _prepared.get(raw)
+    if known is None:
+        known = _prepared[raw] = set()
+    # Every value is dumped before anything is sent: one psycopg cannot adapt fails here,
+    # with the connection untouched.
+    sends: list[tuple[bytes, bytes | None, bool, Any, tuple[int, ...], Any]] = []
+    parsing: set[bytes] = set()
+    for sql, params in statements:
+        query, names = _numbered(sql)
+        values = [params[n] for n in names] if isinstance(params, Mapping) else params if names else ()
+        dumped: Sequence[Any] = ()
+        types: tuple[int, ...] = ()
+        formats: list[Any] = []
+        if values:
+            dumped = tx.dump_sequence(values, [PyFormat.AUTO] * len(values))
+            types, formats = tuple(tx.types or ()), list(tx.formats or ())
+        name = _names.get((query, types))
+        if name is None and _PREPARABLE.match(sql) and len(_names) < MAX_NAMES:
+            name = _names.setdefault((query, types), b"gamehost_%d" % next(_numbers))
+        fresh = name is not None and name not in known and name not in parsing
+        if fresh and len(known) + len(parsing) >= MAX_PREPARED:
+            name, fresh = None, False
+        if fresh:
+            assert name is not None
+            parsing.add(name)
+        sends.append((query, name, fresh, dumped, types, formats))
+    pgconn.enter_pipeline_mode()
+    try:
+        for query, name, fresh, dumped, types, formats in sends:
+            if name is None:
+                pgconn.send_query_params(query, dumped, types, formats)
+                continue
+            if fresh:
+                pgconn.send_prepare(name, query, types)
+            pgconn.send_query_prepared(name, dumped, formats)
+        pgconn.pipeline_sync()
+        results = raw.wait(_communicate(pgconn))
+        pgconn.exit_pipeline_mode()
+    except BaseException:
+        if pgconn.pipeline_status:  # answers left unread: the connection cannot be used again
+            pgconn.finish()
+        raise
+    out: list[Result] = []
+    error: psycopg.Error | None = None
+    it = iter(results)
+    for _, name, fresh, *_ in sends:
+        if fresh and name is not None:  # the Parse's own result first
+            made = next(it)
+            if made.status == pq.ExecStatus.COMMAND_OK:
+                known.add(name)
+            elif made.status == pq.ExecStatus.FATAL_ERROR and error is None:
+                error = psycopg.errors.error_from_result(made, encoding=raw.info.encoding)
+        res = next(it)
+        if res.status == pq.ExecStatus.TUPLES_OK:
+            tx.set_pgresult(res)
+            columns = [res.fname(i).decode() for i in range(res.nfields)]
+            loaded = tx.load_rows(0, res.ntuples, tuple)
+            rows: list[Row] = [dict(zip(columns, v, strict=True)) for v in loaded]
+            out.append((rows, int(res.ntuples)))
+        elif res.status == pq.ExecStatus.COMMAND_OK:
+            out.append(([], res.command_tuples if res.command_tuples is not None else -1))
+        else:  # FATAL_ERROR, or PIPELINE_ABORTED after one
+            if error is None and res.status == pq.ExecStatus.FATAL_ERROR:
+                error = psycopg.errors.error_from_result(res, encoding=raw.info.encoding)
+            out.append(([], -1))
+    if error is not None:
+        raise error
+    return out
+
+
+def _communicate(pgconn: Any) -> Generator[Wait, Ready | int, list[Any]]:
+    """Send what libpq holds and read the results up to the pipeline's sync (psycopg's wait
+    protocol: yield what to wait for, get what is ready)."""
+    results: list[Any] = []
+    while True:
+        ready = yield (Wait.RW if pgconn.flush() else Wait.R)
+        if ready & Ready.R:
+            pgconn.consume_input()
+            while not pgconn.is_busy():
+                res = pgconn.get_result()
+                if res is None:
+                    continue  # the end of one statement's results
+                if res.status == pq.ExecStatus.PIPELINE_SYNC:
+                    return results
+                results.append(res)
 
 
 def _run_all(actions: list[Callable[[], None]]) -> None:
@@ -709,4 +868,4 @@ def _row(r: Row) -> SessionRow:
     )
 
 
-__all__ = ["Engine", "Row", "SessionRow", "Store", "StoredInput", "database_url", "describe"]
+__all__ = ["Engine", "Read", "Row", "SessionRow", "Store", "StoredInput", "database_url", "describe"]

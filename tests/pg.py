@@ -61,6 +61,10 @@ class PgServer:
         finally:
             shutil.rmtree(self.dir, ignore_errors=True)
 
+    def postmaster(self) -> int:
+        """The server's first process (every backend is its child)."""
+        return int((self.data / "postmaster.pid").read_text().split()[0])
+
     def url(self, database: str = "postgres") -> str:
         return f"postgresql://postgres@127.0.0.1:{self.port}/{database}"
 

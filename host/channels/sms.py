@@ -113,13 +113,14 @@ class SmsChannel:
         token_key = f"sms-token:{token}" if token and token != key else None
         keys = [k for k in (stored_key, token_key) if k is not None]
         with self.store.transaction():
-            saved = self.store.replies(*keys)  # both keys, one look
+            # Both keys in one look (on PostgreSQL locked first: a retry on another worker
+            # waits for the first's reply) and, in the same round trip, the sender, their
+            # game's members, opt-outs, our numbers and the game's row: nothing below reads
+            # them again.
+            saved = self.store.replies(*keys, also=self.lobby.reading_game_of(address))
             for k in keys:
                 if k in saved:
                     return Answer(list(saved[k].get("messages", [])))
-            # The sender, their game's members, opt-outs and our numbers, in one statement:
-            # nothing below reads them again.
-            self.lobby.game_of(address)
             if host:
                 self.lobby.texted(address, host, self.referee.clock())
             answer = self._dispatch(address, body[:MAX_BODY], key)

@@ -1,16 +1,19 @@
 """What a text reads about its sender, on SQLite and PostgreSQL: their game's members and
 its row come in one statement (``Lobby.game_of``), the row is then known to the
-transaction and, on PostgreSQL, locked until it ends; a second worker reading the same
-game waits for the first and sees the row as the first left it."""
+transaction and, on PostgreSQL, locked until it ends; that statement goes in one round trip
+with the look-up of the text's stored reply (after its key's lock); a second worker reading
+the same game waits for the first and sees the row as the first left it."""
 
 from __future__ import annotations
 
 import threading
 import time
 from collections.abc import Iterator
+from typing import Any
 
 import psycopg
 import pytest
+from sqlalchemy import event
 
 from host.lobby import Lobby
 from host.referee import Referee
@@ -63,6 +66,38 @@ def test_a_text_reads_its_senders_game_row_with_the_members(lobby: Lobby) -> Non
     if not store.sqlite:
         assert not _locked_elsewhere(store, joined.session_id)
     assert store.session(joined.session_id) == row
+
+
+def test_the_stored_reply_and_the_senders_game_come_in_one_round_trip(lobby: Lobby) -> None:
+    store = lobby.store
+    joined = lobby.create(ANN, "Ann", "sms", SessionConfig(game="up-or-down"))
+    lobby.join(BOB, joined.code, "Bob", "sms")
+    store.save_reply("sms:SM1", joined.session_id, {"messages": ["hi"]})
+    trips: list[tuple[Any, str]] = []  # (the cursor each went on, statement)
+
+    def seen(conn: Any, cursor: Any, sql: str, *_: Any) -> None:
+        trips.append((cursor, sql))
+
+    event.listen(store.engine, "before_cursor_execute", seen)
+    with store.transaction():
+        saved = store.replies("sms:SM1", "sms:SM2", also=lobby.reading_game_of(BOB))
+        assert saved == {"sms:SM1": {"messages": ["hi"]}}
+        sent = len(trips)
+        member = lobby.member(BOB)
+        assert member is not None and member.session_id == joined.session_id
+        row = store.session(joined.session_id)
+        assert row is not None and row.code == joined.code
+        assert [m.name for m in lobby.members(joined.session_id)] == ["Ann", "Bob"]
+        assert len(trips) == sent  # all known from that look
+        if not store.sqlite:
+            assert _locked_elsewhere(store, joined.session_id)
+    words = [sql.split()[0] for _, sql in trips]
+    if store.sqlite:
+        assert words == ["BEGIN", "SELECT", "WITH", "COMMIT"]  # the reply, then the game
+    else:
+        assert words == ["BEGIN", "SELECT", "SELECT", "WITH", "COMMIT"]
+        assert "pg_advisory_xact_lock" in trips[1][1] and "FROM replies" in trips[2][1]
+        assert len({id(cursor) for cursor, _ in trips[:4]}) == 1  # one round trip
 
 
 def test_a_stranger_has_no_game_row_and_later_reads_still_go_to_the_database(lobby: Lobby) -> None:

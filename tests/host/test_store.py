@@ -14,7 +14,7 @@ import psycopg
 import pytest
 
 from host import store as store_module
-from host.store import Store, _native
+from host.store import Store, _native, _numbered
 from tests.host.statements import statements_seen
 
 
@@ -35,6 +35,47 @@ def test_placeholders_become_the_drivers_own() -> None:
     assert _native(sql, True) == (
         "SELECT a FROM t WHERE b = %s AND c = %(name)s AND d LIKE '%%?:x%%' AND e::text = %s"
     )
+
+
+def test_postgresql_numbers_its_parameters() -> None:
+    sql = "SELECT a FROM t WHERE b = ? AND c = :name AND d LIKE '%?:x%' AND e::text = ? AND f = :name"
+    assert _numbered(sql) == (
+        b"SELECT a FROM t WHERE b = $1 AND c = $2 AND d LIKE '%?:x%' AND e::text = $3 AND f = $2",
+        (None, "name", None),
+    )
+
+
+def test_postgresql_prepares_a_statement_once_per_connection(database: str) -> None:
+    """Each statement is a server-side prepared statement from its first use on a connection,
+    also when it comes twice in one round trip; one whose preparing a failed round trip cut
+    short is prepared again when next used."""
+    if not database.startswith("postgresql"):
+        pytest.skip("PostgreSQL's prepared statements")
+    db = Store(database)
+    try:
+        sid = db.create_session("up-or-down", {"game": "up-or-down"})
+        with db.transaction():
+            db.write("UPDATE sessions SET updated = ? WHERE id = ?", (1.0, sid))
+            db.write("UPDATE sessions SET updated = ? WHERE id = ?", (2.0, sid))  # the same, one trip
+            assert db.execute("SELECT updated FROM sessions WHERE id = ?", (sid,)) == [{"updated": 2.0}]
+            assert db.execute("SELECT updated FROM sessions WHERE id = ?", (sid,)) == [{"updated": 2.0}]
+            made = db.execute(
+                "SELECT statement FROM pg_prepared_statements"
+                " WHERE statement LIKE 'SELECT updated %' OR statement LIKE 'UPDATE sessions %'"
+            )
+        assert sorted(r["statement"] for r in made) == [
+            "SELECT updated FROM sessions WHERE id = $1",
+            "UPDATE sessions SET updated = $1 WHERE id = $2",
+        ]
+        fresh = "SELECT updated + ? AS later FROM sessions WHERE id = ?"
+        with pytest.raises(psycopg.IntegrityError), db.transaction():
+            db.write("INSERT INTO optouts (address, at) VALUES (?, ?)", ("a", 1.0))
+            db.write("INSERT INTO optouts (address, at) VALUES (?, ?)", ("a", 1.0))
+            db.execute(fresh, (1.0, sid))  # its Parse is skipped: the trip failed before it
+        assert db.execute(fresh, (1.0, sid)) == [{"later": 3.0}]
+        assert db.execute(fresh, (2.0, sid)) == [{"later": 4.0}]
+    finally:
+        db.close()
 
 
 def test_writes_wait_for_a_read_or_the_commit_and_a_rollback_drops_them(db: Store) -> None:
@@ -104,8 +145,8 @@ def test_each_sqlite_file_is_checkpointed_while_a_store_has_it_open(tmp_path: Pa
 
 
 def test_batched_writes_keep_every_value_as_it_was(db: Store) -> None:
-    """Writes that wait go with the next read as one batch (on PostgreSQL one query string,
-    its values quoted by the driver): quotes, semicolons, percent signs, backslashes,
+    """Writes that wait go with the next read as one batch (on PostgreSQL one round trip):
+    quotes, semicolons, percent signs, backslashes,
     Hangul and floats come back exactly, and a failing statement in a batch fails it all."""
     tricky = "Ann's '; DROP TABLE inputs; -- 100% \\ %s %(x)s 한글 \x01"
     sid = db.create_session("up-or-down", {"game": "up-or-down"})
