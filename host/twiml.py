@@ -116,32 +116,23 @@ def _serialised(root: ET.Element) -> str:
 # character UTF-8 cannot carry (a lone surrogate) as a character reference.
 
 
-def _escape_cdata(text: str) -> str:
-    if "&" in text:
-        text = text.replace("&", "&amp;")
-    if "<" in text:
-        text = text.replace("<", "&lt;")
-    if ">" in text:
-        text = text.replace(">", "&gt;")
+_CDATA = (("&", "&amp;"), ("<", "&lt;"), (">", "&gt;"))
+_ATTRIB = (*_CDATA, ('"', "&quot;"), ("\r", "&#13;"), ("\n", "&#10;"), ("\t", "&#09;"))
+
+
+def _escaped(text: str, table: tuple[tuple[str, str], ...]) -> str:
+    for char, reference in table:
+        if char in text:
+            text = text.replace(char, reference)
     return text if text.isascii() else _utf8(text)
+
+
+def _escape_cdata(text: str) -> str:
+    return _escaped(text, _CDATA)
 
 
 def _escape_attrib(text: str) -> str:
-    if "&" in text:
-        text = text.replace("&", "&amp;")
-    if "<" in text:
-        text = text.replace("<", "&lt;")
-    if ">" in text:
-        text = text.replace(">", "&gt;")
-    if '"' in text:
-        text = text.replace('"', "&quot;")
-    if "\r" in text:
-        text = text.replace("\r", "&#13;")
-    if "\n" in text:
-        text = text.replace("\n", "&#10;")
-    if "\t" in text:
-        text = text.replace("\t", "&#09;")
-    return text if text.isascii() else _utf8(text)
+    return _escaped(text, _ATTRIB)
 
 
 def _utf8(text: str) -> str:
