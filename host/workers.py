@@ -22,13 +22,13 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import ParamSpec, TypeVar
 
-from host.store import Store
+from host.store import PG_CONNECTIONS, Store
 
 P = ParamSpec("P")
 T = TypeVar("T")
 
 SQLITE_THREADS = 2  # one in a transaction, the next ready to begin when it commits
-POSTGRESQL_THREADS = 16  # Store's connection pool (pool_size, no overflow)
+POSTGRESQL_THREADS = PG_CONNECTIONS  # as many as the store has connections
 
 
 class Workers:
