@@ -776,13 +776,15 @@ class Endpointer:
         phrase decoder's final reading is asked for, once per pause. The gate still judges
         the final decoding, so ending early only splits talk at a pause: a sentence heard
         as more talk words than the phrase ("hello everyone" beside "eleven") still waits."""
-        if utt.phrase_probed != utt.last_speech:
-            said = self.recognizer.phrase_partial()
-            if ending(said, self.recognizer.phrases) is None and len(utt.text.split()) <= len(said.split()):
-                utt.phrase_probed, utt.phrase_final = utt.last_speech, self.recognizer.phrase_final()
-        else:
+        talk_words = len(utt.text.split())
+        if utt.phrase_probed == utt.last_speech:
             said = utt.phrase_final
-        return "" if len(utt.text.split()) > len(said.split()) else said
+        else:
+            said = self.recognizer.phrase_partial()
+            if ending(said, self.recognizer.phrases) is None and talk_words <= len(said.split()):
+                said = self.recognizer.phrase_final()
+                utt.phrase_probed, utt.phrase_final = utt.last_speech, said
+        return "" if talk_words > len(said.split()) else said
 
     def _probe(self) -> None:
         """Close the decoder's segment to read its final text now: vosk's partial result
