@@ -76,9 +76,10 @@ class Speech(BaseModel):
     # Trailing silence (s) that ends an utterance ending in a phrase a longer one extends
     # ("오십" of "오십 삼"); unset: the recogniser's full end-of-utterance silence.
     phrase_silence_s: float | None = Field(default=None, gt=0)
-    # Which texts phrase_silence_s may end: "number", a text ending with a number (a card's
-    # suit said first may still wait for its rank: "스페이드 ... 이"), or "any" phrase a
-    # longer one extends ("plays gift" of "plays gift turned").
+    # Which texts phrase_silence_s may end: "number", a text ending with a number or one no
+    # longer phrase goes on from with a number ("낸다 공중제비" before "거꾸로"; a card's suit
+    # said first still waits for its rank: "스페이드 ... 이"), or "any" phrase a longer one
+    # extends ("plays gift" of "plays gift turned").
     phrase_settles: Literal["number", "any"] = "number"
 
 

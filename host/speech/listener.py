@@ -36,6 +36,7 @@ import math
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from typing import Any
 
 from games.base import Command, Listening, Meaning, Moves
@@ -50,7 +51,7 @@ from host.speech.audio import SAMPLE_RATE
 from host.speech.denoise import Denoiser, wanted
 from host.speech.engines import recognizer_for
 from host.speech.model import UNK, SpeechModel
-from host.speech.recognizer import Endpointer
+from host.speech.recognizer import Endpointer, next_words
 
 log = logging.getLogger(__name__)
 
@@ -221,18 +222,25 @@ def every_phrase(table: Table) -> list[str]:
     return list(dict.fromkeys(" ".join(p.split()) for p in phrases if p.strip()))
 
 
-def phrase_settles(grammar: Grammar) -> Callable[[str], bool] | None:
+def phrase_settles(grammar: Grammar) -> Callable[[str, tuple[str, ...] | None], bool] | None:
     """Which texts the grammar's ``phrase_silence_s`` may end (None: any text)."""
-    return None if grammar.phrase_settles == "any" else says_a_number(grammar.lang)
+    return None if grammar.phrase_settles == "any" else waits_for_no_rank(grammar.lang)
 
 
-def says_a_number(lang: str) -> Callable[[str], bool]:
-    """Whether a text ends with a number: what the grammar's ``phrase_silence_s`` may end
-    early ("오십", or a misheard "사 오십"), unlike a card's suit waiting for its rank."""
+def waits_for_no_rank(lang: str) -> Callable[[str, tuple[str, ...] | None], bool]:
+    """Whether a text may end after the phrase silence: it ends with a number ("오십", or a
+    misheard "사 오십"), or no longer phrase goes on from it with a number ("낸다 공중제비"
+    before "거꾸로"), unlike a card's suit said first, which waits for its rank ("스페이드 ... 이")."""
 
-    def settles(text: str) -> bool:
+    @lru_cache(maxsize=1024)
+    def number(word: str) -> bool:
+        return isinstance(parse(word, lang).intent(), NumberSaid)
+
+    def settles(text: str, phrases: tuple[str, ...] | None) -> bool:
         words = text.split()
-        return bool(words) and isinstance(parse(words[-1], lang).intent(), NumberSaid)
+        if not words:
+            return False
+        return number(words[-1]) or not any(number(w) for w in next_words(text, phrases))
 
     return settles
 

@@ -452,6 +452,26 @@ def _phrase_index(phrases: tuple[str, ...]) -> tuple[frozenset[str], frozenset[s
     return whole, frozenset(prefixes)
 
 
+def next_words(text: str, phrases: tuple[str, ...] | None) -> frozenset[str]:
+    """The words a longer phrase may go on with after ``text`` (judged by its last words, as
+    :func:`ending` does): "이" and the other ranks after "스페이드", "거꾸로" after "낸다 공중제비"."""
+    if not phrases or not text:
+        return frozenset()
+    follows = _followers(phrases)
+    words = text.split()
+    return frozenset().union(*(follows.get(" ".join(words[i:]), ()) for i in range(len(words))))
+
+
+@lru_cache(maxsize=64)
+def _followers(phrases: tuple[str, ...]) -> dict[str, frozenset[str]]:
+    found: dict[str, set[str]] = {}
+    for phrase in {" ".join(p.split()) for p in phrases}:
+        words = phrase.split()
+        for i in range(1, len(words)):
+            found.setdefault(" ".join(words[:i]), set()).add(words[i])
+    return {k: frozenset(v) for k, v in found.items()}
+
+
 def ending(text: str, phrases: tuple[str, ...] | None) -> str | None:
     """How ``text`` ends in the phrase list: "complete" when its last words are a phrase and
     no ending of it begins a longer one (nothing the speaker adds extends a phrase: what
@@ -488,8 +508,9 @@ class Endpointer:
     ``early_silence_s`` (default :data:`EARLY_END_SILENCE_S`) of silence is enough;
     ``None`` switches that off. When it ends with a phrase that a longer one extends
     ("오십" of "오십 삼"), ``phrase_silence_s`` is enough (default: ``silence_s``) if
-    ``settles`` (default: any text) accepts the text: a language whose numbers are one
-    word each ("오십삼") rarely pauses inside one, while "스페이드 ... 이" may well pause.
+    ``settles`` (default: any text) accepts the text among the phrases: a language whose
+    numbers are one word each ("오십삼") rarely pauses inside one, while "스페이드 ... 이"
+    may well pause.
 
     ``vad`` is "auto" (Silero, or the energy detector if Silero cannot load), "silero" or
     "energy" (see :mod:`host.speech.vad`). The energy detector compares each 10 ms frame's
@@ -522,7 +543,7 @@ class Endpointer:
         floor_percentile: float = 10.0,
         early_silence_s: float | None = EARLY_END_SILENCE_S,
         phrase_silence_s: float | None = None,
-        settles: Callable[[str], bool] | None = None,
+        settles: Callable[[str, tuple[str, ...] | None], bool] | None = None,
         vad: str = "auto",
     ) -> None:
         self.recognizer = recognizer
@@ -760,7 +781,7 @@ class Endpointer:
                 how = ending(said, phrases)
             if how == "phrase":
                 enough = silent_for >= self.phrase_silence_s and (
-                    self.settles is None or self.settles(said)
+                    self.settles is None or self.settles(said, phrases)
                 )
             else:
                 enough = how == "complete"

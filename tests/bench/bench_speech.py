@@ -62,7 +62,7 @@ from host.store import Store
 # The listener's end-of-utterance settings for Korean (Listener builds its Endpointer so).
 _SILENCE = getattr(load_grammar("ko"), "phrase_silence_s", None)
 ENDPOINTING: dict[str, object] = (
-    {"phrase_silence_s": _SILENCE, "settles": ls.says_a_number("ko")} if _SILENCE is not None else {}
+    {"phrase_silence_s": _SILENCE, "settles": ls.waits_for_no_rank("ko")} if _SILENCE is not None else {}
 )
 NUMBERS = range(1, 101)
 VOICES = ((160, 50), (130, 50), (190, 50), (160, 25), (160, 75))  # (words per minute, pitch)

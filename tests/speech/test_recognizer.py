@@ -10,7 +10,7 @@ import pytest
 
 from grammars import load
 from host.speech.audio import pcm_chunks
-from host.speech.listener import says_a_number
+from host.speech.listener import waits_for_no_rank
 from host.speech.model import UNK, SpeechModel
 from host.speech.recognizer import (
     Endpointer,
@@ -123,7 +123,7 @@ def test_korean_round_number_ends_after_the_phrase_silence(ko_model: SpeechModel
     settle = load("ko").phrase_silence_s
     assert settle is not None
     endpointer = Endpointer(
-        GrammarRecognizer(ko_model, 16000, NUMBERS), phrase_silence_s=settle, settles=says_a_number("ko")
+        GrammarRecognizer(ko_model, 16000, NUMBERS), phrase_silence_s=settle, settles=waits_for_no_rank("ko")
     )
     assert settle < endpointer.silence_s
     (hearing,) = hear(endpointer, silence(0.5) + say("오십") + silence(1.5))
@@ -134,18 +134,25 @@ def test_korean_round_number_ends_after_the_phrase_silence(ko_model: SpeechModel
     assert 53 in top_values(joined)
     # without it, a phrase a longer one extends waits for the full silence
     plain = Endpointer(GrammarRecognizer(ko_model, 16000, NUMBERS))
-    not_a_number = Endpointer(
-        GrammarRecognizer(ko_model, 16000, NUMBERS), phrase_silence_s=settle, settles=lambda text: False
+    never = Endpointer(
+        GrammarRecognizer(ko_model, 16000, NUMBERS), phrase_silence_s=settle, settles=lambda *_: False
     )
-    for waits in (plain, not_a_number):
+    for waits in (plain, never):
         (late,) = hear(waits, silence(0.5) + say("오십") + silence(1.5))
         assert late.text == "오십" and late.latency >= endpointer.silence_s
 
 
-def test_only_a_number_settles_early() -> None:
-    settles = says_a_number("ko")
-    assert settles("오십") and settles("이십") and settles("사 오십")  # by its last number
-    assert not settles("스페이드") and not settles("오십 스페이드") and not settles("점수")
+def test_a_phrase_settles_early_unless_a_rank_may_follow() -> None:
+    settles = waits_for_no_rank("ko")
+    cards = ("스페이드", "스페이드 이", "스페이드 삼", "낸다 공중제비", "낸다 공중제비 거꾸로", "점수")
+    phrases = (*NUMBERS, *cards)
+    # by its last number
+    assert settles("오십", phrases) and settles("이십", phrases) and settles("사 오십", phrases)
+    # a card's name a longer phrase turns over, a command: nothing more to wait for
+    assert settles("낸다 공중제비", phrases) and settles("점수", phrases)
+    # a suit said first waits for its rank, also after a misheard number
+    assert not settles("스페이드", phrases) and not settles("오십 스페이드", phrases)
+    assert not settles("", phrases)
 
 
 def test_one_big_chunk_gives_every_hearing(endpointer: Endpointer, say: Say) -> None:
