@@ -299,6 +299,12 @@ class GrammarRecognizer:
         ending it; "" as for :meth:`phrase_partial`."""
         return ""
 
+    def heard_as_phrase(self, talk: str, phrase: str) -> bool:
+        """Whether an utterance read so far as the talk words ``talk`` and as ``phrase`` by
+        the phrase decoder would, ending now, be that phrase: when the talk has no more
+        words than it (a sentence going on has more)."""
+        return len(talk.split()) <= len(phrase.split())
+
     def finish(self) -> _Segment:
         """Close the open segment and return its result."""
         return self._take(self._main.FinalResult())
@@ -789,23 +795,24 @@ class Endpointer:
                 self._end(forced=False)
 
     def _phrase_reading(self, utt: _Utterance) -> str:
-        """The phrase decoder's reading, when the talk reading is no longer than it (else
-        ""). Pocketsphinx's gate partial may stay a talk word through the silence after a
+        """The phrase decoder's reading, when the utterance would be heard as it
+        (:meth:`GrammarRecognizer.heard_as_phrase`; else ""). Pocketsphinx's gate partial may stay a talk word through the silence after a
         move ("take" for "eight", finally decoded as "eight"), and so may the phrase
         decoder's, a path not yet at a phrase's end ("take" of "take back"): waiting the
         full silence for them set the p99 of end of speech to ruling. So in a pause the
         phrase decoder's final reading is asked for, once per pause. The gate still judges
         the final decoding, so ending early only splits talk at a pause: a sentence heard
-        as more talk words than the phrase ("hello everyone" beside "eleven") still waits."""
-        talk_words = len(utt.text.split())
+        as more talk words than the phrase ("hello everyone, pass" beside "eleven") still
+        waits."""
+        heard_as = self.recognizer.heard_as_phrase
         if utt.phrase_probed == utt.last_speech:
             said = utt.phrase_final
         else:
             said = self.recognizer.phrase_partial()
-            if ending(said, self.recognizer.phrases) is None and talk_words <= len(said.split()):
+            if ending(said, self.recognizer.phrases) is None and heard_as(utt.text, said):
                 said = self.recognizer.phrase_final()
                 utt.phrase_probed, utt.phrase_final = utt.last_speech, said
-        return "" if talk_words > len(said.split()) else said
+        return said if heard_as(utt.text, said) else ""
 
     def _probe(self) -> None:
         """Close the decoder's segment to read its final text now: vosk's partial result

@@ -2,7 +2,8 @@
 
 Run: python tests/bench/bench_table_talk.py [--quick] [--lang en,ko] [--voices piper,espeak]
      [--noise clean,white20,white10,fan20] [--games up-or-down,inversion,blofa,upside-out]
-     [--half even|odd] [--dump FILE.jsonl] [--talk-weight W] [--gate-wip P] [--cold]
+     [--half even|odd] [--corpus FILE.yaml] [--dump FILE.jsonl] [--talk-weight W] [--gate-wip P]
+     [--lenient-weight W] [--cold]
 
 A seeded honest game of each kind is played out loud through the real path of a table
 (``Listener`` -> ``Referee``, the table's shared microphone, nothing spoken back, so no
@@ -366,10 +367,13 @@ def main() -> None:
     parser.add_argument("--noise", default="clean,white20,fan20")
     parser.add_argument("--games", default="up-or-down,inversion,blofa,upside-out")
     parser.add_argument("--half", choices=["even", "odd"], help="only every other sentence (tuning split)")
+    parser.add_argument("--corpus", type=Path, help="talk sentences (default table_talk/LANG.yaml)")
     parser.add_argument("--show", type=int, default=6, help="examples printed per outcome")
     parser.add_argument("--dump", type=Path, help="write every utterance and what came of it (JSON lines)")
     parser.add_argument("--talk-weight", type=float, help="the gate's talk prior (host/speech/sphinx.py)")
     parser.add_argument("--gate-wip", type=float, help="the gate's word penalty (sphinx.py)")
+    parser.add_argument("--lenient-weight", type=float, help="the lenient gate's talk prior (sphinx.py; "
+                        "the talk weight: off)")
     parser.add_argument("--no-denoise", action="store_true", help="audio as is (host/speech/denoise.py)")
     parser.add_argument("--cold", action="store_true", help="no step inherits the microphone's cepstral mean")
     args = parser.parse_args()
@@ -377,8 +381,11 @@ def main() -> None:
         sphinx.TALK_WEIGHT = args.talk_weight
     if args.gate_wip is not None:
         sphinx.GATE_WIP = args.gate_wip
+    if args.lenient_weight is not None:
+        sphinx.LENIENT_TALK_WEIGHT = args.lenient_weight
     for lang in args.lang.split(","):
-        corpus = yaml.safe_load((HERE / "table_talk" / f"{lang}.yaml").read_text(encoding="utf-8"))
+        source = args.corpus or HERE / "table_talk" / f"{lang}.yaml"
+        corpus = yaml.safe_load(source.read_text(encoding="utf-8"))
         sentences = [s for kind in corpus.values() for s in kind]
         if args.half:
             sentences = sentences[args.half == "odd" :: 2]

@@ -31,7 +31,7 @@ from host.config import get_settings
 from host.referee import Referee
 from host.session import SessionConfig
 from host.speech.audio import pcm_chunks, write_wav
-from host.speech.listener import Heard, Listener, phrase_list, read
+from host.speech.listener import Heard, Listener, phrase_list, read, talk_list
 from host.speech.model import SpeechModel
 from tests.speech.conftest import silence
 from tests.table.conftest import Say, hearing, said, table_for, white_noise
@@ -394,6 +394,17 @@ def test_readings_pool_and_prefer_a_card_that_can_be_played() -> None:
 
 
 @pytest.mark.parametrize("lang", ["en", "ko"])
-def test_card_lookalikes_are_decoys(lang: str) -> None:
+def test_card_lookalikes_are_talk_words(lang: str) -> None:
     g = load(lang)
-    assert set(g.card_lookalikes) <= set(g.decoys)
+    assert g.card_lookalikes and set(g.card_lookalikes) <= {*g.decoys, *g.talk}
+
+
+def test_english_card_lookalikes_leave_the_talk_loop_only_while_cards_are_heard() -> None:
+    # espeak-ng's "three of hearts" decoded as "free on part" and the talk branch took it
+    lookalikes = set(load("en").card_lookalikes)
+    states = en_states()
+    for phase in ("suits", "lane", "playing"):
+        talk = talk_list(table_for("inversion", states[phase], "en", EN), "playing")
+        assert talk and not lookalikes & set(talk), phase
+    bidding = talk_list(table_for("inversion", states["bidding"], "en", EN), "playing")
+    assert lookalikes <= set(bidding)
