@@ -344,7 +344,15 @@ def read(
         # Too shaky even to ask about: a question about it would be a question about noise.
         return Reading(None, hearing.text, (), share, 0.0, "doubtful")
     top = says(hearing.text, best)
-    return Reading(best, text, (text, *others), share, calibrate(share, top, talk.calibration), top=top)
+    confidence = calibrate(share, top, talk.calibration)
+    if hearing.near_talk:
+        # Only a lenient talk prior kept the phrase: a move said in a voice the model fits
+        # poorly, or talk. Nothing but a move is taken from it, and that move as unsure
+        # (a costly one is read back, as for any unsure hearing).
+        if not (mode == PLAYING and is_move(best)):
+            return Reading(None, hearing.near_talk, (), 0.0, 0.0, "talk")
+        confidence = 0.0
+    return Reading(best, text, (text, *others), share, confidence, top=top)
 
 
 # --- the listener --------------------------------------------------------------------------

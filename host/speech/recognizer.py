@@ -79,6 +79,9 @@ class Hearing:
     #: What a recogniser with a talk loop (pocketsphinx) made of the utterance when it was
     #: table talk rather than one whole phrase ("" if it was a phrase, or no loop ran).
     talk: str = ""
+    #: The talk loop's words when the phrase was kept only by a lenient talk prior (see
+    #: :data:`host.speech.sphinx.LENIENT_TALK_WEIGHT`): a doubtful hearing of the phrase.
+    near_talk: str = ""
 
     @property
     def text(self) -> str:
@@ -136,6 +139,7 @@ class _Segment:
     alternatives: list[_Alternative]
     mbr_words: list[WordTiming] | None = None  # best path with per-word posteriors
     talk: str = ""  # the talk loop's words, when it explained the audio better than a phrase
+    near_talk: str = ""  # the talk loop's words, when only a lenient prior kept the phrase
 
     @property
     def empty(self) -> bool:
@@ -796,14 +800,14 @@ class Endpointer:
 
     def _phrase_reading(self, utt: _Utterance) -> str:
         """The phrase decoder's reading, when the utterance would be heard as it
-        (:meth:`GrammarRecognizer.heard_as_phrase`; else ""). Pocketsphinx's gate partial may stay a talk word through the silence after a
-        move ("take" for "eight", finally decoded as "eight"), and so may the phrase
-        decoder's, a path not yet at a phrase's end ("take" of "take back"): waiting the
-        full silence for them set the p99 of end of speech to ruling. So in a pause the
-        phrase decoder's final reading is asked for, once per pause. The gate still judges
-        the final decoding, so ending early only splits talk at a pause: a sentence heard
-        as more talk words than the phrase ("hello everyone, pass" beside "eleven") still
-        waits."""
+        (:meth:`GrammarRecognizer.heard_as_phrase`; else ""). Pocketsphinx's gate partial
+        may stay a talk word through the silence after a move ("take" for "eight", finally
+        decoded as "eight"), and so may the phrase decoder's, a path not yet at a phrase's
+        end ("take" of "take back"): waiting the full silence for them set the p99 of end
+        of speech to ruling. So in a pause the phrase decoder's final reading is asked for,
+        once per pause. The gate still judges the final decoding, so ending early only
+        splits talk at a pause: a sentence heard as more talk words than the phrase
+        ("hello everyone, pass" beside "eleven") still waits."""
         heard_as = self.recognizer.heard_as_phrase
         if utt.phrase_probed == utt.last_speech:
             said = utt.phrase_final
@@ -839,8 +843,9 @@ class Endpointer:
             forced=forced,
         )
         talk = " ".join(s.talk for s in segments if s.talk)
-        if hearing is not None and talk:
-            hearing = replace(hearing, talk=talk)
+        near_talk = " ".join(s.near_talk for s in segments if s.near_talk)
+        if hearing is not None and (talk or near_talk):
+            hearing = replace(hearing, talk=talk, near_talk=near_talk)
         self._utt = _Utterance()
         self._idle()
         self._restart(now)

@@ -387,7 +387,7 @@ class SphinxRecognizer(GrammarRecognizer):
             decoder.end_utt()
         self._in_utt = False
         alternatives = self._alternatives(base)
-        talk = ""
+        talk = near_talk = ""
         if self._gate is not None:
             strict, lenient = (g.text() for g in self._gates)
             if strict and strict not in (self._phrases or ()):
@@ -396,8 +396,8 @@ class SphinxRecognizer(GrammarRecognizer):
             # phrase (give or take), and only the strict prior makes it talk.
             phrase = " ".join(alternatives[0].tokens) if alternatives else ""
             if talk and lenient == phrase and len(talk.split()) <= len(phrase.split()) + LENIENT_EXTRA_WORDS:
-                talk = ""
-        segment = _Segment(alternatives, talk=talk)
+                talk, near_talk = "", talk
+        segment = _Segment(alternatives, talk=talk, near_talk=near_talk)
         self.reset()
         return segment
 

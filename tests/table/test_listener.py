@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 
 import pytest
 
@@ -397,3 +398,19 @@ def test_a_reply_to_talk_is_not_asked_about_as_a_move(
     # Without the rule the next sentence's "네" even answered the question: Ann played 2.
     assert answered(-1.0)[0], "the talk no longer ends in a lone syllable: this test needs other audio"
     assert answered(window) == ([], 0)
+
+
+def test_a_phrase_only_the_lenient_gate_kept_is_a_move_heard_unsurely_or_talk() -> None:
+    # "I mean, it's not like" was heard as the talk words "i mean" by the gate and as
+    # "i'm leaving" by the lenient one: a command is never taken from such a hearing, and a
+    # move is taken as unsure (a costly one is read back).
+    table = table_for("up-or-down", game_after(50), "en", ("Ann", "Bob", "Cy"))
+    for text, words in (("i'm leaving", "i mean"), ("whose turn", "who's her"), ("yes", "yeah")):
+        plain = read(hearing((text, 1.0)), table, "playing")
+        kept = read(replace(hearing((text, 1.0)), near_talk=words), table, "playing")
+        assert kept.meaning is None and kept.ignored == "talk" and kept.text == words, (text, kept)
+        assert plain.ignored != "talk"
+    plain = read(hearing(("twelve", 1.0)), table, "playing")
+    kept = read(replace(hearing(("twelve", 1.0)), near_talk="where old"), table, "playing")
+    assert kept.meaning == plain.meaning and said(kept) == 12
+    assert kept.confidence == 0.0 < plain.confidence
