@@ -82,7 +82,9 @@ GATE_WIP = 0.1
 #: on party") is no longer dropped as talk, while a sentence, heard as more words than any
 #: phrase, stays talk whatever the lenient gate makes of it ("hang on, let me just" as 10
 #: at 1e-20 on its own). Measured in tests/bench/bench_table_talk.py (docs/speech.md).
-LENIENT_TALK_WEIGHT = 1e-20
+#: None: no lenient gate (a third of the CPU less, tests/bench/bench_english.py "speed").
+#: Phone calls have none: measured at a table's microphone only.
+LENIENT_TALK_WEIGHT: float | None = 1e-20
 LENIENT_EXTRA_WORDS = 1
 
 
@@ -231,10 +233,10 @@ class SphinxRecognizer(GrammarRecognizer):
         self._config = decoder_config(model, sample_rate, phone=phone)
         self._decoder: Any = self.new_decoder(model, self._config)
         # The gate, and its lenient twin (see LENIENT_TALK_WEIGHT).
-        self._gates = [
-            _Gate(self._gate_config(model, sample_rate, phone), weight)
-            for weight in (TALK_WEIGHT, LENIENT_TALK_WEIGHT)
-        ]
+        # The lenient gate was measured at a table's microphone; a call keeps its CPU.
+        lenient = () if LENIENT_TALK_WEIGHT is None or phone else (LENIENT_TALK_WEIGHT,)
+        weights = (TALK_WEIGHT, *lenient)
+        self._gates = [_Gate(self._gate_config(model, sample_rate, phone), w) for w in weights]
         self._searches: dict[str, str] = {}  # grammar text -> search name in the decoder
         self._loop: list[str] = []  # the gates' talk words for the current phrases
         self._gate_phrases: list[str] = []
@@ -356,13 +358,16 @@ class SphinxRecognizer(GrammarRecognizer):
         # As finish() will judge it: the lenient gate's reading so far is that phrase.
         if super().heard_as_phrase(talk, phrase):
             return True
-        lenient = self._gates[1]
         return (
             self._gate is not None
             and bool(phrase)
             and len(talk.split()) <= len(phrase.split()) + LENIENT_EXTRA_WORDS
-            and lenient.text() == phrase
+            and self._lenient() == phrase
         )
+
+    def _lenient(self) -> str:
+        """The lenient gate's reading so far (without one, "\\0": never a phrase)."""
+        return self._gates[1].text() if len(self._gates) > 1 else "\0"
 
     def phrase_final(self) -> str:
         # pocketsphinx reads a final-state path only at end_utt: end the phrase decoder's
@@ -389,7 +394,7 @@ class SphinxRecognizer(GrammarRecognizer):
         alternatives = self._alternatives(base)
         talk = near_talk = ""
         if self._gate is not None:
-            strict, lenient = (g.text() for g in self._gates)
+            strict, lenient = self._gates[0].text(), self._lenient()
             if strict and strict not in (self._phrases or ()):
                 talk = strict
             # A move said in a voice the model fits poorly: as many words of talk as the

@@ -372,8 +372,7 @@ def main() -> None:
     parser.add_argument("--dump", type=Path, help="write every utterance and what came of it (JSON lines)")
     parser.add_argument("--talk-weight", type=float, help="the gate's talk prior (host/speech/sphinx.py)")
     parser.add_argument("--gate-wip", type=float, help="the gate's word penalty (sphinx.py)")
-    parser.add_argument("--lenient-weight", type=float, help="the lenient gate's talk prior (sphinx.py; "
-                        "the talk weight: off)")
+    parser.add_argument("--lenient-weight", type=float, help="lenient gate's talk prior (0: none)")
     parser.add_argument("--no-denoise", action="store_true", help="audio as is (host/speech/denoise.py)")
     parser.add_argument("--cold", action="store_true", help="no step inherits the microphone's cepstral mean")
     args = parser.parse_args()
@@ -382,7 +381,7 @@ def main() -> None:
     if args.gate_wip is not None:
         sphinx.GATE_WIP = args.gate_wip
     if args.lenient_weight is not None:
-        sphinx.LENIENT_TALK_WEIGHT = args.lenient_weight
+        sphinx.LENIENT_TALK_WEIGHT = args.lenient_weight or None
     for lang in args.lang.split(","):
         source = args.corpus or HERE / "table_talk" / f"{lang}.yaml"
         corpus = yaml.safe_load(source.read_text(encoding="utf-8"))
