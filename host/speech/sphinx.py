@@ -192,14 +192,14 @@ class _Gate:
         self.searches: dict[str, str] = {}  # grammar text -> search name in the decoder
         self.active: str | None = None  # the search in use (None: no gate now)
 
-    def activate(self, model: SpeechModel, phrases: list[str] | None, loop: list[str]) -> None:
-        """Listen for ``phrases`` or talk of ``loop`` words (no phrases or no loop: no gate)."""
-        if phrases is None or not loop:
+    def activate(self, model: SpeechModel, grammar: str | None) -> None:
+        """Listen with the JSGF ``grammar`` (None: no gate now)."""
+        if grammar is None:
             self.active = None
             return
         if self.decoder is None:
             self.decoder = SphinxRecognizer.new_decoder(model, self.config)
-        name = _search(self.decoder, self.searches, gate_jsgf(phrases, loop, self.weight))
+        name = _search(self.decoder, self.searches, grammar)
         if self.active != name:
             self.decoder.activate_search(name)
             self.active = name
@@ -232,14 +232,13 @@ class SphinxRecognizer(GrammarRecognizer):
         """``phone``: the audio is a phone call's, upsampled (see :data:`PHONE_CMN_INIT`)."""
         self._config = decoder_config(model, sample_rate, phone=phone)
         self._decoder: Any = self.new_decoder(model, self._config)
-        # The gate, and its lenient twin (see LENIENT_TALK_WEIGHT).
-        # The lenient gate was measured at a table's microphone; a call keeps its CPU.
+        # The gate, and its lenient twin (LENIENT_TALK_WEIGHT), which was measured at a
+        # table's microphone: a call keeps its CPU.
         lenient = () if LENIENT_TALK_WEIGHT is None or phone else (LENIENT_TALK_WEIGHT,)
         weights = (TALK_WEIGHT, *lenient)
         self._gates = [_Gate(self._gate_config(model, sample_rate, phone), w) for w in weights]
         self._searches: dict[str, str] = {}  # grammar text -> search name in the decoder
-        self._loop: list[str] = []  # the gates' talk words for the current phrases
-        self._gate_phrases: list[str] = []
+        self._gate_grammars: list[str | None] = [None] * len(self._gates)  # per gate, now
         self._in_utt = False
         self._active: str | None = None
         self._whole: frozenset[str] | None = None  # the grammar's sentences (None: no grammar)
@@ -288,8 +287,8 @@ class SphinxRecognizer(GrammarRecognizer):
         return decoder
 
     def _compile(self, phrases: list[str], talk: list[str]) -> str:
-        loop = self._loop = talk_words(talk, phrases, self.model.dictionary)
-        self._gate_phrases = list(phrases)
+        loop = talk_words(talk, phrases, self.model.dictionary)
+        self._gate_grammars = [gate_jsgf(phrases, loop, g.weight) if loop else None for g in self._gates]
         if not phrases:
             # Only talk to listen for: the phrase decoder's grammar must still accept something.
             phrases = loop[:1]
@@ -328,8 +327,8 @@ class SphinxRecognizer(GrammarRecognizer):
         if self._active != name:
             self._decoder.activate_search(name)
             self._active = name
-        for gate in self._gates:
-            gate.activate(self.model, self._gate_phrases if grammar is not None else None, self._loop)
+        for gate, gate_grammar in zip(self._gates, self._gate_grammars, strict=True):
+            gate.activate(self.model, gate_grammar if grammar is not None else None)
 
     def accept(self, pcm: bytes) -> _Segment | None:
         # Never closes a segment by itself: the Endpointer decides where utterances end.
