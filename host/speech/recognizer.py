@@ -454,12 +454,7 @@ def complete_phrases(phrases: tuple[str, ...] | None) -> frozenset[str]:
 @lru_cache(maxsize=64)
 def _phrase_index(phrases: tuple[str, ...]) -> tuple[frozenset[str], frozenset[str]]:
     """The phrases, and the word sequences that begin a longer phrase."""
-    whole = frozenset(" ".join(p.split()) for p in phrases)
-    prefixes: set[str] = set()
-    for phrase in whole:
-        words = phrase.split()
-        prefixes.update(" ".join(words[:i]) for i in range(1, len(words)))
-    return whole, frozenset(prefixes)
+    return frozenset(" ".join(p.split()) for p in phrases), frozenset(_followers(phrases))
 
 
 def next_words(text: str, phrases: tuple[str, ...] | None) -> frozenset[str]:
@@ -474,6 +469,7 @@ def next_words(text: str, phrases: tuple[str, ...] | None) -> frozenset[str]:
 
 @lru_cache(maxsize=64)
 def _followers(phrases: tuple[str, ...]) -> dict[str, frozenset[str]]:
+    """Each word sequence that begins a longer phrase, and the words that may come next."""
     found: dict[str, set[str]] = {}
     for phrase in {" ".join(p.split()) for p in phrases}:
         words = phrase.split()

@@ -210,8 +210,7 @@ class _Gate:
             self.decoder.set_cmn(value)
 
     def text(self) -> str:
-        hyp = self.decoder.hyp()
-        return " ".join(str(hyp.hypstr).split()) if hyp is not None else ""
+        return _text(self.decoder)
 
 
 class SphinxRecognizer(GrammarRecognizer):
@@ -348,25 +347,22 @@ class SphinxRecognizer(GrammarRecognizer):
         return str(hyp.hypstr) if hyp is not None else ""
 
     def phrase_partial(self) -> str:
-        if self._gate is None:
-            return ""
-        hyp = self._decoder.hyp()
-        return " ".join(str(hyp.hypstr).split()) if hyp is not None else ""
+        return _text(self._decoder) if self._gate is not None else ""
 
     def heard_as_phrase(self, talk: str, phrase: str) -> bool:
-        # As finish() will judge it: the lenient gate's reading so far is that phrase.
-        if super().heard_as_phrase(talk, phrase):
-            return True
+        # As finish() will judge it.
+        return super().heard_as_phrase(talk, phrase) or (self._gate is not None and self._kept(talk, phrase))
+
+    def _kept(self, talk: str, phrase: str) -> bool:
+        """Whether the lenient gate keeps ``phrase`` that the gate heard as ``talk``: a move
+        said in a voice the model fits poorly, as many words of talk as the phrase (give or
+        take), and only the strict prior makes it talk."""
         return (
-            self._gate is not None
+            len(self._gates) > 1
             and bool(phrase)
             and len(talk.split()) <= len(phrase.split()) + LENIENT_EXTRA_WORDS
-            and self._lenient() == phrase
+            and self._gates[1].text() == phrase
         )
-
-    def _lenient(self) -> str:
-        """The lenient gate's reading so far (without one, "\\0": never a phrase)."""
-        return self._gates[1].text() if len(self._gates) > 1 else "\0"
 
     def phrase_final(self) -> str:
         # pocketsphinx reads a final-state path only at end_utt: end the phrase decoder's
@@ -377,8 +373,7 @@ class SphinxRecognizer(GrammarRecognizer):
             return ""
         mean = self._decoder.get_cmn(False)
         self._decoder.end_utt()
-        hyp = self._decoder.hyp()
-        final = " ".join(str(hyp.hypstr).split()) if hyp is not None else ""
+        final = _text(self._decoder)
         self._decoder.set_cmn(mean)
         self._decoder.start_utt()
         for pcm in self._audio:
@@ -393,13 +388,11 @@ class SphinxRecognizer(GrammarRecognizer):
         alternatives = self._alternatives(base)
         talk = near_talk = ""
         if self._gate is not None:
-            strict, lenient = self._gates[0].text(), self._lenient()
+            strict = self._gates[0].text()
             if strict and strict not in (self._phrases or ()):
                 talk = strict
-            # A move said in a voice the model fits poorly: as many words of talk as the
-            # phrase (give or take), and only the strict prior makes it talk.
             phrase = " ".join(alternatives[0].tokens) if alternatives else ""
-            if talk and lenient == phrase and len(talk.split()) <= len(phrase.split()) + LENIENT_EXTRA_WORDS:
+            if talk and self._kept(talk, phrase):
                 talk, near_talk = "", talk
         segment = _Segment(alternatives, talk=talk, near_talk=near_talk)
         self.reset()
@@ -444,6 +437,12 @@ class SphinxRecognizer(GrammarRecognizer):
             _Alternative(tuple(text.split()), score, words if text == best_text else [])
             for text, score in scores.items()
         ]
+
+
+def _text(decoder: Any) -> str:
+    """A decoder's best reading so far, words single-spaced ("" for none)."""
+    hyp = decoder.hyp()
+    return " ".join(str(hyp.hypstr).split()) if hyp is not None else ""
 
 
 def _search(decoder: Any, searches: dict[str, str], grammar: str) -> str:
