@@ -70,6 +70,13 @@ ANSWER_SHARE = 0.5
 #: cost nothing: espeak-ng's "sixty six" heard as 62 (share 0.46) would have been ruled at
 #: once; moves heard right held 0.81 or more (tests/bench/bench_table_talk.py --dump).
 MOVE_SHARE = 0.75
+#: A move is read back, even when it would cost nothing, while another reading at least this
+#: fraction as strong is a different move players would usually make now: one of the two
+#: is a wrong number in the chain, and a read-back costs less. Ruled wrong at once before:
+#: espeak-ng's "ten" in white noise as "two" (rival "ten" at 0.27 of its weight), Piper's
+#: "fifty three" in fan noise 10 dB as "thirty three" (0.18); moves heard right had rivals
+#: of 0.13 or less in the English benches' dumps (tests/bench/bench_table_talk.py --dump).
+RIVAL_SHARE = 0.15
 #: A move read from less than this share is dropped, not asked about: in white noise a "네"
 #: said after talk came out as 칠 (share 0.33) or 이십 일 (0.35); espeak's "클로버 오" in a
 #: noisy spot (0.46, tests/table/test_inversion_table.py) is still asked about.
@@ -107,6 +114,9 @@ class Reading:
     confidence: float  # calibrated probability that the reading is what was said
     ignored: str | None = None  # why this is not passed on: "nothing", "chatter", ...
     top: bool = False  # the decoder's best path says this as it stands
+    #: The strongest other reading that is a move players would usually make now, as a
+    #: fraction of this reading's weight (0: none).
+    rival: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -340,6 +350,8 @@ def read(
     text = text_of(best)
     others = tuple(text_of(k) for k in ranked[1:] if mass[k] >= KEEP_ALTERNATIVE * mass[best])
     share = mass[best] / total
+    rivals = [mass[k] for k in ranked[1:] if mode == PLAYING and is_move(k) and talk.likely(state, k)]
+    rival = max(rivals, default=0.0) / mass[best] if mass[best] > 0 else 0.0
     if mode == PLAYING and is_move(best) and share < DROP_SHARE:
         # Too shaky even to ask about: a question about it would be a question about noise.
         return Reading(None, hearing.text, (), share, 0.0, "doubtful")
@@ -352,7 +364,7 @@ def read(
         if not (mode == PLAYING and is_move(best)):
             return Reading(None, hearing.near_talk, (), 0.0, 0.0, "talk")
         confidence = 0.0
-    return Reading(best, text, (text, *others), share, confidence, top=top)
+    return Reading(best, text, (text, *others), share, confidence, top=top, rival=rival)
 
 
 # --- the listener --------------------------------------------------------------------------
@@ -459,10 +471,11 @@ class StreamListener(ABC):
 
     def _doubtful(self, hearing: recognizer.Hearing, reading: Reading) -> bool:
         """Whether a move read from ``hearing`` is read back even when it would cost nothing:
-        other readings hold much of the sound, or, at a table's microphone, it is a lone
+        other readings hold much of the sound, another move players would make now is a
+        close second (:data:`RIVAL_SHARE`), or, at a table's microphone, it is a lone
         syllable the grammar names (on a phone, held to a player's mouth, it is a move)."""
         lone = not self.phone and " ".join(hearing.text.split()) in self.grammar.read_back_alone
-        return reading.share < MOVE_SHARE or lone
+        return reading.share < MOVE_SHARE or reading.rival >= RIVAL_SHARE or lone
 
     def _partial(self, hearing: recognizer.Hearing, reading: Reading) -> bool:
         """A move while playing that no phrase says as heard: Vosk joined or cut phrases

@@ -244,6 +244,7 @@ class Tally:
                 "share": r.share if r is not None else None,
                 "confidence": r.confidence if r is not None else None,
                 "top": r.top if r is not None else None,
+                "rival": r.rival if r is not None else None,
                 "ignored": h.ignored, "lines": list(h.reply.lines) if h.reply is not None else [],
                 "latency": latency if h.reply is not None else None,
             })  # fmt: skip

@@ -414,3 +414,26 @@ def test_a_phrase_only_the_lenient_gate_kept_is_a_move_heard_unsurely_or_talk() 
     kept = read(replace(hearing(("twelve", 1.0)), near_talk="where old"), table, "playing")
     assert kept.meaning == plain.meaning and said(kept) == 12
     assert kept.confidence == 0.0 < plain.confidence
+
+
+@pytest.mark.parametrize(
+    ("second", "share", "asked"),
+    [
+        ("오십 칠", 0.22, True),  # 57 is allowed after 53 too: one of the two is a wrong number
+        ("오십 사", 0.22, False),  # 54 is a mistake now: players seldom make it
+        ("오십 칠", 0.1, False),  # too weak to doubt the first
+    ],
+)
+def test_a_move_with_a_close_rival_move_is_read_back(
+    referee: Referee, ko_model: SpeechModel, second: str, share: float, asked: bool
+) -> None:
+    # espeak-ng's "ten" in white noise was heard as "two" (0.77) over "ten" (0.21), both
+    # allowed, and ruled at once: a wrong number in the chain costs more than a read-back.
+    session = referee.create(SessionConfig(lang="ko", undo_grace=30.0), PLAYERS)
+    listener = Listener(referee, session, ko_model)
+    listener.handle(hearing(("오십 삼", 1.0)))
+    heard = listener.handle(hearing(("오십 오", 1.0 - share), (second, share)))
+    plays = [s.body["move"] for s in referee.store.inputs(session) if s.body.get("kind") == "play"]
+    assert heard.reading.share >= ls.MOVE_SHARE and said(heard.reading) == 55
+    assert (heard.reading.rival >= ls.RIVAL_SHARE) is asked
+    assert len(plays) == (1 if asked else 2), plays
