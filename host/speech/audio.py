@@ -7,6 +7,7 @@ the recogniser runs at 16 kHz. Telephony (Twilio Media Streams) uses 8 kHz G.711
 from __future__ import annotations
 
 import logging
+import math
 import os
 import queue
 import time
@@ -186,13 +187,27 @@ def frame_levels(samples: npt.NDArray[np.float64], frame: int) -> npt.NDArray[np
     return levels
 
 
+def noise_floor(levels: Iterable[float], percentile: float) -> float:
+    """The noise floor of recent frame ``levels``: their ``percentile`` (0 for none)."""
+    window = np.fromiter(levels, dtype=np.float64)
+    return float(np.percentile(window, percentile)) if window.size else 0.0
+
+
+def speech_to_noise_db(speech: Iterable[float], floor: float, percentile: float = 90.0) -> float:
+    """How far speech frames' levels stand above the noise ``floor``, in dB: their
+    ``percentile`` (the loud part of the words) against it. Digital silence counts as a
+    floor of 1 (of 32768), so clean audio gives about 70 dB; no speech gives -inf."""
+    loud = np.fromiter(speech, dtype=np.float64)
+    if not loud.size:
+        return -math.inf
+    return 20 * math.log10(max(float(np.percentile(loud, percentile)), 1.0) / max(floor, 1.0))
+
+
 def speech_threshold(levels: Iterable[float], min_rms: float, ratio: float, percentile: float) -> float:
     """Level above which a frame is speech: ``ratio`` times the noise floor (the
     ``percentile`` of recent frame ``levels``, so steady noise is not speech), at least
     ``min_rms``."""
-    window = np.fromiter(levels, dtype=np.float64)
-    floor = float(np.percentile(window, percentile)) if window.size else 0.0
-    return max(min_rms, ratio * floor)
+    return max(min_rms, ratio * noise_floor(levels, percentile))
 
 
 def rms(pcm: bytes) -> float:

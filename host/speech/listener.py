@@ -81,12 +81,23 @@ RIVAL_SHARE = 0.15
 #: said after talk came out as 칠 (share 0.33) or 이십 일 (0.35); espeak's "클로버 오" in a
 #: noisy spot (0.46, tests/table/test_inversion_table.py) is still asked about.
 DROP_SHARE = 0.4
-#: A lone syllable the grammar reads back (``read_back_alone``) heard this soon (s) after
-#: talk was ignored is dropped, not asked about: at a table it is far more often someone's
-#: reply to the talk (espeak-ng's "네" after a sentence, heard as 이: 4 of 75 Korean talk
-#: sentences were asked "Ann, 2?") than a move. A player whose move got no answer says it
-#: again.
+#: A doubtful hearing (below) this soon (s) after talk was ignored is dropped, not asked
+#: about: at a table it is far more often someone's reply to the talk than a move. A lone
+#: syllable the grammar reads back (``read_back_alone``): espeak-ng's "네" after a sentence,
+#: heard as 이, was asked "Ann, 2?" after 4 of 75 Korean talk sentences. A phrase only the
+#: lenient gate kept (``near_talk``): Piper's "yes" after talk in fan noise was kept as
+#: Blófa's "pass" and ruled. Anything heard in a loud room (:data:`LOUD_SNR_DB`): espeak-ng's
+#: "맞아요" in white noise 10 dB below came out as "사십 육" and was ruled. A player whose move
+#: got no answer says it again.
 REPLY_TO_TALK_S = 2.0
+#: An utterance whose speech stood less than this far above the noise floor (dB, see
+#: ``Hearing.snr_db``) was heard in a loud room: a move read from it is read back, and
+#: anything heard right after talk is dropped as a reply to it. White or fan noise 20 dB
+#: below a voice measures 23-29 dB, 10 dB below 13-19 dB. With Vosk (Korean) in white noise
+#: 10 dB below, 0 of 75 moves were heard right, 2 of 75 talk sentences' replies were ruled as
+#: moves and a card was given on "카운터" heard as "했어". English is heard through the
+#: denoiser (host/speech/denoise.py), whose output stands far above its floor.
+LOUD_SNR_DB = 20.0
 #: Seconds a read-back at the table waits for its answer (GAMEHOST_CONFIRM_LAPSE): long
 #: enough to hear the question and answer, short enough that later talk is not taken for one.
 CONFIRM_LAPSE = 8.0
@@ -359,8 +370,8 @@ def read(
     confidence = calibrate(share, top, talk.calibration)
     if hearing.near_talk:
         # Only a lenient talk prior kept the phrase: a move said in a voice the model fits
-        # poorly, or talk. Nothing but a move is taken from it, and that move as unsure
-        # (a costly one is read back, as for any unsure hearing).
+        # poorly, or talk. Nothing but a move is taken from it, and that move is doubtful:
+        # read back, or dropped right after talk (Listener._doubtful, _reply_to_talk).
         if not (mode == PLAYING and is_move(best)):
             return Reading(None, hearing.near_talk, (), 0.0, 0.0, "talk")
         confidence = 0.0
@@ -472,10 +483,17 @@ class StreamListener(ABC):
     def _doubtful(self, hearing: recognizer.Hearing, reading: Reading) -> bool:
         """Whether a move read from ``hearing`` is read back even when it would cost nothing:
         other readings hold much of the sound, another move players would make now is a
-        close second (:data:`RIVAL_SHARE`), or, at a table's microphone, it is a lone
-        syllable the grammar names (on a phone, held to a player's mouth, it is a move)."""
+        close second (:data:`RIVAL_SHARE`), only the lenient gate kept it (``near_talk``),
+        or, at a table's microphone, it was heard in a loud room (:data:`LOUD_SNR_DB`) or is
+        a lone syllable the grammar names (on a phone, held to a player's mouth, it is a
+        move)."""
         lone = not self.phone and " ".join(hearing.text.split()) in self.grammar.read_back_alone
-        return reading.share < MOVE_SHARE or reading.rival >= RIVAL_SHARE or lone
+        unsure = bool(hearing.near_talk) or self._loud(hearing)
+        return reading.share < MOVE_SHARE or reading.rival >= RIVAL_SHARE or lone or unsure
+
+    def _loud(self, hearing: recognizer.Hearing) -> bool:
+        """Heard barely above the noise at a table's microphone (:data:`LOUD_SNR_DB`)."""
+        return not self.phone and hearing.snr_db < LOUD_SNR_DB
 
     def _partial(self, hearing: recognizer.Hearing, reading: Reading) -> bool:
         """A move while playing that no phrase says as heard: Vosk joined or cut phrases
@@ -486,12 +504,16 @@ class StreamListener(ABC):
         return " ".join(hearing.text.split()) not in self.phrases()
 
     def _reply_to_talk(self, hearing: recognizer.Hearing, reading: Reading) -> bool:
-        """A lone syllable (a move the grammar reads back when alone) said right after talk
-        at a table's microphone: see :data:`REPLY_TO_TALK_S`."""
-        lone = " ".join(hearing.text.split()) in self.grammar.read_back_alone
+        """Something doubtful heard right after talk at a table's microphone, while playing:
+        a lone syllable (a move the grammar reads back when alone) or a phrase only the
+        lenient gate kept, or anything at all in a loud room. See :data:`REPLY_TO_TALK_S`."""
         after_talk = self._talk_end is not None and hearing.start - self._talk_end <= REPLY_TO_TALK_S
-        at_table = not self.phone and self.listening == PLAYING
-        return is_move(reading.meaning) and lone and after_talk and at_table
+        if not (after_talk and not self.phone and self.listening == PLAYING):
+            return False
+        if self._loud(hearing):
+            return reading.meaning is not None
+        lone = " ".join(hearing.text.split()) in self.grammar.read_back_alone
+        return is_move(reading.meaning) and (lone or bool(hearing.near_talk))
 
     def handle(self, hearing: recognizer.Hearing) -> Heard:
         """Referee one Hearing (from :meth:`feed`, or decoded elsewhere)."""

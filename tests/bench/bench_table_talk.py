@@ -240,6 +240,8 @@ class Tally:
                 "kind": kind, "said": said, "outcome": outcome, "heard": h.hearing.text,
                 "talk": h.hearing.talk,
                 "alternatives": h.hearing.alternatives[:4],
+                "words": [(w.word, w.confidence) for w in h.hearing.words],
+                "near_talk": h.hearing.near_talk, "snr_db": round(h.hearing.snr_db, 1),
                 "meaning": str(r.meaning) if r is not None else None,
                 "share": r.share if r is not None else None,
                 "confidence": r.confidence if r is not None else None,

@@ -4,16 +4,20 @@ Piper speech and seeded noise."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
 from host.referee import Referee
 from host.session import SessionConfig
+from host.speech import listener as ls
 from host.speech.audio import SAMPLE_RATE, as_int16, pcm_chunks, rms
 from host.speech.denoise import Denoiser
 from host.speech.listener import Listener
 from host.speech.model import SpeechModel, load_model
 from tests.speech.conftest import silence
+from tests.table.conftest import Say, hearing
 from tests.table.test_english_table import piper
 
 
@@ -77,3 +81,62 @@ def test_quiet_audio_passes_unchanged() -> None:
 def test_the_denoiser_takes_16_khz_only() -> None:
     with pytest.raises(ValueError, match="16000 Hz"):
         Denoiser(8000)
+
+
+def test_how_far_speech_stands_above_the_noise_is_measured(
+    referee: Referee, ko_model: SpeechModel, say: Say
+) -> None:
+    # Vosk hears the audio as it comes (no denoiser): what it heard is what is measured.
+    session = referee.create(SessionConfig(lang="ko"), ["Ann", "Bob"])
+    speech = say("사십 육")
+
+    def snr(audio: bytes) -> float:
+        listener = Listener(referee, session, ko_model, report_missing=False)
+        (heard,) = listener.hear(pcm_chunks(audio))
+        return heard.hearing.snr_db
+
+    clean = silence(0.6) + speech + silence(1.2)
+    assert snr(clean) > 40
+    assert 20 < snr(in_white_noise(speech, 20.0, seed=1)) < 32
+    assert snr(in_white_noise(speech, 10.0, seed=1)) < ls.LOUD_SNR_DB
+
+
+@pytest.mark.parametrize("snr_db", [12.0, 30.0])
+def test_in_a_loud_room_a_move_is_read_back_and_a_reply_to_talk_dropped(
+    referee: Referee, ko_model: SpeechModel, snr_db: float
+) -> None:
+    # espeak-ng in white noise 10 dB below: 0 of 75 Korean moves heard right, and the
+    # "맞아요" said after talk heard as 46 and ruled (tests/bench/bench_table_talk.py).
+    session = referee.create(SessionConfig(lang="ko", undo_grace=30.0), ["Ann", "Bob", "Cy"])
+    listener = Listener(referee, session, ko_model, report_missing=False)
+    listener.handle(hearing(("오십 삼", 1.0)))
+    loud = snr_db < ls.LOUD_SNR_DB
+    move = replace(hearing(("오십 오", 1.0)), start=10.0, end=10.5, snr_db=snr_db)
+    heard = listener.handle(move)
+    assert heard.reply is not None and bool(heard.reply.confirm) is loud
+    listener.handle(hearing(("아니요", 1.0)) if loud else hearing(("오십 칠", 1.0)))  # nothing pending
+    talk = replace(hearing(("이 저", 1.0)), start=20.0, end=21.0, talk="이 저")
+    assert listener.handle(talk).ignored == "talk"
+    reply = replace(hearing(("사십 육", 1.0)), start=21.8, end=22.3, snr_db=snr_db)
+    after = listener.handle(reply)
+    assert (after.ignored == "a reply to talk") is loud
+    late = replace(reply, start=25.0, end=25.5)  # more than REPLY_TO_TALK_S after the last ignored
+    assert listener.handle(late).ignored is None
+
+
+def test_a_phrase_only_the_lenient_gate_kept_is_never_ruled_at_once(
+    referee: Referee, ko_model: SpeechModel
+) -> None:
+    # Piper's "yes" after talk in fan noise was kept by the lenient gate as Blófa's "pass",
+    # a move that costs nothing, and ruled: such a hearing is read back, and dropped right
+    # after talk.
+    session = referee.create(SessionConfig(lang="ko", undo_grace=30.0), ["Ann", "Bob", "Cy"])
+    listener = Listener(referee, session, ko_model, report_missing=False)
+    listener.handle(hearing(("오십 삼", 1.0)))
+    kept = replace(hearing(("오십 오", 1.0)), start=10.0, end=10.5, near_talk="오 오")
+    heard = listener.handle(kept)
+    assert heard.reply is not None and heard.reply.confirm, heard.reply
+    listener.handle(hearing(("아니요", 1.0)))
+    listener.handle(replace(hearing(("이 저", 1.0)), start=20.0, end=21.0, talk="이 저"))
+    after = listener.handle(replace(kept, start=21.5, end=22.0))
+    assert after.ignored == "a reply to talk"
