@@ -321,6 +321,7 @@ def read(
     game = state if mode != IDLE else None
     mass: dict[Meaning, float] = {}
     first: dict[Meaning, str] = {}
+    allowed: set[Meaning] = set()  # moves players would usually make now
     for text, share in hearing.alternatives:
         tokens = text.split()
         meaning: Meaning = None
@@ -330,10 +331,12 @@ def read(
         if tokens and not chatter & set(tokens) and 2 * sum(t in spoken_names for t in tokens) < len(tokens):
             meaning, trust = talk.hear(text, game, names, confirming, lang)
         weight = share * trust
-        move = mode == PLAYING and is_move(meaning)
-        if move and not talk.likely(state, meaning):
-            weight *= invalid_prior
         key = _key(meaning)
+        if mode == PLAYING and is_move(meaning):
+            if talk.likely(state, meaning):
+                allowed.add(key)
+            else:
+                weight *= invalid_prior
         mass[key] = mass.get(key, 0.0) + weight
         first.setdefault(key, text)
     total = sum(mass.values())
@@ -361,8 +364,8 @@ def read(
     text = text_of(best)
     others = tuple(text_of(k) for k in ranked[1:] if mass[k] >= KEEP_ALTERNATIVE * mass[best])
     share = mass[best] / total
-    rivals = [mass[k] for k in ranked[1:] if mode == PLAYING and is_move(k) and talk.likely(state, k)]
-    rival = max(rivals, default=0.0) / mass[best] if mass[best] > 0 else 0.0
+    strongest_rival = max((mass[k] for k in ranked[1:] if k in allowed), default=0.0)
+    rival = strongest_rival / mass[best] if mass[best] > 0 else 0.0
     if mode == PLAYING and is_move(best) and share < DROP_SHARE:
         # Too shaky even to ask about: a question about it would be a question about noise.
         return Reading(None, hearing.text, (), share, 0.0, "doubtful")
@@ -487,9 +490,13 @@ class StreamListener(ABC):
         or, at a table's microphone, it was heard in a loud room (:data:`LOUD_SNR_DB`) or is
         a lone syllable the grammar names (on a phone, held to a player's mouth, it is a
         move)."""
-        lone = not self.phone and " ".join(hearing.text.split()) in self.grammar.read_back_alone
+        lone = not self.phone and self._lone(hearing)
         unsure = bool(hearing.near_talk) or self._loud(hearing)
         return reading.share < MOVE_SHARE or reading.rival >= RIVAL_SHARE or lone or unsure
+
+    def _lone(self, hearing: recognizer.Hearing) -> bool:
+        """A lone syllable the grammar reads back when alone (``read_back_alone``)."""
+        return " ".join(hearing.text.split()) in self.grammar.read_back_alone
 
     def _loud(self, hearing: recognizer.Hearing) -> bool:
         """Heard barely above the noise at a table's microphone (:data:`LOUD_SNR_DB`)."""
@@ -512,8 +519,7 @@ class StreamListener(ABC):
             return False
         if self._loud(hearing):
             return reading.meaning is not None
-        lone = " ".join(hearing.text.split()) in self.grammar.read_back_alone
-        return is_move(reading.meaning) and (lone or bool(hearing.near_talk))
+        return is_move(reading.meaning) and (self._lone(hearing) or bool(hearing.near_talk))
 
     def handle(self, hearing: recognizer.Hearing) -> Heard:
         """Referee one Hearing (from :meth:`feed`, or decoded elsewhere)."""
