@@ -77,6 +77,12 @@ MOVE_SHARE = 0.75
 #: "fifty three" in fan noise 10 dB as "thirty three" (0.18); moves heard right had rivals
 #: of 0.13 or less in the English benches' dumps (tests/bench/bench_table_talk.py --dump).
 RIVAL_SHARE = 0.15
+#: :data:`RIVAL_SHARE` in a noisy room (the denoiser engaged, ``Denoiser.engaged``): there a
+#: weak second reading is the word said often enough. espeak-ng's "ten" in fan noise 20 and
+#: 10 dB below was ruled as "two" with "ten" at 0.05 and 0.07 of its weight, "thirteen" in
+#: fan noise 10 dB as "thirty five" with "thirty four" at 0.04; of the moves heard right in
+#: the English noise benches, 2-6 of 82 per run had a rival this strong and are read back.
+NOISY_RIVAL_SHARE = 0.03
 #: A move read from less than this share is dropped, not asked about: in white noise a "네"
 #: said after talk came out as 칠 (share 0.33) or 이십 일 (0.35); espeak's "클로버 오" in a
 #: noisy spot (0.46, tests/table/test_inversion_table.py) is still asked about.
@@ -101,6 +107,13 @@ LOUD_SNR_DB = 20.0
 #: Seconds a read-back at the table waits for its answer (GAMEHOST_CONFIRM_LAPSE): long
 #: enough to hear the question and answer, short enough that later talk is not taken for one.
 CONFIRM_LAPSE = 8.0
+#: The confidence of a reading when the game has no calibration and the recogniser's shares
+#: are not probabilities (``GrammarRecognizer.shares_are_confidences``): below the default
+#: GAMEHOST_CONFIRM_BELOW (0.75), so a costly move is read back. Vosk's Korean model gave
+#: one reading, at 1.0 with every word at 1.0, for espeak-ng's "비밀 공개 묻기", and it was
+#: the wrong card ("가보"): a secret revealed on a mishearing. A table that trusts its
+#: recogniser sets GAMEHOST_CONFIRM_BELOW below this.
+UNCALIBRATED_CONFIDENCE = 0.5
 
 # Prior weight of a number the rules forbid now, relative to an allowed one: players
 # mostly say allowed numbers, so a close call between "오십 삼" (allowed) and "오십 사"
@@ -269,12 +282,19 @@ def waits_for_no_rank(lang: str) -> Callable[[str, tuple[str, ...] | None], bool
 # --- reading an utterance ------------------------------------------------------------------
 
 
-def calibrate(share: float, top: bool, calibration: tuple[float, float, float] | None) -> float:
+def calibrate(
+    share: float,
+    top: bool,
+    calibration: tuple[float, float, float] | None,
+    *,
+    shares_are_confidences: bool = True,
+) -> float:
     """Probability that a reading is right, from its pooled share and whether it is what
     the decoder's best path says as it stands (the game's logistic calibration); with no
-    calibration the share itself."""
+    calibration the share itself, or, from a recogniser whose shares are no probabilities,
+    at most :data:`UNCALIBRATED_CONFIDENCE`."""
     if calibration is None:
-        return share
+        return share if shares_are_confidences else min(share, UNCALIBRATED_CONFIDENCE)
     share = min(max(share, 1e-6), 1 - 1e-6)
     a, b, c = calibration
     z = a + b * math.log(share / (1 - share)) + c * top
@@ -299,6 +319,7 @@ def read(
     invalid_prior: float = INVALID_PRIOR,
     min_clear: float = MIN_CLEAR,
     listen: ListenFor = listen_for,
+    shares_are_confidences: bool = True,
 ) -> Reading:
     """Read an utterance from its N-best list, for any game.
 
@@ -370,7 +391,7 @@ def read(
         # Too shaky even to ask about: a question about it would be a question about noise.
         return Reading(None, hearing.text, (), share, 0.0, "doubtful")
     top = says(hearing.text, best)
-    confidence = calibrate(share, top, talk.calibration)
+    confidence = calibrate(share, top, talk.calibration, shares_are_confidences=shares_are_confidences)
     if hearing.near_talk:
         # Only a lenient talk prior kept the phrase: a move said in a voice the model fits
         # poorly, or talk. Nothing but a move is taken from it, and that move is doubtful:
@@ -486,13 +507,15 @@ class StreamListener(ABC):
     def _doubtful(self, hearing: recognizer.Hearing, reading: Reading) -> bool:
         """Whether a move read from ``hearing`` is read back even when it would cost nothing:
         other readings hold much of the sound, another move players would make now is a
-        close second (:data:`RIVAL_SHARE`), only the lenient gate kept it (``near_talk``),
+        close second (:data:`RIVAL_SHARE`; any second at all in a noisy room,
+        :data:`NOISY_RIVAL_SHARE`), only the lenient gate kept it (``near_talk``),
         or, at a table's microphone, it was heard in a loud room (:data:`LOUD_SNR_DB`) or is
         a lone syllable the grammar names (on a phone, held to a player's mouth, it is a
         move)."""
         lone = not self.phone and self._lone(hearing)
         unsure = bool(hearing.near_talk) or self._loud(hearing)
-        return reading.share < MOVE_SHARE or reading.rival >= RIVAL_SHARE or lone or unsure
+        rival = NOISY_RIVAL_SHARE if self.denoiser is not None and self.denoiser.engaged else RIVAL_SHARE
+        return reading.share < MOVE_SHARE or reading.rival >= rival or lone or unsure
 
     def _lone(self, hearing: recognizer.Hearing) -> bool:
         """A lone syllable the grammar reads back when alone (``read_back_alone``)."""
@@ -689,6 +712,7 @@ class Listener(StreamListener):
             decoys=self._chatter_words(),
             invalid_prior=self.invalid_prior,
             listen=self._listen_for,
+            shares_are_confidences=self.endpointer.recognizer.shares_are_confidences,
         )
         said = reading.meaning
         if reading.ignored is not None:

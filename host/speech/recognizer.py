@@ -194,6 +194,10 @@ class GrammarRecognizer:
         #: Whether partial results trail the audio (vosk: yes), so that the Endpointer must
         #: close a segment to know whether a complete phrase was said.
         self.partial_lags = True
+        #: Whether a reading's share of the N-best list is evidence enough to stand for its
+        #: probability when the game has no calibration. Vosk's is not: it offers a wrong
+        #: card as its only reading, every word at confidence 1.0 (listener.calibrate).
+        self.shares_are_confidences = False
         self._main: Any = None
         self._shadow: Any = None
         self._base = 0.0  # stream time of the first sample given to the current recogniser

@@ -164,6 +164,18 @@ def test_confidence_grows_with_the_share() -> None:
     assert values[:4] == sorted(values[:4]) and values[4:] == sorted(values[4:])
 
 
+def test_without_a_calibration_a_share_is_a_confidence_only_where_the_recogniser_says_so() -> None:
+    # A game with no calibration: pocketsphinx's share stands; Vosk's sure-looking 1.0 is
+    # capped below GAMEHOST_CONFIRM_BELOW, so a costly move it hears is read back.
+    assert ls.calibrate(1.0, True, None) == 1.0
+    capped = ls.calibrate(1.0, True, None, shares_are_confidences=False)
+    assert capped == ls.UNCALIBRATED_CONFIDENCE < SessionConfig().confirm_below
+    assert ls.calibrate(0.3, True, None, shares_are_confidences=False) == 0.3
+    calibration = table_for("up-or-down", None).spec.talk.calibration
+    fitted = ls.calibrate(0.9, True, calibration)
+    assert ls.calibrate(0.9, True, calibration, shares_are_confidences=False) == fitted
+
+
 # --- refereeing -------------------------------------------------------------------------------
 
 

@@ -17,7 +17,7 @@ from host.speech.denoise import Denoiser
 from host.speech.listener import Listener
 from host.speech.model import SpeechModel, load_model
 from tests.speech.conftest import silence
-from tests.table.conftest import Say, hearing
+from tests.table.conftest import Say, hearing, white_noise
 from tests.table.test_english_table import piper
 
 
@@ -140,3 +140,22 @@ def test_a_phrase_only_the_lenient_gate_kept_is_never_ruled_at_once(
     listener.handle(replace(hearing(("이 저", 1.0)), start=20.0, end=21.0, talk="이 저"))
     after = listener.handle(replace(kept, start=21.5, end=22.0))
     assert after.ignored == "a reply to talk"
+
+
+def test_in_a_noisy_room_any_rival_move_makes_a_move_read_back(
+    referee: Referee, en_model: SpeechModel
+) -> None:
+    # espeak-ng's "ten" in fan noise was ruled as "two" with "ten" at 0.05 of its weight: a
+    # rival that weak is the word said often enough once the room is noisy, never in quiet.
+    def play(noise: bytes) -> bool:
+        session = referee.create(SessionConfig(lang="en", undo_grace=30.0), ["Ann", "Bob", "Cy"])
+        listener = Listener(referee, session, en_model, report_missing=False)
+        listener.handle(hearing(("fifty three", 1.0)))
+        listener.feed(noise)  # the room as the denoiser hears it between moves
+        assert listener.denoiser is not None and listener.denoiser.engaged is bool(noise)
+        heard = listener.handle(hearing(("fifty five", 0.95), ("fifty seven", 0.05)))
+        assert heard.reading.rival >= ls.NOISY_RIVAL_SHARE > 0 and heard.reply is not None
+        return bool(heard.reply.confirm)
+
+    assert play(white_noise(2.0, level=400.0))  # read back: "Bob, 55?"
+    assert not play(b"")  # ruled at once
