@@ -94,8 +94,11 @@ DROP_SHARE = 0.4
 #: lenient gate kept (``near_talk``): Piper's "yes" after talk in fan noise was kept as
 #: Blófa's "pass" and ruled. Anything heard in a loud room (:data:`LOUD_SNR_DB`): espeak-ng's
 #: "맞아요" in white noise 10 dB below came out as "사십 육" and was ruled. A player whose move
-#: got no answer says it again.
+#: got no answer says it again. Also anything in a noisy room (the denoiser engaged), and,
+#: while a question waits and talk went on after it, any answer but "no"
+#: (:meth:`Listener._reply_to_talk`).
 REPLY_TO_TALK_S = 2.0
+REPLY_TO_TALK = "a reply to talk"  # why such a hearing is ignored
 #: An utterance whose speech stood less than this far above the noise floor (dB, see
 #: ``Hearing.snr_db``) was heard in a loud room: a move read from it is read back, and
 #: anything heard right after talk is dropped as a reply to it. White or fan noise 20 dB
@@ -433,6 +436,7 @@ class StreamListener(ABC):
     _missing: frozenset[str] = frozenset()
     _checked_at = 0.0
     _talk_end: float | None = None  # stream time the last ignored utterance ended
+    _asked_end: float | None = None  # stream time the last utterance read back ended
     #: Noise suppression in front of the recogniser (None: the audio as it comes).
     denoiser: Denoiser | None = None
 
@@ -514,12 +518,16 @@ class StreamListener(ABC):
         move)."""
         lone = not self.phone and self._lone(hearing)
         unsure = bool(hearing.near_talk) or self._loud(hearing)
-        rival = NOISY_RIVAL_SHARE if self.denoiser is not None and self.denoiser.engaged else RIVAL_SHARE
+        rival = NOISY_RIVAL_SHARE if self._noisy() else RIVAL_SHARE
         return reading.share < MOVE_SHARE or reading.rival >= rival or lone or unsure
 
     def _lone(self, hearing: recognizer.Hearing) -> bool:
         """A lone syllable the grammar reads back when alone (``read_back_alone``)."""
         return " ".join(hearing.text.split()) in self.grammar.read_back_alone
+
+    def _noisy(self) -> bool:
+        """The room is noisy now: the denoiser works on the audio (``Denoiser.engaged``)."""
+        return self.denoiser is not None and self.denoiser.engaged
 
     def _loud(self, hearing: recognizer.Hearing) -> bool:
         """Heard barely above the noise at a table's microphone (:data:`LOUD_SNR_DB`)."""
@@ -534,13 +542,21 @@ class StreamListener(ABC):
         return " ".join(hearing.text.split()) not in self.phrases()
 
     def _reply_to_talk(self, hearing: recognizer.Hearing, reading: Reading) -> bool:
-        """Something doubtful heard right after talk at a table's microphone, while playing:
-        a lone syllable (a move the grammar reads back when alone) or a phrase only the
-        lenient gate kept, or anything at all in a loud room. See :data:`REPLY_TO_TALK_S`."""
-        after_talk = self._talk_end is not None and hearing.start - self._talk_end <= REPLY_TO_TALK_S
-        if not (after_talk and not self.phone and self.listening == PLAYING):
+        """Something heard right after talk at a table's microphone (:data:`REPLY_TO_TALK_S`)
+        that is more likely a reply to it. While playing: a doubtful move (a lone syllable
+        the grammar reads back when alone, a phrase only the lenient gate kept), or anything
+        at all in a loud or noisy room. While a question waits and talk went on after it:
+        any answer but "no" (the bench's "hey hey, come on in": "hey hey" read back as 88,
+        "come on in" talk, then someone's "yeah" ruled it)."""
+        talk_end = self._talk_end
+        if talk_end is None or hearing.start - talk_end > REPLY_TO_TALK_S or self.phone:
             return False
-        if self._loud(hearing):
+        if self.listening == CONFIRMING:
+            talk_after_question = self._asked_end is not None and talk_end > self._asked_end
+            return talk_after_question and reading.meaning != Command("no")
+        if self.listening != PLAYING:
+            return False
+        if self._loud(hearing) or self._noisy():
             return reading.meaning is not None
         return is_move(reading.meaning) and (self._lone(hearing) or bool(hearing.near_talk))
 
@@ -551,10 +567,11 @@ class StreamListener(ABC):
         if reading.ignored is None and self._partial(hearing, reading):
             reading = replace(reading, ignored="not a whole phrase")
         if reading.ignored is None and self._reply_to_talk(hearing, reading):
-            reading = replace(reading, ignored="a reply to talk")
+            reading = replace(reading, ignored=REPLY_TO_TALK)
         if reading.ignored is not None:
             log.info("ignored %r (%s)", hearing.text, reading.ignored)
-            self._talk_end = hearing.end
+            if reading.ignored != REPLY_TO_TALK:
+                self._talk_end = hearing.end  # a reply dropped does not hold the next one off
             return Heard(hearing, None, reading)
         with self.referee.store.transaction():
             reply = self.referee.handle(
@@ -568,6 +585,8 @@ class StreamListener(ABC):
             )
             if self.on_reply is not None:
                 self.on_reply(reply)
+        if reply.confirm:
+            self._asked_end = hearing.end
         self.refresh()
         return Heard(hearing, reply, reading)
 

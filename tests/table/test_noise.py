@@ -159,3 +159,40 @@ def test_in_a_noisy_room_any_rival_move_makes_a_move_read_back(
 
     assert play(white_noise(2.0, level=400.0))  # read back: "Bob, 55?"
     assert not play(b"")  # ruled at once
+
+
+def test_a_yes_right_after_talk_that_went_on_after_a_question_is_not_its_answer(
+    referee: Referee, ko_model: SpeechModel
+) -> None:
+    # The held-out "hey hey, come on in" in white noise: "hey hey" kept by the lenient gate
+    # and read back as 88, "come on in" heard as talk, then someone's "yeah" ruled 88.
+    session = referee.create(SessionConfig(lang="ko", undo_grace=30.0), ["Ann", "Bob", "Cy"])
+    listener = Listener(referee, session, ko_model, report_missing=False)
+    listener.handle(hearing(("오십 삼", 1.0)))
+    kept = replace(hearing(("오십 오", 1.0)), start=10.0, end=10.5, near_talk="오 오")
+    asked = listener.handle(kept)
+    assert asked.reply is not None and asked.reply.confirm
+    talk = replace(hearing(("이 저", 1.0)), start=10.8, end=11.6, talk="이 저")
+    assert listener.handle(talk).ignored == "talk"
+    yes = replace(hearing(("네", 1.0)), start=12.6, end=12.9)
+    assert listener.handle(yes).ignored == "a reply to talk"
+    later = listener.handle(replace(yes, start=14.0, end=14.3))  # the talk is over: an answer
+    assert later.ignored is None and later.reply is not None and later.reply.accepted
+
+
+def test_in_a_noisy_room_a_move_right_after_talk_is_a_reply_to_it(
+    referee: Referee, en_model: SpeechModel
+) -> None:
+    # Piper's "yes" after talk in fan noise, heard as Blófa's "pass" at share 1.0 and ruled.
+    def heard_after_talk(noise: bytes) -> str | None:
+        session = referee.create(SessionConfig(lang="en", undo_grace=30.0), ["Ann", "Bob", "Cy"])
+        listener = Listener(referee, session, en_model, report_missing=False)
+        listener.handle(hearing(("fifty three", 1.0)))
+        listener.feed(noise)
+        assert listener.denoiser is not None and listener.denoiser.engaged is bool(noise)
+        talk = replace(hearing(("forty", 1.0)), start=20.0, end=21.0, talk="so what is it")
+        assert listener.handle(talk).ignored == "talk"
+        return listener.handle(replace(hearing(("fifty five", 1.0)), start=21.5, end=22.0)).ignored
+
+    assert heard_after_talk(white_noise(2.0, level=400.0)) == "a reply to talk"
+    assert heard_after_talk(b"") is None  # in quiet, a move said right after talk is ruled
