@@ -124,21 +124,29 @@ def test_in_a_loud_room_a_move_is_read_back_and_a_reply_to_talk_dropped(
     assert listener.handle(late).ignored is None
 
 
+KEPT = replace(hearing(("오십 오", 1.0)), start=10.0, end=10.5, near_talk="오 오")
+
+
+def asked_on_a_kept_phrase(referee: Referee, ko_model: SpeechModel) -> Listener:
+    """A Korean table after 53, where a phrase only the lenient gate kept (55) was read back."""
+    session = referee.create(SessionConfig(lang="ko", undo_grace=30.0), ["Ann", "Bob", "Cy"])
+    listener = Listener(referee, session, ko_model, report_missing=False)
+    listener.handle(hearing(("오십 삼", 1.0)))
+    heard = listener.handle(KEPT)
+    assert heard.reply is not None and heard.reply.confirm, heard.reply
+    return listener
+
+
 def test_a_phrase_only_the_lenient_gate_kept_is_never_ruled_at_once(
     referee: Referee, ko_model: SpeechModel
 ) -> None:
     # Piper's "yes" after talk in fan noise was kept by the lenient gate as Blófa's "pass",
     # a move that costs nothing, and ruled: such a hearing is read back, and dropped right
     # after talk.
-    session = referee.create(SessionConfig(lang="ko", undo_grace=30.0), ["Ann", "Bob", "Cy"])
-    listener = Listener(referee, session, ko_model, report_missing=False)
-    listener.handle(hearing(("오십 삼", 1.0)))
-    kept = replace(hearing(("오십 오", 1.0)), start=10.0, end=10.5, near_talk="오 오")
-    heard = listener.handle(kept)
-    assert heard.reply is not None and heard.reply.confirm, heard.reply
+    listener = asked_on_a_kept_phrase(referee, ko_model)
     listener.handle(hearing(("아니요", 1.0)))
     listener.handle(replace(hearing(("이 저", 1.0)), start=20.0, end=21.0, talk="이 저"))
-    after = listener.handle(replace(kept, start=21.5, end=22.0))
+    after = listener.handle(replace(KEPT, start=21.5, end=22.0))
     assert after.ignored == "a reply to talk"
 
 
@@ -166,12 +174,7 @@ def test_a_yes_right_after_talk_that_went_on_after_a_question_is_not_its_answer(
 ) -> None:
     # The held-out "hey hey, come on in" in white noise: "hey hey" kept by the lenient gate
     # and read back as 88, "come on in" heard as talk, then someone's "yeah" ruled 88.
-    session = referee.create(SessionConfig(lang="ko", undo_grace=30.0), ["Ann", "Bob", "Cy"])
-    listener = Listener(referee, session, ko_model, report_missing=False)
-    listener.handle(hearing(("오십 삼", 1.0)))
-    kept = replace(hearing(("오십 오", 1.0)), start=10.0, end=10.5, near_talk="오 오")
-    asked = listener.handle(kept)
-    assert asked.reply is not None and asked.reply.confirm
+    listener = asked_on_a_kept_phrase(referee, ko_model)
     talk = replace(hearing(("이 저", 1.0)), start=10.8, end=11.6, talk="이 저")
     assert listener.handle(talk).ignored == "talk"
     yes = replace(hearing(("네", 1.0)), start=12.6, end=12.9)
