@@ -150,22 +150,31 @@ def test_a_phrase_only_the_lenient_gate_kept_is_never_ruled_at_once(
     assert after.ignored == "a reply to talk"
 
 
+NOISY_ROOM = white_noise(2.0, level=400.0)  # engages the denoiser; b"": a quiet room
+
+
+def english_table_after_53(referee: Referee, en_model: SpeechModel, room: bytes) -> Listener:
+    """An English table after 53, its denoiser having heard ``room`` between moves."""
+    session = referee.create(SessionConfig(lang="en", undo_grace=30.0), ["Ann", "Bob", "Cy"])
+    listener = Listener(referee, session, en_model, report_missing=False)
+    listener.handle(hearing(("fifty three", 1.0)))
+    listener.feed(room)
+    assert listener.denoiser is not None and listener.denoiser.engaged is bool(room)
+    return listener
+
+
 def test_in_a_noisy_room_any_rival_move_makes_a_move_read_back(
     referee: Referee, en_model: SpeechModel
 ) -> None:
     # espeak-ng's "ten" in fan noise was ruled as "two" with "ten" at 0.05 of its weight: a
     # rival that weak is the word said often enough once the room is noisy, never in quiet.
-    def play(noise: bytes) -> bool:
-        session = referee.create(SessionConfig(lang="en", undo_grace=30.0), ["Ann", "Bob", "Cy"])
-        listener = Listener(referee, session, en_model, report_missing=False)
-        listener.handle(hearing(("fifty three", 1.0)))
-        listener.feed(noise)  # the room as the denoiser hears it between moves
-        assert listener.denoiser is not None and listener.denoiser.engaged is bool(noise)
+    def play(room: bytes) -> bool:
+        listener = english_table_after_53(referee, en_model, room)
         heard = listener.handle(hearing(("fifty five", 0.95), ("fifty seven", 0.05)))
         assert heard.reading.rival >= ls.NOISY_RIVAL_SHARE > 0 and heard.reply is not None
         return bool(heard.reply.confirm)
 
-    assert play(white_noise(2.0, level=400.0))  # read back: "Bob, 55?"
+    assert play(NOISY_ROOM)  # read back: "Bob, 55?"
     assert not play(b"")  # ruled at once
 
 
@@ -187,15 +196,11 @@ def test_in_a_noisy_room_a_move_right_after_talk_is_a_reply_to_it(
     referee: Referee, en_model: SpeechModel
 ) -> None:
     # Piper's "yes" after talk in fan noise, heard as Blófa's "pass" at share 1.0 and ruled.
-    def heard_after_talk(noise: bytes) -> str | None:
-        session = referee.create(SessionConfig(lang="en", undo_grace=30.0), ["Ann", "Bob", "Cy"])
-        listener = Listener(referee, session, en_model, report_missing=False)
-        listener.handle(hearing(("fifty three", 1.0)))
-        listener.feed(noise)
-        assert listener.denoiser is not None and listener.denoiser.engaged is bool(noise)
+    def heard_after_talk(room: bytes) -> str | None:
+        listener = english_table_after_53(referee, en_model, room)
         talk = replace(hearing(("forty", 1.0)), start=20.0, end=21.0, talk="so what is it")
         assert listener.handle(talk).ignored == "talk"
         return listener.handle(replace(hearing(("fifty five", 1.0)), start=21.5, end=22.0)).ignored
 
-    assert heard_after_talk(white_noise(2.0, level=400.0)) == "a reply to talk"
+    assert heard_after_talk(NOISY_ROOM) == "a reply to talk"
     assert heard_after_talk(b"") is None  # in quiet, a move said right after talk is ruled
