@@ -48,7 +48,7 @@ from host.reply import Reply
 from host.session import Asked, SessionConfig, Table
 from host.speech import recognizer
 from host.speech.audio import SAMPLE_RATE
-from host.speech.denoise import Denoiser, wanted
+from host.speech.denoise import ENGAGE_FLOOR, Denoiser, wanted
 from host.speech.engines import recognizer_for
 from host.speech.model import UNK, SpeechModel
 from host.speech.recognizer import Endpointer, next_words
@@ -77,7 +77,7 @@ MOVE_SHARE = 0.75
 #: "fifty three" in fan noise 10 dB as "thirty three" (0.18); moves heard right had rivals
 #: of 0.13 or less in the English benches' dumps (tests/bench/bench_table_talk.py --dump).
 RIVAL_SHARE = 0.15
-#: :data:`RIVAL_SHARE` in a noisy room (the denoiser engaged, ``Denoiser.engaged``): there a
+#: :data:`RIVAL_SHARE` in a noisy room (:meth:`StreamListener._noisy`): there a
 #: weak second reading is the word said often enough. espeak-ng's "ten" in fan noise 20 and
 #: 10 dB below was ruled as "two" with "ten" at 0.05 and 0.07 of its weight, "thirteen" in
 #: fan noise 10 dB as "thirty five" with "thirty four" at 0.04; of the moves heard right in
@@ -94,7 +94,7 @@ DROP_SHARE = 0.4
 #: lenient gate kept (``near_talk``): Piper's "yes" after talk in fan noise was kept as
 #: Blófa's "pass" and ruled. Anything heard in a loud room (:data:`LOUD_SNR_DB`): espeak-ng's
 #: "맞아요" in white noise 10 dB below came out as "사십 육" and was ruled. A player whose move
-#: got no answer says it again. Also anything in a noisy room (the denoiser engaged), and,
+#: got no answer says it again. Also anything in a noisy room (:meth:`StreamListener._noisy`), and,
 #: while a question waits and talk went on after it, any answer but "no"
 #: (:meth:`Listener._reply_to_talk`).
 REPLY_TO_TALK_S = 2.0
@@ -526,8 +526,14 @@ class StreamListener(ABC):
         return " ".join(hearing.text.split()) in self.grammar.read_back_alone
 
     def _noisy(self) -> bool:
-        """The room is noisy now: the denoiser works on the audio (``Denoiser.engaged``)."""
-        return self.denoiser is not None and self.denoiser.engaged
+        """The room is noisy now: the noise floor of the audio as it comes is
+        :data:`~host.speech.denoise.ENGAGE_FLOOR` (-50 dBFS) or more, as the denoiser
+        measures it where there is one (it works on the audio then), else the endpointer
+        (Vosk hears the audio as it comes: Korean "네" after talk in white noise 20 dB
+        below was read back as a card given). Not on a phone: not measured there."""
+        if self.denoiser is not None:
+            return self.denoiser.engaged
+        return not self.phone and self.endpointer.floor >= ENGAGE_FLOOR
 
     def _loud(self, hearing: recognizer.Hearing) -> bool:
         """Heard barely above the noise at a table's microphone (:data:`LOUD_SNR_DB`)."""

@@ -618,6 +618,12 @@ class Endpointer:
         return self._utt.confirmed
 
     @property
+    def floor(self) -> float:
+        """The noise floor of the audio fed so far: frame RMS of pcm16, the
+        ``floor_percentile`` of the last ``floor_window_s`` (0 before any audio)."""
+        return noise_floor(self._levels, self._floor_percentile)
+
+    @property
     def muted(self) -> bool:
         return self._mute_depth > 0
 
@@ -878,8 +884,7 @@ class Endpointer:
         talk = " ".join(s.talk for s in segments if s.talk)
         near_talk = " ".join(s.near_talk for s in segments if s.near_talk)
         if hearing is not None:
-            floor = noise_floor(self._levels, self._floor_percentile)
-            snr = speech_to_noise_db(utt.speech_levels, floor)
+            snr = speech_to_noise_db(utt.speech_levels, self.floor)
             hearing = replace(hearing, talk=talk, near_talk=near_talk, snr_db=snr)
         self._utt = _Utterance()
         self._idle()

@@ -150,16 +150,22 @@ def test_a_phrase_only_the_lenient_gate_kept_is_never_ruled_at_once(
     assert after.ignored == "a reply to talk"
 
 
-NOISY_ROOM = white_noise(2.0, level=400.0)  # engages the denoiser; b"": a quiet room
+NOISY_ROOM = white_noise(2.0, level=400.0)  # a noise floor of -38 dBFS; b"": a quiet room
+FIFTY = {"en": ("fifty three", "fifty five"), "ko": ("오십 삼", "오십 오")}
+TALK = {"en": ("forty", "so what is it"), "ko": ("이 저", "이 저")}
 
 
-def english_table_after_53(referee: Referee, en_model: SpeechModel, room: bytes) -> Listener:
-    """An English table after 53, its denoiser having heard ``room`` between moves."""
-    session = referee.create(SessionConfig(lang="en", undo_grace=30.0), ["Ann", "Bob", "Cy"])
-    listener = Listener(referee, session, en_model, report_missing=False)
-    listener.handle(hearing(("fifty three", 1.0)))
+def table_after_53(referee: Referee, model: SpeechModel, lang: str, room: bytes) -> Listener:
+    """A table after 53, its microphone having heard ``room`` between moves: English
+    through the denoiser, which engages in noise, Korean (Vosk) as it comes."""
+    session = referee.create(SessionConfig(lang=lang, undo_grace=30.0), ["Ann", "Bob", "Cy"])
+    listener = Listener(referee, session, model, report_missing=False)
+    listener.handle(hearing((FIFTY[lang][0], 1.0)))
     listener.feed(room)
-    assert listener.denoiser is not None and listener.denoiser.engaged is bool(room)
+    if lang == "en":
+        assert listener.denoiser is not None and listener.denoiser.engaged is bool(room)
+    else:
+        assert listener.denoiser is None and (listener.endpointer.floor >= 100.0) is bool(room)
     return listener
 
 
@@ -169,7 +175,7 @@ def test_in_a_noisy_room_any_rival_move_makes_a_move_read_back(
     # espeak-ng's "ten" in fan noise was ruled as "two" with "ten" at 0.05 of its weight: a
     # rival that weak is the word said often enough once the room is noisy, never in quiet.
     def play(room: bytes) -> bool:
-        listener = english_table_after_53(referee, en_model, room)
+        listener = table_after_53(referee, en_model, "en", room)
         heard = listener.handle(hearing(("fifty five", 0.95), ("fifty seven", 0.05)))
         assert heard.reading.rival >= ls.NOISY_RIVAL_SHARE > 0 and heard.reply is not None
         return bool(heard.reply.confirm)
@@ -192,15 +198,21 @@ def test_a_yes_right_after_talk_that_went_on_after_a_question_is_not_its_answer(
     assert later.ignored is None and later.reply is not None and later.reply.accepted
 
 
+@pytest.mark.parametrize("lang", ["en", "ko"])
 def test_in_a_noisy_room_a_move_right_after_talk_is_a_reply_to_it(
-    referee: Referee, en_model: SpeechModel
+    referee: Referee, request: pytest.FixtureRequest, lang: str
 ) -> None:
-    # Piper's "yes" after talk in fan noise, heard as Blófa's "pass" at share 1.0 and ruled.
+    # Piper's "yes" after talk in fan noise, heard as Blófa's "pass" at share 1.0 and ruled;
+    # in Korean, with no denoiser, "네" after talk in white noise 20 dB below was read back
+    # as Upside-Out's "주기 일" (the room is noisy by the floor of the audio as it comes).
+    model: SpeechModel = request.getfixturevalue(f"{lang}_model")
+
     def heard_after_talk(room: bytes) -> str | None:
-        listener = english_table_after_53(referee, en_model, room)
-        talk = replace(hearing(("forty", 1.0)), start=20.0, end=21.0, talk="so what is it")
+        listener = table_after_53(referee, model, lang, room)
+        said, words = TALK[lang]
+        talk = replace(hearing((said, 1.0)), start=20.0, end=21.0, talk=words)
         assert listener.handle(talk).ignored == "talk"
-        return listener.handle(replace(hearing(("fifty five", 1.0)), start=21.5, end=22.0)).ignored
+        return listener.handle(replace(hearing((FIFTY[lang][1], 1.0)), start=21.5, end=22.0)).ignored
 
     assert heard_after_talk(NOISY_ROOM) == "a reply to talk"
     assert heard_after_talk(b"") is None  # in quiet, a move said right after talk is ruled
