@@ -196,7 +196,18 @@ def pronunciations(lang: str, root: Path = ROOT) -> dict[str, str]:
     """``<lang>/pronunciations.yaml``: words the grammars use that the language's speech
     dictionary lacks, with their phones (empty if the file is absent). A key must be one
     word as the phrase lists spell it (lower case, no apostrophe); errors name file:line."""
-    path = root / lang / "pronunciations.yaml"
+    return _phones(root / lang / "pronunciations.yaml")
+
+
+@cache
+def variants(lang: str, root: Path = ROOT) -> dict[str, str]:
+    """``<lang>/variants.yaml``: a second pronunciation of words the grammars use that the
+    speech dictionary has, as people say them and the dictionary does not (empty if the
+    file is absent); keys and phones as in :func:`pronunciations`."""
+    return _phones(root / lang / "variants.yaml")
+
+
+def _phones(path: Path) -> dict[str, str]:
     if not path.is_file():
         return {}
     data = _string_map(path, "str")

@@ -24,7 +24,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, BinaryIO, Literal, get_args
 
-from grammars import pronunciations
+from grammars import pronunciations, variants
 
 log = logging.getLogger(__name__)
 
@@ -151,6 +151,8 @@ class SpeechModel:
     origin: str = ""
     #: pocketsphinx: words added to ``dictionary``, with their phones.
     pronunciations: dict[str, str] = field(default_factory=dict)
+    #: pocketsphinx: a second pronunciation of words ``dictionary`` has, with its phones.
+    variants: dict[str, str] = field(default_factory=dict)
 
     def has_word(self, word: str) -> bool:
         if self.engine == "pocketsphinx":
@@ -332,7 +334,7 @@ def _load_sphinx(model_dir: str | os.PathLike[str] | None, lang: str | None) -> 
                 "inside, and a .dict file in it or next to it)."
             )
         origin = "folder"
-        extra = {}
+        extra, second = {}, {}
     else:
         bundled = sphinx_model_paths()
         if bundled is None:
@@ -342,9 +344,10 @@ def _load_sphinx(model_dir: str | os.PathLike[str] | None, lang: str | None) -> 
             )
         path, dictionary = bundled
         origin = "bundled"
-        # The grammars' words the bundled dictionary lacks ("whos"), in its phone set; a
-        # model folder of one's own comes with its own dictionary.
-        extra = pronunciations("en")
+        # The grammars' words the bundled dictionary lacks ("whos"), and second ways of
+        # saying some it has, in its phone set; a model folder of one's own comes with its
+        # own dictionary.
+        extra, second = pronunciations("en"), variants("en")
     with _load_lock:
         cached = _loaded.get(path)
         if cached is not None:
@@ -360,6 +363,7 @@ def _load_sphinx(model_dir: str | os.PathLike[str] | None, lang: str | None) -> 
             dictionary=dictionary,
             origin=origin,
             pronunciations=extra,
+            variants=second,
         )
         _loaded[path] = model
         return model

@@ -41,8 +41,9 @@ _ASCALE = 20.0
 NBEST_SCALE = 2**_SENSCR_SHIFT / _ASCALE
 # N-best lists repeat a text once per segmentation; this many entries cover 5 texts.
 _NBEST_SCAN = 40
-# JSGF reserves these; a dictionary word containing one must be quoted.
 _ALT_PRONUNCIATION = re.compile(r"\(\d+\)$")  # "hundred(2)" is "hundred"
+VARIANT = 9  # the number of a pronunciation from grammars/<lang>/variants.yaml
+# JSGF reserves these; a dictionary word containing one must be quoted.
 _JSGF_SPECIAL = re.compile(r"[;=|*+<>()\[\]{}/\"\\\s]")
 
 
@@ -283,9 +284,12 @@ class SphinxRecognizer(GrammarRecognizer):
         from pocketsphinx import Decoder
 
         decoder = Decoder(config)
+        # Before any grammar is added, so no search needs updating.
         for word, phones in model.pronunciations.items():
-            # Before any grammar is added, so no search needs updating.
             decoder.add_word(word, phones, False)
+        for word, phones in model.variants.items():
+            # An alternative pronunciation, numbered past the dictionary's own ("(2)", "(3)").
+            decoder.add_word(f"{word}({VARIANT})", phones, False)
         return decoder
 
     def _compile(self, phrases: list[str], talk: list[str]) -> str:
