@@ -64,10 +64,17 @@ def game_wav(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
+# A process started in the background by a non-interactive shell (as `cmd &` in a script
+# running the suite) has SIGINT ignored, and its children inherit that: Ctrl-C would never
+# reach the host. A user's Ctrl-C comes to a process in the foreground: SIGINT as default.
+FOREGROUND = [sys.executable, "-c", "import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); "
+              "os.execv(sys.argv[1], sys.argv[1:])"]  # fmt: skip
+
+
 def table(wav: Path, db: Path, *args: str, home: Path | None = None) -> subprocess.Popen[str]:
     command = [*GAMEHOST, "table", "up-or-down", "--players", "Ann,Bob,Cy", "--audio", str(wav)]
     return subprocess.Popen(
-        [*command, "--db", str(db), "--json", *args],
+        [*FOREGROUND, *command, "--db", str(db), "--json", *args],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
