@@ -50,6 +50,8 @@ class Confusions(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     pairs: list[tuple[int, int]] = Field(default_factory=list)
+    #: [n, tens]: n is also mistaken for ``tens`` plus any unit (thirteen, thirty five).
+    with_units: list[tuple[int, int]] = Field(default_factory=list)
 
 
 class Speech(BaseModel):
@@ -90,6 +92,7 @@ class Grammar:
     commands: dict[str, tuple[str, ...]]
     phrases: dict[str, str]
     confusions: tuple[tuple[int, int], ...]
+    unit_confusions: tuple[tuple[int, int], ...] = ()  # confusions.yaml's ``with_units``
     decoys: tuple[str, ...] = ()
     answer_lookalikes: tuple[str, ...] = ()
     card_lookalikes: tuple[str, ...] = ()
@@ -259,6 +262,7 @@ def load(lang: str, root: Path = ROOT) -> Grammar:
         commands={k: tuple(v) for k, v in commands.items()},
         phrases=phrases,
         confusions=tuple(confusions.pairs),
+        unit_confusions=tuple(confusions.with_units),
         decoys=tuple(speech.decoys),
         answer_lookalikes=tuple(speech.answer_lookalikes),
         card_lookalikes=tuple(speech.card_lookalikes),

@@ -429,11 +429,18 @@ def command_phrases(lang: str = "en", names: Iterable[str] | None = None) -> lis
 
 
 def confusable(n: int, lang: str = "en") -> set[int]:
-    """Numbers a recogniser might have heard instead of ``n`` (fifteen/fifty and the like)."""
+    """Numbers a recogniser might have heard instead of ``n`` (fifteen/fifty and the like,
+    thirteen/thirty five)."""
+    grammar = load(lang)
     out: set[int] = set()
-    for a, b in load(lang).confusions:
+    for a, b in grammar.confusions:
         if n == a:
             out.add(b)
         elif n == b:
             out.add(a)
+    for teen, tens in grammar.unit_confusions:
+        if n == teen:
+            out.update(range(tens + 1, tens + 10))
+        elif tens < n < tens + 10:
+            out.add(teen)
     return out

@@ -144,6 +144,9 @@ class Reading:
     #: The strongest other reading that is a move players would usually make now, as a
     #: fraction of this reading's weight (0: none).
     rival: float = 0.0
+    #: A move players would usually make now is one the recogniser often hears as this
+    #: one (``Talk.confusable``: thirteen and thirty five): read back in a noisy room.
+    confused: bool = False
 
 
 @dataclass(frozen=True)
@@ -402,7 +405,9 @@ def read(
         if not (mode == PLAYING and is_move(best)):
             return Reading(None, hearing.near_talk, (), 0.0, 0.0, "talk")
         confidence = 0.0
-    return Reading(best, text, (text, *others), share, confidence, top=top, rival=rival)
+    confused = mode == PLAYING and is_move(best)
+    confused = confused and any(talk.likely(state, m) for m in talk.confusable(best, lang))
+    return Reading(best, text, (text, *others), share, confidence, top=top, rival=rival, confused=confused)
 
 
 # --- the listener --------------------------------------------------------------------------
@@ -515,11 +520,15 @@ class StreamListener(ABC):
         :data:`NOISY_RIVAL_SHARE`), only the lenient gate kept it (``near_talk``),
         or, at a table's microphone, it was heard in a loud room (:data:`LOUD_SNR_DB`) or is
         a lone syllable the grammar names (on a phone, held to a player's mouth, it is a
-        move)."""
+        move). In a noisy room also a move that a likely move is often heard as
+        (``Reading.confused``): espeak-ng's "thirteen" in white noise 20 dB below was heard
+        as "thirty five" with no rival at all, and ruled."""
         lone = not self.phone and self._lone(hearing)
         unsure = bool(hearing.near_talk) or self._loud(hearing)
-        rival = NOISY_RIVAL_SHARE if self._noisy() else RIVAL_SHARE
-        return reading.share < MOVE_SHARE or reading.rival >= rival or lone or unsure
+        noisy = self._noisy()
+        rival = NOISY_RIVAL_SHARE if noisy else RIVAL_SHARE
+        confused = noisy and reading.confused
+        return reading.share < MOVE_SHARE or reading.rival >= rival or lone or unsure or confused
 
     def _lone(self, hearing: recognizer.Hearing) -> bool:
         """A lone syllable the grammar reads back when alone (``read_back_alone``)."""

@@ -18,7 +18,7 @@ from host.speech.listener import Listener
 from host.speech.model import SpeechModel, load_model
 from tests.speech.conftest import silence
 from tests.table.conftest import Say, hearing, white_noise
-from tests.table.test_english_table import piper
+from tests.table.test_english_table import espeak, piper
 
 
 def in_white_noise(speech: bytes, snr_db: float, seed: int, lead: float = 0.6, tail: float = 1.2) -> bytes:
@@ -182,6 +182,45 @@ def test_in_a_noisy_room_any_rival_move_makes_a_move_read_back(
 
     assert play(NOISY_ROOM)  # read back: "Bob, 55?"
     assert not play(b"")  # ruled at once
+
+
+@pytest.mark.parametrize("said", ["forty two", "fourteen"])
+def test_in_a_noisy_room_a_move_often_heard_for_another_likely_one_is_read_back(
+    referee: Referee, en_model: SpeechModel, said: str
+) -> None:
+    # espeak-ng's "thirteen" in white noise 20 dB below was heard as "thirty five", one path
+    # with the whole share: no rival to go by. After 53 both 14 and 42 are good moves.
+    def play(room: bytes) -> bool:
+        listener = table_after_53(referee, en_model, "en", room)
+        heard = listener.handle(hearing((said, 1.0)))
+        assert heard.reading.confused and heard.reading.rival == 0 and heard.reply is not None
+        return bool(heard.reply.confirm)
+
+    assert play(NOISY_ROOM)  # read back: "Bob, 42?"
+    assert not play(b"")  # ruled at once
+    # A move no likely one is confused with is ruled at once in the noisy room too.
+    listener = table_after_53(referee, en_model, "en", NOISY_ROOM)
+    heard = listener.handle(hearing(("fifty five", 1.0)))
+    assert not heard.reading.confused and heard.reply is not None and heard.reply.accepted
+
+
+def test_espeaks_thirteen_misheard_in_white_noise_is_never_ruled_as_another_number(
+    referee: Referee, en_model: SpeechModel
+) -> None:
+    # With these seeds espeak-ng's "thirteen", 20 dB above white noise, is heard as "thirty
+    # five" (9, 10) or as itself (8): after 58 both are good moves.
+    speech = espeak("thirteen")
+    heard: list[str] = []
+    for seed in (8, 9, 10):
+        session = referee.create(SessionConfig(lang="en"), ["Ann", "Bob"])
+        referee.handle(session, "fifty eight", "Ann")
+        listener = Listener(referee, session, en_model, report_missing=False)
+        (said,) = listener.hear(pcm_chunks(in_white_noise(speech, 20.0, seed=seed)))
+        heard.append(said.hearing.text)
+        assert said.reply is not None
+        last = referee.table(session).state.last
+        assert (said.reply.confirm and last == 58) or last == 13, (seed, said.hearing.text, last)
+    assert "thirty five" in heard and "thirteen" in heard  # both hearings were tried
 
 
 def test_a_yes_right_after_talk_that_went_on_after_a_question_is_not_its_answer(
