@@ -50,7 +50,7 @@ class Confusions(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     pairs: list[tuple[int, int]] = Field(default_factory=list)
-    #: [n, tens]: n is also mistaken for ``tens`` plus any unit (thirteen, thirty five).
+    #: [n, tens]: ``tens`` plus any unit may be n said (thirty five heard for thirteen).
     with_units: list[tuple[int, int]] = Field(default_factory=list)
 
 
