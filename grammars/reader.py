@@ -429,8 +429,8 @@ def command_phrases(lang: str = "en", names: Iterable[str] | None = None) -> lis
 
 
 def confusable(n: int, lang: str = "en") -> set[int]:
-    """Numbers a recogniser might have heard instead of ``n`` (fifteen/fifty and the like,
-    thirteen/thirty five)."""
+    """Numbers that may have been said when a recogniser heard ``n``: fifteen for fifty and
+    back, thirteen for thirty five (``confusions.yaml``)."""
     grammar = load(lang)
     out: set[int] = set()
     for a, b in grammar.confusions:
