@@ -549,10 +549,11 @@ class StreamListener(ABC):
         return not self.phone and hearing.snr_db < LOUD_SNR_DB
 
     def _partial(self, hearing: recognizer.Hearing, reading: Reading) -> bool:
-        """A move while playing that no phrase says as heard: Vosk joined or cut phrases
-        ("이 오십" for 칠십, a card's name alone for someone's "네" in noise). Dropped: asked
-        about, it would mostly be a question about talk."""
-        if not (is_move(reading.meaning) and self.listening == PLAYING):
+        """A move or command while playing that no phrase says as heard: Vosk joined or cut
+        phrases ("이 오십" for 칠십, a card's name alone for someone's "네" in noise, "규칙
+        되돌려" for espeak-ng's "반칙 아니야", answered with the rules). Dropped: asked about
+        or answered, it would mostly be an answer to talk."""
+        if reading.meaning is None or self.listening != PLAYING:
             return False
         return " ".join(hearing.text.split()) not in self.phrases()
 

@@ -247,6 +247,20 @@ def test_off_topic_audio_is_not_answered(
     assert referee.store.last_seq(korean_session) == before
 
 
+def test_two_commands_joined_are_talk_and_one_said_alone_is_answered(
+    referee: Referee, korean_session: str, ko_model: SpeechModel
+) -> None:
+    # The bench's "반칙 아니야" (espeak-ng): Vosk joined 규칙 (rules) and 되돌려 (undo), read
+    # as the rules at share 0.46, and the host recited them over the table's talk.
+    listener = Listener(referee, korean_session, ko_model, report_missing=False)
+    listener.handle(hearing(("오십 삼", 1.0)))
+    joined = listener.handle(hearing(("규칙 되돌려", 0.5), ("규칙", 0.5)))
+    assert joined.reading is not None and joined.reading.meaning == ls.Command("rules")
+    assert joined.reply is None and joined.ignored == "not a whole phrase"
+    alone = listener.handle(hearing(("규칙", 1.0)))
+    assert alone.reply is not None and alone.reply.lines
+
+
 def test_after_the_game_only_commands_are_heard(referee: Referee, ko_model: SpeechModel, say: Say) -> None:
     session = referee.create(SessionConfig(lang="ko"), ("민수", "지영"))
     referee.handle(session, "10")
