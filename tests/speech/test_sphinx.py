@@ -16,7 +16,7 @@ from host.speech.listener import MOVE_SHARE, phrase_settles
 from host.speech.model import SpeechModel, load_model
 from host.speech.recognizer import Endpointer, Hearing
 from host.speech.sphinx import SphinxRecognizer, jsgf
-from host.speech.tts import espeak_synthesize, piper_synthesize
+from tests import voices
 from tests.speech.conftest import silence, trim
 from tests.speech.english import NUMBERS_EN, parse_english
 
@@ -31,25 +31,15 @@ def en_model() -> SpeechModel:
 
 @pytest.fixture(scope="session")
 def piper() -> Say:
-    from piper import SynthesisConfig
-
-    cache: dict[str, bytes] = {}
     # Without noise Piper says a text the same way every run: tests that cannot flake.
-    steady = SynthesisConfig(noise_scale=0.0, noise_w_scale=0.0)
-
-    def say(text: str) -> bytes:
-        if text not in cache:
-            cache[text] = trim(piper_synthesize(text, SAMPLE_RATE, syn_config=steady))
-        return cache[text]
-
-    return say
+    return lambda text: trim(voices.piper(text))
 
 
 @pytest.fixture(scope="session")
 def espeak() -> Say:
     if shutil.which("espeak-ng") is None:
         pytest.skip("needs espeak-ng")
-    return lambda text: trim(espeak_synthesize(text, "en-us", SAMPLE_RATE))
+    return lambda text: trim(voices.espeak(text, "en-us"))
 
 
 def hear(endpointer: Endpointer, pcm: bytes) -> list[Hearing]:

@@ -21,6 +21,7 @@ from playwright.sync_api import sync_playwright
 from host.referee import Referee
 from host.speech.audio import write_wav
 from host.store import Store
+from tests import voices
 from tests.golden import SCRIPTS
 from tests.sms.conftest import PHONES, messages_of
 from tests.twilio_helpers import FakeTwilio
@@ -119,14 +120,9 @@ def test_the_page_comes_back_by_itself_after_a_server_restart(
 
 
 def _piper(text: str) -> bytes:
-    from piper import SynthesisConfig
-
-    from host.speech.audio import SAMPLE_RATE
-    from host.speech.tts import piper_synthesize
     from tests.speech.conftest import trim
 
-    steady = SynthesisConfig(noise_scale=0.0, noise_w_scale=0.0)  # the same audio every run
-    return trim(piper_synthesize(text, SAMPLE_RATE, syn_config=steady))
+    return trim(voices.piper(text))  # the same audio every run
 
 
 def _script(tmp_path: Path) -> Path:
