@@ -279,20 +279,26 @@ def test_a_second_pronunciation_lets_a_voice_the_dictionary_does_not_expect_be_h
     assert set(without) <= set(with_variants), (without, with_variants)
 
 
-def test_the_lenient_gate_keeps_card_names_said_as_a_few_talk_words(
-    en_model: SpeechModel, espeak: Say, piper: Say, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    # espeak-ng's "one of hearts" decodes as the talk words "was on party": as many words
-    # as the card, and talk only by the strict gate's prior. The lenient gate hears the
-    # card, so it is the card; sentences, more words than any card, stay talk.
-    # Without the second pronunciations (grammars/en/variants.yaml): this is about a voice
-    # the dictionary fits poorly, and they make espeak-ng's spades fit.
+def _lenient_gate_words(en_model: SpeechModel, monkeypatch: pytest.MonkeyPatch) -> tuple[list[str], ...]:
+    """The lenient gate's tests: the cards said, the phrases listened for, the talk words.
+    Without the second pronunciations (grammars/en/variants.yaml): this is about a voice
+    the dictionary fits poorly, and they make espeak-ng's spades fit."""
     monkeypatch.setattr(en_model, "variants", {})
     grammar = load("en")
     ranks = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
     cards = [f"{rank} of {suit}" for rank in ranks for suit in ("hearts", "spades")]
     phrases = [*cards, "whose turn", "score", "undo", "help"]
     talk = [w for w in (*grammar.decoys, *grammar.talk) if w not in grammar.card_lookalikes]
+    return cards, phrases, talk
+
+
+def test_the_lenient_gate_keeps_card_names_said_as_a_few_talk_words(
+    en_model: SpeechModel, espeak: Say, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # espeak-ng's "one of hearts" decodes as the talk words "was on party": as many words
+    # as the card, and talk only by the strict gate's prior. The lenient gate hears the
+    # card, so it is the card (sentences stay talk: the next test).
+    cards, phrases, talk = _lenient_gate_words(en_model, monkeypatch)
 
     def lost(lenient: float) -> list[str]:
         monkeypatch.setattr(sphinx, "LENIENT_TALK_WEIGHT", lenient)
@@ -307,6 +313,14 @@ def test_the_lenient_gate_keeps_card_names_said_as_a_few_talk_words(
     chosen = sphinx.LENIENT_TALK_WEIGHT
     strict, lenient = lost(sphinx.TALK_WEIGHT), lost(chosen)  # off (the gate's own prior), on
     assert len(lenient) <= len(strict) - 2 and set(lenient) < set(strict), (strict, lenient)
+
+
+def test_the_lenient_gate_still_hears_sentences_as_talk(
+    en_model: SpeechModel, espeak: Say, piper: Say, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Sentences, more words than any card, stay talk with the lenient gate listening
+    # (LENIENT_TALK_WEIGHT as chosen).
+    _, phrases, talk = _lenient_gate_words(en_model, monkeypatch)
     endpointer = Endpointer(recognizer_for(en_model, SAMPLE_RATE, phrases, talk=talk))
     for sentence in ("could you pass me the salt", "my brother turns thirty next month", "hold on a second"):
         for voice in (espeak, piper):
