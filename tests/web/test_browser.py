@@ -164,9 +164,11 @@ def _voice_game(server: Server, browser: Any, fake: FakeTwilio) -> None:
     assert page.url == f"{server.base}/t/{code}"  # and the key left the address bar
     page.click("#listen")
     page.wait_for_selector("#listen[data-state=on]", timeout=WAIT_MS)
+    # Not stretched on a busy machine: the page streams the ~22 s script in real time, and a
+    # server more than 5 s behind drops audio (host/web/listen.py MAX_QUEUED_S), so a move
+    # not ruled by now never will be.
     page.wait_for_function(
-        "() => document.getElementById('last').textContent.includes('Ann said 44.')",
-        timeout=round(40_000 * stretch()),
+        "() => document.getElementById('last').textContent.includes('Ann said 44.')", timeout=40_000
     )
     rulings = page.locator("#said").inner_text()  # in the order they were made
     assert rulings.index("Ann said 53.") < rulings.index("Bob said 40.") < rulings.index("Ann said 44.")
