@@ -49,7 +49,9 @@ def _piper_key() -> str:
 
 @functools.cache
 def _espeak_key() -> str:
-    exe = shutil.which("espeak-ng") or "espeak-ng"
+    exe = shutil.which("espeak-ng")
+    if exe is None:  # espeak_synthesize says so when asked for speech
+        return "espeak-ng: none"
     said = subprocess.run([exe, "--version"], capture_output=True, text=True, check=False).stdout
     return f"espeak-ng: {said.strip()}"
 
