@@ -10,6 +10,7 @@ from __future__ import annotations
 from games.base import GameSpec, register
 from games.blofa.rules import EVENTS, MOVES, BlofaRules, Options, decode, encode
 from games.blofa.talk import TALK
+from grammars import game_languages
 
 SPEC = register(
     GameSpec(
@@ -26,7 +27,7 @@ SPEC = register(
         encode=encode,
         decode=decode,
         channels=frozenset({"text", "sms", "table"}),
-        languages=("en", "ko"),
+        languages=game_languages(__file__),
         summary="Bluff about the sum of cards played face down; capture the three rule cards.",
     )
 )

@@ -1,4 +1,4 @@
-"""Blófa Cards in words: table talk to proposals, events to short lines (``grammar/<lang>.yaml``).
+"""Blófa Cards in words: table talk to proposals, events to short lines (``grammar/<lang>/words.yaml``).
 
 The parser proposes and the rules judge: "pass" at the first pass of a trick fits two
 piles, so it comes back as two candidates; a play with no colours fits every colour mix
@@ -100,7 +100,7 @@ class BlofaGrammar(BaseModel):
 
 @cache
 def grammar(lang: str) -> BlofaGrammar:
-    return load_file(GRAMMAR / f"{lang}.yaml", BlofaGrammar)
+    return load_file(GRAMMAR / lang / "words.yaml", BlofaGrammar)
 
 
 def _say(lang: str, key: str, **fields: object) -> str:

@@ -4,6 +4,7 @@ the table says (``docs/rules/inversion.txt``)."""
 from games.base import GameSpec, register
 from games.inversion import rules
 from games.inversion.talk import TALK
+from grammars import game_languages
 
 SPEC = register(
     GameSpec(
@@ -24,7 +25,7 @@ SPEC = register(
         encode=rules.encode,
         decode=rules.decode,
         channels=frozenset({"text", "sms", "table"}),
-        languages=("en", "ko"),
+        languages=game_languages(__file__),
         summary="Real cards, a lane of 10 and inversions: follow suit or make 11 with the follow card.",
     )
 )

@@ -8,6 +8,7 @@ from games.base import GameSpec, register
 from games.upside_out.deck import bundled
 from games.upside_out.rules import EVENTS, MOVES, Options, UpsideOutRules, decode, encode
 from games.upside_out.talk import UpsideOutTalk
+from grammars import game_languages
 
 SPEC = register(
     GameSpec(
@@ -24,7 +25,7 @@ SPEC = register(
         encode=encode,
         decode=decode,
         channels=frozenset({"text", "sms", "table"}),
-        languages=("en", "ko"),
+        languages=game_languages(__file__),
         summary="Draw or play one card: its near side hits you, its far side everyone else.",
         # "NEW UPSIDEOUT SAMPLE": a bundled deck by name (a text never names a server file).
         option_words={name: {"deck": name} for name in bundled()},

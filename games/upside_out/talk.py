@@ -1,4 +1,4 @@
-"""Upside-Out words: table talk in, short lines out (``grammar/<lang>.yaml``).
+"""Upside-Out words: table talk in, short lines out (``grammar/<lang>/words.yaml``).
 
 Reading proposes, the rules judge: a move the counts forbid is still proposed, so the
 referee can say why not. Three kinds of "no" come out of ``read``: ``Unclear`` (nothing
@@ -95,7 +95,7 @@ class Names(BaseModel):
 
 
 class Words(BaseModel):
-    """One language's ``grammar/<lang>.yaml``."""
+    """One language's ``grammar/<lang>/words.yaml``."""
 
     model_config = ConfigDict(extra="forbid")
     verbs: Verbs
@@ -142,7 +142,7 @@ class Words(BaseModel):
 
 @cache
 def words_for(lang: str) -> Words:
-    return load_file(GRAMMAR / f"{lang}.yaml", Words)
+    return load_file(GRAMMAR / lang / "words.yaml", Words)
 
 
 Table = tuple[tuple[tuple[str, ...], str], ...]

@@ -63,8 +63,8 @@ def grammar_files(spec: GameSpec[Any, Any, Any], lang: str) -> list[Path]:
     """The YAML a game's phrases for ``lang`` come from: the game's own grammar file, its
     other data (decks), and the shared grammar."""
     game = Path(sys.modules[type(spec.talk).__module__].__file__ or "").parent
-    own = [p for p in sorted(game.rglob("*.yaml")) if "tests" not in p.parts and p.parent.name != "grammar"]
-    return [game / "grammar" / f"{lang}.yaml", *own, *(ROOT / lang / name for name in SHARED)]
+    own = [p for p in sorted(game.rglob("*.yaml")) if "tests" not in p.parts and "grammar" not in p.parts]
+    return [game / "grammar" / lang / "words.yaml", *own, *(ROOT / lang / name for name in SHARED)]
 
 
 def origins(word: str, files: list[Path]) -> list[str]:

