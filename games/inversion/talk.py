@@ -1,7 +1,7 @@
 """!nversion's words: table talk in (``words.py``), events, prompts and refusals out,
-from ``grammars/<lang>/phrases.yaml``; :data:`TALK` for the game protocol.
+from ``grammar/<lang>/words.yaml`` over ``grammars/<lang>/``; :data:`TALK` for the game protocol.
 
-Pure functions like ``host/phrasing.py``: the same words go to a console, an SMS and TTS.
+Pure functions: the same words go to a console, an SMS and TTS.
 Cards read as "9 of hearts" in English ("하트 9" in Korean); ``spoken`` reads the number
 as words too, for a recogniser-friendly echo.
 """

@@ -3,6 +3,7 @@
 from games.base import GameSpec, register
 from games.up_or_down import rules
 from games.up_or_down.talk import TALK
+from grammars import game_languages
 
 SPEC = register(
     GameSpec(
@@ -18,7 +19,7 @@ SPEC = register(
         talk=TALK,
         encode=rules.encode,
         decode=rules.decode,
-        languages=("en", "ko"),
+        languages=game_languages(__file__),
         summary="Say numbers in turn: after odd, odd and higher or even and lower; after even, the reverse.",
         timed=True,
         default=True,

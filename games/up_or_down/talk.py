@@ -1,5 +1,6 @@
 """Up-or-Down's words: numbers and commands in, events and prompts out, per language
-(``grammars/<lang>/``). Pure functions, and :data:`TALK` for the game protocol.
+(``grammar/<lang>/words.yaml`` over ``grammars/<lang>/``). Pure functions, and :data:`TALK`
+for the game protocol.
 
 >>> from games.up_or_down import rules as ud
 >>> g, events = ud.play(ud.new_game(("Ann", "Bob", "Cy")), 53)
@@ -38,7 +39,8 @@ from games.up_or_down.rules import (
     Say,
     TurnPassed,
 )
-from grammars import Grammar, load, voice_phrase
+from games.up_or_down.words import load, voice_phrase
+from grammars import Grammar
 from grammars.reader import (
     Ambiguous,
     CommandSaid,
@@ -242,7 +244,7 @@ def rules(options: ud.Options, lang: str = "en", number: NumberStyle = digits) -
 
 def spoken_turn(state: ud.State, lang: str = "en") -> str:
     """Whose turn and what fits, plainly, for the ear: "odd above fifty three, or even
-    below it" (``grammars/<lang>/voice.yaml``).
+    below it" (``grammar/<lang>/words.yaml``, ``spoken``).
 
     >>> state, _ = ud.play(ud.new_game(("Ann", "Bob")), 53)
     >>> spoken_turn(state)

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from grammars import load
+from games.up_or_down.words import load  # the host's phrases and Up-or-Down's
 from host.channels.sms import new_keywords
 from host.sms_text import (
     GSM7_BASIC,

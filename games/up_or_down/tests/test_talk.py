@@ -1,16 +1,18 @@
-"""Announcements in every language: what happened, who is next, what is allowed."""
+"""Up-or-Down's announcements in every language it ships: what happened, who is next, what
+is allowed."""
 
 from __future__ import annotations
 
 import pytest
 
+from games.up_or_down import SPEC
 from games.up_or_down import rules as ud
 from games.up_or_down import talk as phrasing
 from games.up_or_down.rules import Mode
-from grammars import languages, load
+from games.up_or_down.words import load
 
 
-@pytest.mark.parametrize("lang", languages())
+@pytest.mark.parametrize("lang", SPEC.languages)
 def test_every_event_of_a_game_has_words(lang: str) -> None:
     g = ud.new_game(("Ann", "Bob", "Cy"), ud.Options(mode=Mode.TRAINING))
     lines = [phrasing.prompt(g, lang)]
