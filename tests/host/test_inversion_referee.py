@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from games.inversion import rules as inv
 from games.inversion.cards import Card, deck
+from games.inversion.tests.deals import deal
 from games.inversion.words import card_words
 from host.referee import Referee
 from host.reply import Hearing
@@ -19,7 +20,6 @@ from host.session import SessionConfig, replay
 from host.store import Store
 from tests.clock import Clock
 from tests.host.card_tables import LANE, set_up, start, state
-from tests.inversion_deals import deal
 
 
 def test_the_setup_dialogue_asks_for_each_part_in_turn(referee: Referee) -> None:

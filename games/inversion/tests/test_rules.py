@@ -18,7 +18,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from games.core import End, Event, GameOver, IllegalMove, Leave, Outcome, Refusal, event_to_json
+from games.core import End, Event, GameOver, IllegalMove, Leave, Refusal, event_to_json
 from games.inversion import rules as inv
 from games.inversion.cards import Card, Suit, deck
 from games.inversion.rules import (
@@ -649,8 +649,8 @@ def play_tricks(g: State, winners: list[str]) -> tuple[State, list[Event]]:
     return g, events
 
 
-def finished(g: State, events: list[Event]) -> Outcome:
-    assert g.is_over and g.outcome is not None
+def finished(g: State, events: list[Event]) -> InversionOutcome:
+    assert g.is_over and isinstance(g.outcome, InversionOutcome)
     assert events[-2] == CardsAccounted(len(deck(g.suits)))
     assert events[-1] == GameOver(g.outcome)
     assert sum(n for _, n in g.tally()) == 10

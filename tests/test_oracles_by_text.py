@@ -4,7 +4,7 @@ The same random games as each game's ``test_oracle.py``, but every move is said 
 the docs tell a table to say it ("Ann: one blue card, two", "Bob: plays Windfall turned",
 "9H", "I bid 3") and goes through the host's referee in-process, as ``gamehost play``
 sends it: the game's talk must read what a person says as the move the oracle rules on.
-A move "took" when the game's state changed. ``python -m tests.games.test_oracles_by_text``
+A move "took" when the game's state changed. ``python -m tests.test_oracles_by_text``
 prints the figures.
 """
 
@@ -308,7 +308,7 @@ def test_upside_out_in_words(seed: int) -> None:
     assert not wrong, wrong[0]
 
 
-if __name__ == "__main__":  # the figures: python -m tests.games.test_oracles_by_text [N]
+if __name__ == "__main__":  # the figures: python -m tests.test_oracles_by_text [N]
     import sys
 
     n = int(sys.argv[1]) if len(sys.argv) > 1 else 50

@@ -52,19 +52,19 @@ def dealt_game(seed: int, players: list[str], *, revoke: bool = False, bid: int 
             game.lines.append(f"{player}: {f'I bid {amount}' if amount else 'pass'}")
     revoked = not revoke
     while not state.is_over:
-        player = state.current_player
-        assert player is not None and state.follow is not None
-        hand = hands[player]
+        mover = state.current_player
+        assert mover is not None and state.follow is not None
+        hand = hands[mover]
         follow = [c for c in hand if c.suit == state.follow.suit]
         off = [c for c in hand if c.suit != state.follow.suit and c.rank + state.follow.rank != inv.MAKES]
-        if follow and off and not revoked and inv.refusal(state, inv.PlayCard(player, off[0])) is None:
+        if follow and off and not revoked and inv.refusal(state, inv.PlayCard(mover, off[0])) is None:
             card, revoked = off[0], True
         else:
             card = (follow or hand)[0]
         hand.remove(card)
-        state, events = inv.play(state, inv.PlayCard(player, card))
-        game.moves.append(inv.PlayCard(player, card))
-        game.lines.append(f"{player}: {card}")
+        state, events = inv.play(state, inv.PlayCard(mover, card))
+        game.moves.append(inv.PlayCard(mover, card))
+        game.lines.append(f"{mover}: {card}")
         game.kinds += [e.type for e in events]
     game.final = state
     return game
