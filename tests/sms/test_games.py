@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from games.up_or_down import rules as ud
-from host.sms_text import fits_one_segment
+from host.channels.sms.text import fits_one_segment
 from tests.sms.conftest import HOST_NUMBER, PHONES, Clock, Sms, build
 from tests.twilio_helpers import TEST_ACCOUNT_SID, FakeTwilio
 

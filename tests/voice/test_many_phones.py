@@ -6,7 +6,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from host import voice_prompts as vp
+import host.channels.voice.prompts as vp
 from tests.twilio_helpers import TEST_ACCOUNT_SID, FakeTwilio, post_signed
 from tests.voice.conftest import BASE, Host, Phone, query, says
 
