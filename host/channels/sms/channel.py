@@ -225,13 +225,13 @@ class SmsChannel:
         session_id = member.session_id
         table = self.referee.table(session_id)
         in_lobby = table.state is None
-        heard = parse(text, table.config.lang) if keyword is None else None
-        if keyword == "LEAVE" or (heard is not None and heard.intent() == CommandSaid("leave")):
+        lang = table.config.lang
+        if keyword == "LEAVE":
             return self._leave(member)
-        if heard is not None and table.running:
-            huge = any(abs(n) > MAX_NUMBER for n in heard.numbers)
-            if huge:  # a typing accident, not a move; nor could it be told to anyone in one text
-                return self._say(member, [g.phrase("not_understood", turn=prompt_text(table))])
+        if keyword is None and table.running and any(abs(n) > MAX_NUMBER for n in parse(text, lang).numbers):
+            # A typing accident, not a move (which the rules would rule a mistake); nor could
+            # it be told to anyone in one text.
+            return self._say(member, [g.phrase("not_understood", turn=prompt_text(table))])
         if keyword == "JOIN":
             if not in_lobby and not table.running:
                 # The old game is over: moving on to another one needs no LEAVE first.
@@ -253,6 +253,8 @@ class SmsChannel:
                 return self._ruled(member, self.referee.begin(session_id))
             if keyword == "NEW":
                 return self._say(member, [g.phrase("sms_in_game", code=self._code(session_id))])
+            if keyword is None and parse(text, lang).intent() == CommandSaid("leave"):
+                return self._leave(member)  # the referee reads nothing before the game
             # Nothing else means anything before START; in particular the referee's
             # "new game" must not let anyone but the creator begin.
             lobby_line = g.phrase(
@@ -268,10 +270,16 @@ class SmsChannel:
         # No key of its own: this text's answer, stored under its MessageSid in this same
         # transaction (``receive``), is what a retry finds.
         reply = self.referee.handle(session_id, text, member.name)
+        if self.lobby.left(member.address, reply):  # "leave the game": ruled by the referee
+            return self._left(member, reply)
         return self._ruled(member, reply)
 
     def _leave(self, member: Member) -> SmsAnswer:
-        reply = self.lobby.leave(member.address)
+        """LEAVE (or an old game left for a new one): out of the game and its members."""
+        return self._left(member, self.lobby.leave(member.address))
+
+    def _left(self, member: Member, reply: Reply | None) -> SmsAnswer:
+        """Out of the game: the sender is told so, the others the referee's news."""
         log.info("%s left game %s", member.address, member.session_id)
         answer = self._say(None, [self.g.phrase("sms_left")])
         if reply is not None:

@@ -18,7 +18,7 @@ from twilio.twiml.voice_response import VoiceResponse
 
 import host.channels.voice.prompts as vp
 from grammars import load
-from grammars.reader import CommandSaid, parse, spoken
+from grammars.reader import spoken
 from host.channels.spoken import reply_lines
 from host.channels.voice.calls import Call
 from host.channels.voice.menu import in_game
@@ -75,14 +75,12 @@ async def move(request: Request) -> Response:
                 lines.append(spoken(confirm_line(table), lang))
                 return ask_move(v, call, where, table, lines, confirm=c)
             return next_step(v, call, where, lines, table=table)
-        if where.speaker is not None and parse(text, lang).intent() == CommandSaid("leave"):
-            # Leaving by phone means leaving the game, not only the round: hang up after.
-            left = v.lobby.leave(call.address)
-            v.fan_out(left, call.address)
-            return goodbye(lang, [vp.say(lang, "you_left")])
         reply = v.referee.handle(where.session_id, text, where.speaker, key=key, hearing=hearing)
         if reply.accepted and not retry:
             v.fan_out(reply, call.address)
+        if where.speaker is not None and v.lobby.left(call.address, reply):
+            # Leaving by phone means leaving the game, not only the round: hang up after.
+            return goodbye(lang, [vp.say(lang, "you_left")])
         table = v.referee.table(where.session_id)
         lines = reply_lines(reply, table)
         if reply.confirm is not None and table.running and table.state.turn == reply.turn:
