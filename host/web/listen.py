@@ -35,10 +35,8 @@ from urllib.parse import urlsplit
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 from starlette.datastructures import State
 
-from host import notify
 from host.config import Settings
-from host.lobby import Lobby
-from host.outbound import Outbound
+from host.notify import Notifiers
 from host.referee import Referee
 from host.reply import Reply
 from host.speech.audio import SAMPLE_RATE, SAMPLE_WIDTH
@@ -123,8 +121,7 @@ def _models(state: State) -> Models:
 class Room:
     """One page listening to one game: where the runner's output goes."""
 
-    lobby: Lobby
-    outbound: Outbound
+    notifiers: Notifiers
     out: asyncio.Queue[str | bytes]
     loop: asyncio.AbstractEventLoop
 
@@ -136,7 +133,7 @@ class Room:
         """Inside the ruling's transaction (the listener's ``on_reply``): the phones' news
         goes into the outbox with the move, so a crash can lose neither."""
         if reply.accepted and reply.public:
-            notify.fan_out(self.lobby, self.outbound, reply)
+            self.notifiers.fan_out(reply)
 
     def emit(self, reply: Reply) -> None:
         """After the commit: the page shows (and says) the ruling."""
@@ -247,7 +244,7 @@ async def listen(websocket: WebSocket, code: str) -> None:
         return
     await websocket.accept()
     out: asyncio.Queue[str | bytes] = asyncio.Queue()
-    room = Room(state.lobby, state.outbound, out, asyncio.get_running_loop())
+    room = Room(state.notifiers, out, asyncio.get_running_loop())
     sender = asyncio.create_task(_send(websocket, out))
     audio: asyncio.Queue[bytes | None] = asyncio.Queue()
     decoder: asyncio.Task[None] | None = None

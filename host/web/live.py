@@ -29,10 +29,10 @@ from typing import Any
 
 from games.base import View
 from grammars import load
+from host.channels.sms.text import texted
 from host.deadline import limit
 from host.referee import Clock, describe_events, prompt_text
 from host.session import SessionConfig, Table, apply, new_table
-from host.sms_text import texted
 from host.store import SessionRow, Store
 from host.web import screen
 from host.web.labels import labels

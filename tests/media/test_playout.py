@@ -17,19 +17,12 @@ from typing import Any
 import numpy as np
 import pytest
 
+from host.channels.media.playout import FRAME_BYTES, BargeInDetector, Pacer, mulaw_frames
+from host.channels.media.session import CallInfo, StreamOptions, StreamSession
 from host.referee import Referee
 from host.session import SessionConfig
 from host.speech.audio import TELEPHONY_RATE, mulaw_encode
 from host.speech.model import ModelUnavailable, SpeechModel
-from host.speech.stream_session import (
-    FRAME_BYTES,
-    BargeInDetector,
-    CallInfo,
-    Pacer,
-    StreamOptions,
-    StreamSession,
-    mulaw_frames,
-)
 from host.store import Store
 
 pytestmark = pytest.mark.timeout(30)

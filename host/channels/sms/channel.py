@@ -1,104 +1,62 @@
-"""Games by text message: ``POST /twilio/sms`` (Twilio's Messaging webhook).
-
-Every game that suits texting (``GameSpec.channels``): ``NEW`` starts the default game,
-``NEW <game>`` another (a card game's table plays real cards and texts each move). The
-channel only routes texts: every move goes through ``Referee.handle``.
-
-A player is their phone number. The sender of a text is answered in the TwiML reply;
-everyone else in the game hears about it through the REST API (``notify.fan_out`` ->
-``Outbound.send_sms``, or the local outbox without credentials), from the number they
-texted. Each message starts with the turn number ("#12 ") because texts can arrive out
-of order, and is cut to fit one GSM-7 segment (``host/sms_text.py``).
-
-Keywords (first word, case and punctuation ignored): NEW [game] [option words] [name],
-JOIN code [name], START, STATUS, RULES, LEAVE, HELP/INFO; anything else from a player goes
-to the referee (numbers as digits or words, cards like "9H", "I bid 3", "whose turn", ...).
-The carriers' opt-out words are never game commands: the number leaves its game and gets
-nothing more until START, YES or UNSTOP. START is also the creator's "begin": an opted-out
-number sending it is opted in, a creator in a lobby sending it begins the game.
-
-Twilio retries a webhook with the same ``MessageSid`` (and ``I-Twilio-Idempotency-Token``):
-the whole answer is stored under that key in the same transaction as its effects, so a
-retried NEW makes one game and a retried move is ruled once.
+"""One text, start to end: keywords, the lobby (NEW, JOIN, START), and everything else a
+player texts handed to the referee; the answer for the sender and the news for the others.
 """
 
 from __future__ import annotations
 
 import logging
-import re
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
-from typing import Any
 
-from fastapi import APIRouter, FastAPI, Request, Response
-from twilio.twiml.messaging_response import MessagingResponse
-
-from games.base import GameSpec, all_games, default_game
+from games.base import default_game
 from grammars import Grammar, load
 from grammars.reader import CommandSaid, parse
-from host import notify, timeouts
+from host.channels.sms.keywords import (
+    CHANNEL,
+    HELP,
+    OPT_IN,
+    OPT_OUT,
+    Words,
+    game_named,
+    new_keywords,
+    seat_range,
+)
+from host.channels.sms.text import fit, sanitize_name, turn_prefix
 from host.config import Settings
 from host.lobby import CODE_DIGITS, Joined, Lobby, Member, host_number
+from host.notify import Notifiers
 from host.outbound import Outbound
 from host.referee import Referee, prompt_text
 from host.reply import Reply
 from host.session import SessionConfig, Table
-from host.sms_text import fit, sanitize_name, turn_prefix
-from host.twilio_security import signed_form
-from host.twiml import render
 
 log = logging.getLogger(__name__)
 
-CHANNEL = "sms"
-OPT_OUT = frozenset({"STOP", "STOPALL", "UNSUBSCRIBE", "CANCEL", "END", "QUIT", "REVOKE", "OPTOUT"})
-OPT_IN = frozenset({"START", "YES", "UNSTOP"})
-HELP = frozenset({"HELP", "INFO"})
-KEYWORDS = frozenset({"NEW", "JOIN", "START", "STATUS", "RULES", "LEAVE"}) | OPT_OUT | HELP
-# Words people put before a keyword ("ok start", "please join 123456").
-FILLERS = frozenset({"OK", "OKAY", "PLEASE", "PLS", "PLZ", "LETS", "HI", "HEY", "HELLO", "SO"})
 MAX_BODY = 1600  # Twilio's own limit for one message; anything longer is not a person typing
 MAX_PLAYERS = 10  # an SMS game's seats when the game itself sets no limit (Up-or-Down)
 MAX_NUMBER = 10**7  # larger numbers are typing accidents, not moves (see _member)
 
-_NON_WORD = re.compile(r"[\W_]+")
-
 
 @dataclass
-class Answer:
-    """The sender's messages (TwiML) and the replies everyone else is told about."""
+class SmsAnswer:
+    """What one text brings about: the sender's messages (TwiML) and the replies everyone
+    else is told about."""
 
     messages: list[str] = field(default_factory=list)
     tell: list[tuple[Reply, str | None]] = field(default_factory=list)  # (reply, excluded address)
     session_id: str | None = None
 
 
-@dataclass(frozen=True)
-class Words:
-    raw: tuple[str, ...]  # whitespace-separated tokens as typed
-    keys: tuple[str, ...]  # the same, punctuation dropped, upper case
-
-    @classmethod
-    def of(cls, text: str) -> Words:
-        raw = tuple(text.split())
-        return cls(raw, tuple(_NON_WORD.sub("", t).upper() for t in raw))
-
-    def keyword(self) -> tuple[str | None, int]:
-        """The keyword the text starts with (after fillers) and the index after it."""
-        for i, key in enumerate(self.keys):
-            if key in KEYWORDS or key in OPT_IN:
-                return key, i + 1
-            if key not in FILLERS and key:
-                return None, 0
-        return None, 0
-
-
 class SmsChannel:
-    def __init__(self, settings: Settings, referee: Referee, lobby: Lobby, outbound: Outbound) -> None:
+    """The SMS channel's service (``app.state.sms``)."""
+
+    def __init__(
+        self, settings: Settings, referee: Referee, lobby: Lobby, outbound: Outbound, notifiers: Notifiers
+    ) -> None:
         self.settings = settings
         self.referee = referee
         self.lobby = lobby
         self.outbound = outbound
+        self.notifiers = notifiers
         self.store = referee.store
         self.g: Grammar = load(settings.lang)
 
@@ -106,7 +64,7 @@ class SmsChannel:
 
     def receive(
         self, address: str, host: str | None, body: str, key: str | None, token: str | None = None
-    ) -> Answer:
+    ) -> SmsAnswer:
         """Everything one text does, in one transaction; a repeated ``key`` (the signed
         MessageSid) or idempotency ``token`` is answered as the first time and changes nothing."""
         stored_key = f"sms:{key}" if key else None
@@ -120,7 +78,7 @@ class SmsChannel:
             saved = self.store.replies(*keys, also=self.lobby.reading_game_of(address))
             for k in keys:
                 if k in saved:
-                    return Answer(list(saved[k].get("messages", [])))
+                    return SmsAnswer(list(saved[k].get("messages", [])))
             if host:
                 self.lobby.texted(address, host, self.referee.clock())
             answer = self._dispatch(address, body[:MAX_BODY], key)
@@ -131,7 +89,7 @@ class SmsChannel:
                 self.store.save_reply(k, answer.session_id, {"messages": answer.messages})
         return answer
 
-    def _dispatch(self, address: str, text: str, key: str | None) -> Answer:
+    def _dispatch(self, address: str, text: str, key: str | None) -> SmsAnswer:
         words = Words.of(text)
         keyword, after = words.keyword()
         if keyword in OPT_OUT:
@@ -139,9 +97,9 @@ class SmsChannel:
             left = self.lobby.opt_out(address)
             log.info("%s opted out", address)
             if left is None:
-                return Answer()
+                return SmsAnswer()
             self._stamp(left)
-            return Answer(tell=[(left, address)], session_id=left.session_id)
+            return SmsAnswer(tell=[(left, address)], session_id=left.session_id)
         member = self.lobby.member(address)
         if keyword in HELP:
             return self._say(member, [self._help(member)])
@@ -150,14 +108,14 @@ class SmsChannel:
                 self.lobby.opt_in(address)
                 log.info("%s opted in", address)
                 return self._say(None, [self.g.phrase("sms_opted_in")])
-            return Answer()  # nothing more until START/YES/UNSTOP
+            return SmsAnswer()  # nothing more until START/YES/UNSTOP
         if member is None:
             return self._stranger(address, keyword, words, after)
         return self._member(member, keyword, words, after, text, key)
 
     # -- not in a game ---------------------------------------------------------------------
 
-    def _stranger(self, address: str, keyword: str | None, words: Words, after: int) -> Answer:
+    def _stranger(self, address: str, keyword: str | None, words: Words, after: int) -> SmsAnswer:
         g = self.g
         if keyword == "NEW":
             return self._create(address, words, after)
@@ -169,9 +127,9 @@ class SmsChannel:
             return self._say(None, [g.phrase("sms_not_in_game")])
         return self._say(None, [g.phrase("sms_welcome", games=new_keywords())])
 
-    def _create(self, address: str, words: Words, after: int) -> Answer:
+    def _create(self, address: str, words: Words, after: int) -> SmsAnswer:
         rest = list(range(after, len(words.raw)))
-        named = _game_named(words.keys[rest[0]]) if rest else None
+        named = game_named(words.keys[rest[0]]) if rest else None
         spec = named or default_game()
         if named is not None:
             rest.pop(0)
@@ -199,7 +157,7 @@ class SmsChannel:
             line = self.g.phrase("sms_created", code=joined.code, name=name)
         else:
             line = self.g.phrase(
-                "sms_created_game", code=joined.code, name=name, game=spec.title, seats=_seat_range(spec)
+                "sms_created_game", code=joined.code, name=name, game=spec.title, seats=seat_range(spec)
             )
         answer = self._say(None, [*self._renamed(asked, name), line])
         answer.session_id = joined.session_id
@@ -210,7 +168,7 @@ class SmsChannel:
         replaced = asked.strip() and not sanitize_name(asked)
         return [self.g.phrase("sms_name_replaced", name=name)] if replaced else []
 
-    def _join(self, address: str, words: Words, after: int, default: str | None = None) -> Answer:
+    def _join(self, address: str, words: Words, after: int, default: str | None = None) -> SmsAnswer:
         g = self.g
         code, i = "", after
         while i < len(words.raw) and len(code) < CODE_DIGITS:
@@ -262,18 +220,18 @@ class SmsChannel:
 
     def _member(
         self, member: Member, keyword: str | None, words: Words, after: int, text: str, key: str | None
-    ) -> Answer:
+    ) -> SmsAnswer:
         g = self.g
         session_id = member.session_id
         table = self.referee.table(session_id)
         in_lobby = table.state is None
-        heard = parse(text, table.config.lang) if keyword is None else None
-        if keyword == "LEAVE" or (heard is not None and heard.intent() == CommandSaid("leave")):
+        lang = table.config.lang
+        if keyword == "LEAVE":
             return self._leave(member)
-        if heard is not None and table.running:
-            huge = any(abs(n) > MAX_NUMBER for n in heard.numbers)
-            if huge:  # a typing accident, not a move; nor could it be told to anyone in one text
-                return self._say(member, [g.phrase("not_understood", turn=prompt_text(table))])
+        if keyword is None and table.running and any(abs(n) > MAX_NUMBER for n in parse(text, lang).numbers):
+            # A typing accident, not a move (which the rules would rule a mistake); nor could
+            # it be told to anyone in one text.
+            return self._say(member, [g.phrase("not_understood", turn=prompt_text(table))])
         if keyword == "JOIN":
             if not in_lobby and not table.running:
                 # The old game is over: moving on to another one needs no LEAVE first.
@@ -295,6 +253,8 @@ class SmsChannel:
                 return self._ruled(member, self.referee.begin(session_id))
             if keyword == "NEW":
                 return self._say(member, [g.phrase("sms_in_game", code=self._code(session_id))])
+            if keyword is None and parse(text, lang).intent() == CommandSaid("leave"):
+                return self._leave(member)  # the referee reads nothing before the game
             # Nothing else means anything before START; in particular the referee's
             # "new game" must not let anyone but the creator begin.
             lobby_line = g.phrase(
@@ -310,10 +270,16 @@ class SmsChannel:
         # No key of its own: this text's answer, stored under its MessageSid in this same
         # transaction (``receive``), is what a retry finds.
         reply = self.referee.handle(session_id, text, member.name)
+        if self.lobby.left(member.address, reply):  # "leave the game": ruled by the referee
+            return self._left(member, reply)
         return self._ruled(member, reply)
 
-    def _leave(self, member: Member) -> Answer:
-        reply = self.lobby.leave(member.address)
+    def _leave(self, member: Member) -> SmsAnswer:
+        """LEAVE (or an old game left for a new one): out of the game and its members."""
+        return self._left(member, self.lobby.leave(member.address))
+
+    def _left(self, member: Member, reply: Reply | None) -> SmsAnswer:
+        """Out of the game: the sender is told so, the others the referee's news."""
         log.info("%s left game %s", member.address, member.session_id)
         answer = self._say(None, [self.g.phrase("sms_left")])
         if reply is not None:
@@ -322,10 +288,10 @@ class SmsChannel:
         answer.session_id = member.session_id
         return answer
 
-    def _ruled(self, member: Member, reply: Reply) -> Answer:
+    def _ruled(self, member: Member, reply: Reply) -> SmsAnswer:
         """The referee's reply: all of it to the sender, the public part to the others."""
         self._stamp(reply)
-        answer = Answer(fit(reply.lines, turn_prefix(reply.turn)), session_id=member.session_id)
+        answer = SmsAnswer(fit(reply.lines, turn_prefix(reply.turn)), session_id=member.session_id)
         if reply.public:
             answer.tell.append((reply, member.address))
         return answer
@@ -349,14 +315,16 @@ class SmsChannel:
             except KeyError:
                 return
 
-    def _say(self, member: Member | None, lines: list[str]) -> Answer:
+    def _say(self, member: Member | None, lines: list[str]) -> SmsAnswer:
         turn = self._turn(member.session_id) if member is not None else None
-        return Answer(fit(lines, turn_prefix(turn)))
+        return SmsAnswer(fit(lines, turn_prefix(turn)))
 
-    def _rules(self, member: Member | None, words: Words, after: int, table: Table | None = None) -> Answer:
+    def _rules(
+        self, member: Member | None, words: Words, after: int, table: Table | None = None
+    ) -> SmsAnswer:
         """The rules of the game named ("RULES BLOFA", also during another game), else of the
         game being played, else of the default game; in full, over numbered texts."""
-        named = [s for k in words.keys[after:] if (s := _game_named(k)) is not None]  # "RULES CARDS"
+        named = [s for k in words.keys[after:] if (s := game_named(k)) is not None]  # "RULES CARDS"
         lang = table.lang if table is not None else self.settings.lang
         if named:
             text = named[0].talk.rules(named[0].make_options(), lang)
@@ -366,7 +334,7 @@ class SmsChannel:
             spec = default_game()
             text = spec.talk.rules(spec.make_options(), lang)
         turn = self._turn(member.session_id) if member is not None else None
-        return Answer(fit([text], turn_prefix(turn), numbered=True))
+        return SmsAnswer(fit([text], turn_prefix(turn), numbered=True))
 
     def _code(self, session_id: str) -> str:
         row = self.store.session(session_id)
@@ -376,7 +344,14 @@ class SmsChannel:
 
     def tell(self, items: list[tuple[Reply, str | None]]) -> None:
         for reply, exclude in items:
-            notify.fan_out(self.lobby, self.outbound, reply, exclude=exclude)
+            self.notifiers.fan_out(reply, exclude=exclude)
+
+    def notify(self, member: Member, reply: Reply) -> None:
+        """The ``sms`` notifier: a REST message (or outbox entry) per segment-sized chunk,
+        from the number of ours the member last texted."""
+        from_ = host_number(self.store, member.address)
+        for body in fit(reply.public, turn_prefix(reply.turn)):
+            self.outbound.send_sms(member.address, body, from_=from_)
 
 
 def _seats(table: Table) -> int:
@@ -385,107 +360,9 @@ def _seats(table: Table) -> int:
     return min(limit, MAX_PLAYERS) if limit is not None else MAX_PLAYERS
 
 
-def new_keywords() -> str:
-    """What starts each game playable by text: "NEW" (and its option words, "NEW TRAINING")
-    for the default game, then "NEW" and the name of each other game."""
-    texted: list[str] = []
-    for spec in sorted(all_games(), key=lambda spec: spec.name):  # not in import order
-        if CHANNEL not in spec.channels:
-            continue
-        if spec.default:
-            # One word per other way to play ("TRAINING", not its synonyms nor the defaults').
-            defaults, seen, words = spec.make_options(), [], []
-            for word, values in spec.option_words.items():
-                if values not in seen and any(getattr(defaults, k) != v for k, v in values.items()):
-                    seen.append(values)
-                    words.append(f"NEW {word.upper()}")
-            texted[:0] = ["NEW", *words]
-        else:
-            texted.append(f"NEW {re.sub(r'[^A-Za-z0-9]+', '', spec.name).upper()}")
-    return ", ".join(texted)
-
-
-def _game_named(word: str) -> GameSpec[Any, Any, Any] | None:
-    """The game texted by name ("INVERSION", "!nversion"), if it can be played by text."""
-    return next((s for s in all_games() if CHANNEL in s.channels and s.known_as(word)), None)
-
-
-def _seat_range(spec: GameSpec[Any, Any, Any]) -> str:
-    if spec.max_players is None:
-        return f"{spec.min_players}+"
-    if spec.max_players == spec.min_players:
-        return str(spec.min_players)
-    return f"{spec.min_players} to {spec.max_players}"
-
-
 def _default_name(taken: tuple[str, ...]) -> str:
     used = {n.casefold() for n in taken}
     n = len(taken) + 1
     while f"player {n}" in used:
         n += 1
     return f"Player {n}"
-
-
-def notify_sms(outbound: Outbound, member: Member, reply: Reply) -> None:
-    """The ``sms`` notifier: a REST message (or outbox entry) per segment-sized chunk, from
-    the number of ours the member last texted."""
-    from_ = host_number(outbound.store, member.address)
-    for body in fit(reply.public, turn_prefix(reply.turn)):
-        outbound.send_sms(member.address, body, from_=from_)
-
-
-# -- HTTP ------------------------------------------------------------------------------------
-
-
-@asynccontextmanager
-async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
-    yield
-    await timeouts.stop(app)
-
-
-router = APIRouter(lifespan=_lifespan)
-
-
-def _twiml(messages: list[str]) -> Response:
-    response = MessagingResponse()
-    for body in messages:
-        response.message(body)
-    return Response(content=render(response), media_type="application/xml")
-
-
-async def sms_webhook(request: Request) -> Response:
-    """Answer one text, once ``signed_form`` has checked the signature (403 otherwise).
-
-    A plain Starlette route: FastAPI's dependency solving cost more than parsing the form."""
-    form = await signed_form(request, request.app.state.settings)
-    channel: SmsChannel = request.app.state.sms
-    address = str(form.get("From") or "").strip()
-    if not address:
-        return _twiml([])  # not a person's text: nobody to answer
-    body = form.get("Body")
-    text = body if isinstance(body, str) else ""
-    host = str(form.get("To") or "") or None
-    # The signed MessageSid is the key (required when signatures are checked); Twilio's
-    # unsigned idempotency header can only make a request count as a repeat, never new.
-    key = str(form.get("MessageSid") or "") or None
-    token = request.headers.get("I-Twilio-Idempotency-Token")
-    try:
-        # On a worker thread (the app's own pool, host/workers.py): run on the event loop
-        # instead, a loaded machine answered fewer (0.32-0.40x bare against 0.60-0.94x).
-        workers = request.app.state.workers
-        answer = await workers.run(channel.receive, address, host, text, key or token, token)
-    except Exception:  # a person's text must never get a 5xx; nothing was committed
-        log.exception("SMS from %s failed", address)
-        return _twiml(fit([channel.g.phrase("sms_error")]))
-    return _twiml(answer.messages)
-
-
-def setup(app: FastAPI) -> None:
-    """Called by ``create_app``: the channel's services, notifier and turn timer."""
-    state = app.state
-    app.state.sms = SmsChannel(state.settings, state.referee, state.lobby, state.outbound)
-    notify.register(CHANNEL, notify_sms)
-    timeouts.install(app)
-    # On the app, not ``router`` (which carries the lifespan): an included router's route
-    # is matched twice per request.
-    app.add_route("/twilio/sms", sms_webhook, methods=["POST"])

@@ -1,4 +1,5 @@
 """What the host says on a phone call, and how it reads what callers say outside a move.
+(A ruling as a caller hears it is ``host/channels/spoken.py``, shared with media streams.)
 
 Pure functions over the grammar data: ``grammars/<lang>/voice.yaml`` holds the spoken
 wording (a key a language lacks falls back to English), ``numbers.yaml`` and
@@ -19,9 +20,7 @@ from collections.abc import Iterable, Sequence
 from functools import cache, lru_cache
 
 from grammars import voice_phrase
-from grammars.reader import command_phrases, normalise, number_phrases, parse, spoken, to_words
-from host.reply import Reply
-from host.session import Table
+from grammars.reader import command_phrases, normalise, number_phrases, parse, to_words
 
 # Twilio allows 500 hint entries of at most 100 characters each.
 MAX_HINTS = 500
@@ -41,32 +40,6 @@ def language_tag(lang: str) -> str:
 def spoken_code(code: str, lang: str = "en") -> str:
     """A join code digit by digit, with pauses: "four, eight, one"."""
     return ", ".join(to_words(int(d), lang) for d in code if d.isdigit())
-
-
-def reply_lines(reply: Reply, table: Table) -> list[str]:
-    """What a ruling says, for the ear: the referee's written prompt is left out (the call
-    ends with the spoken one from ``turn_prompt``), numbers become words."""
-    lang = table.config.lang
-    if any(e.get("type") == "not_confirmed" for e in reply.events):
-        return [say(lang, "say_again")]
-    out: list[str] = []
-    # The written prompt is left out: a call ends with the spoken one. Private lines may
-    # end with it too ("I didn't catch that. Bob: ...").
-    prompt = table.spec.talk.prompt(table.state, lang) if table.running else None
-    said = [*reply.news, *([reply.prompt] if reply.prompt and not table.running else []), *reply.private]
-    for line in said:
-        if prompt is not None and line.endswith(prompt):
-            line = line[: -len(prompt)].rstrip()
-        if line:
-            out.append(spoken(line, lang))
-    return out
-
-
-def status_lines(table: Table) -> list[str]:
-    """Where a game stands, for someone calling back in."""
-    if table.state is None:
-        return []
-    return [spoken(table.spec.talk.status(table.state, table.lang), table.lang)]
 
 
 # -- hints -------------------------------------------------------------------------------

@@ -18,7 +18,8 @@ does not). Muted frames still reach the listener, which only advances its stream
 Barge-in: while we play, an energy detector watches the caller's frames; sustained speech
 sends ``clear`` (Twilio drops what it has buffered), drops our queued speech and unmutes.
 The last ``preroll_s`` of audio is held back while playing, so the words that triggered
-the barge-in are fed to the listener unmuted rather than lost.
+the barge-in are fed to the listener unmuted rather than lost. (Pacing and barge-in
+detection: ``playout.py``.)
 """
 
 from __future__ import annotations
@@ -35,11 +36,10 @@ from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
-import numpy as np
-
 from grammars import ROOT, load
 from grammars.reader import spoken
-from host import voice_prompts as vp
+from host.channels.media.playout import FRAME_S, BargeInDetector, Clock, Pacer, Sleep, mulaw_frames
+from host.channels.spoken import reply_lines, status_lines
 from host.referee import Referee
 from host.reply import Reply
 from host.session import Table
@@ -48,26 +48,18 @@ from host.speech.audio import (
     SAMPLE_WIDTH,
     TELEPHONY_RATE,
     Resampler,
-    as_int16,
-    frame_levels,
     mulaw_decode,
     mulaw_encode,
-    speech_threshold,
 )
+from host.speech.listener import Listener
 from host.speech.model import ModelUnavailable, SpeechModel
 from host.speech.tts import prepare_in_background, synthesize
 
 log = logging.getLogger(__name__)
 
-FRAME_S = 0.02
-FRAME_BYTES = round(TELEPHONY_RATE * FRAME_S)  # 160 bytes of mu-law: one byte per sample
-MULAW_SILENCE = b"\xff"
-
 Message = dict[str, Any]
 Send = Callable[[Message], Awaitable[None]]
 Synthesize = Callable[[str, str, int], bytes]
-Clock = Callable[[], float]
-Sleep = Callable[[float], Awaitable[None]]
 
 
 class ListenerLike(Protocol):
@@ -90,117 +82,6 @@ class StreamOptions:
     max_queued_s: float = 5.0
     # The largest media payload (base64) taken; Twilio's 20 ms frames are ~216 characters.
     max_payload_chars: int = 8192
-
-
-# -- pacing ----------------------------------------------------------------------------------
-
-
-class Pacer:
-    """Deadline scheduling of fixed-length frames on a monotonic clock.
-
-    Frame ``i`` is due at ``start + i * frame_s - lead_s``: a late wake-up delays one frame
-    but never shifts the ones after it, unlike sleeping ``frame_s`` between sends.
-    """
-
-    def __init__(
-        self,
-        frame_s: float = FRAME_S,
-        lead_s: float = 0.2,
-        clock: Clock = time.monotonic,
-        sleep: Sleep = asyncio.sleep,
-    ) -> None:
-        self.frame_s = frame_s
-        self.lead_s = lead_s
-        self.clock = clock
-        self.sleep = sleep
-        self.start = clock()
-
-    def begin(self) -> None:
-        self.start = self.clock()
-
-    def due(self, i: int) -> float:
-        return self.start + i * self.frame_s - self.lead_s
-
-    def end(self, frames: int) -> float:
-        """When the last of ``frames`` frames has played, if playback started at once."""
-        return self.start + frames * self.frame_s
-
-    async def wait(self, i: int) -> None:
-        delay = self.due(i) - self.clock()
-        if delay > 0:
-            await self.sleep(delay)
-
-
-def mulaw_frames(mulaw: bytes, size: int = FRAME_BYTES) -> list[bytes]:
-    """Split mu-law audio into equal frames, padding the last with mu-law silence."""
-    if len(mulaw) % size:
-        mulaw += MULAW_SILENCE * (size - len(mulaw) % size)
-    return [mulaw[i : i + size] for i in range(0, len(mulaw), size)]
-
-
-# -- barge-in --------------------------------------------------------------------------------
-
-
-class BargeInDetector:
-    """Speech onset in the caller's audio while the host is talking, by energy.
-
-    Each 10 ms frame's RMS is compared with ``ratio`` times the noise floor (the
-    ``floor_percentile`` of recent frame levels, so a steady line hiss is not speech) and
-    never below ``min_rms``. Speech is ``min_speech_s`` of loud frames within the last
-    ``window_s``: a click or a cough is shorter.
-    """
-
-    FRAME_S = 0.01
-
-    def __init__(
-        self,
-        rate: int = SAMPLE_RATE,
-        *,
-        min_rms: float = 300.0,
-        ratio: float = 3.0,
-        min_speech_s: float = 0.15,
-        window_s: float = 0.25,
-        floor_window_s: float = 4.0,
-        floor_percentile: float = 10.0,
-    ) -> None:
-        self.frame = round(rate * self.FRAME_S)
-        self.min_rms = min_rms
-        self.ratio = ratio
-        self.need = round(min_speech_s / self.FRAME_S)
-        self.floor_percentile = floor_percentile
-        self._levels: deque[float] = deque(maxlen=round(floor_window_s / self.FRAME_S))
-        self._recent: deque[bool] = deque(maxlen=round(window_s / self.FRAME_S))
-        self._pending = np.zeros(0, dtype=np.float64)
-
-    def threshold(self) -> float:
-        return speech_threshold(self._levels, self.min_rms, self.ratio, self.floor_percentile)
-
-    def feed(self, pcm: bytes) -> bool:
-        """Take the next pcm16 chunk; True if the caller is speaking now."""
-        samples = np.concatenate([self._pending, as_int16(pcm).astype(np.float64)])
-        usable = len(samples) - len(samples) % self.frame
-        self._pending = samples[usable:]
-        if usable:
-            for level in frame_levels(samples[:usable], self.frame):
-                # Judge against the floor before this frame joins it.
-                self._recent.append(bool(level > self.threshold()))
-                self._levels.append(float(level))
-        return self.speaking
-
-    @property
-    def speaking(self) -> bool:
-        return sum(self._recent) >= self.need
-
-    @property
-    def active(self) -> bool:
-        """Some loud frames lately: speech may be starting."""
-        return any(self._recent)
-
-    def reset(self) -> None:
-        self._recent.clear()
-
-
-# -- the call --------------------------------------------------------------------------------
 
 
 class FrameTooLarge(ValueError):
@@ -241,8 +122,6 @@ OnReply = Callable[[Reply], None]
 
 def default_listener(referee: Referee, info: CallInfo, on_reply: OnReply | None = None) -> ListenerFactory:
     def make(model: SpeechModel) -> ListenerLike:
-        from host.speech.listener import Listener
-
         return Listener(
             referee, info.session_id, model, sample_rate=SAMPLE_RATE, speaker=info.player, phone=True,
             on_reply=on_reply,
@@ -463,7 +342,7 @@ class StreamSession:
             reply = replace(reply, private=[])
         table = self.referee.table(self.info.session_id)
         lang = table.config.lang
-        lines = vp.reply_lines(reply, table)
+        lines = reply_lines(reply, table)
         if (own and reply.confirm is not None) or not table.running:
             return lines
         if self.info.player is None or table.current_player == self.info.player:
@@ -473,7 +352,7 @@ class StreamSession:
     def greeting(self) -> list[str]:
         table = self.referee.table(self.info.session_id)
         if not table.running:
-            return vp.status_lines(table)
+            return status_lines(table)
         lang = table.config.lang
         if self.info.player is None or table.current_player == self.info.player:
             return [_turn_prompt(table, lang)]
