@@ -19,6 +19,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from host import timeouts
 from host.channels import health, media, sms, voice
+from host.channels.web.router import router as web
 from host.config import Settings, get_settings
 from host.lobby import Lobby
 from host.notify import Notifiers
@@ -26,7 +27,6 @@ from host.outbound import Outbound
 from host.referee import Clock, Referee
 from host.store import Store
 from host.twilio_security import Unanswered
-from host.web.router import router as web
 from host.workers import Workers
 
 log = logging.getLogger(__name__)

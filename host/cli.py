@@ -671,7 +671,7 @@ def mic(
 ) -> None:
     """Print a link that makes one browser the game's table microphone (it works once,
     within the hour, and revokes any link or microphone made before); --off: none at all."""
-    from host.web import mic as table_mic
+    from host.channels.web import mic as table_mic
 
     if off and on:
         raise fail("--off and --on contradict each other")

@@ -3,12 +3,12 @@
 ``GET /`` lists the games offered (and, for the operator with the admin token, the sessions
 in progress); ``GET /t/<code>`` is one game by its join code, for a phone or a TV at the
 table (and, with the host's microphone link, makes that browser the table's microphone:
-host/web/mic.py); ``GET /t/<code>/events`` streams the same data as Server-Sent Events
+host/channels/web/mic.py); ``GET /t/<code>/events`` streams the same data as Server-Sent Events
 whenever the game's log grows (one poller per game per process feeds all its streams:
-host/web/live.py; a client may keep ``GAMEHOST_LIVE_STREAMS_PER_CLIENT`` open). Each
+host/channels/web/live.py; a client may keep ``GAMEHOST_LIVE_STREAMS_PER_CLIENT`` open). Each
 message's ``id`` is the log's seq, so a browser's EventSource reconnects by itself and gets
 the current state at once (from the log, also after a restart). Join codes are looked up
-with JOIN's lock-out for guessers (host/web/codes.py).
+with JOIN's lock-out for guessers (host/channels/web/codes.py).
 """
 
 from __future__ import annotations
@@ -26,11 +26,11 @@ from fastapi.templating import Jinja2Templates
 from starlette.types import Receive, Scope, Send
 
 from games.base import CHANNELS, all_games
+from host.channels.web import codes, listen, mic, screen
+from host.channels.web.labels import labels
+from host.channels.web.live import Feed, Hub
 from host.config import Settings
 from host.store import SessionRow, Store
-from host.web import codes, listen, mic, screen
-from host.web.labels import labels
-from host.web.live import Feed, Hub
 
 log = logging.getLogger(__name__)
 
@@ -225,7 +225,7 @@ async def table_events(request: Request, code: str) -> Response:
     async def stream() -> AsyncIterator[bytes]:
         # The current state at once (a reconnect after a restart catches up from the log),
         # then a message each time the log grows; the game's one poller in this process
-        # builds it for every stream (host/web/live.py Hub).
+        # builds it for every stream (host/channels/web/live.py Hub).
         yield b"retry: 1000\n\n"
         version = beat = 0
         async with hub.watching(session_id) as game:

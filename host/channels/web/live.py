@@ -5,7 +5,7 @@ The page keeps its own fold (``host/session.py`` ``apply``) rather than the refe
 table, because it also wants the words of the last few rulings, which the table does not
 keep. Folds are cached per session and only the new log rows are applied; a server restart
 folds the log again, so the page shows the same thing after it. The data carries its HTML
-too (``host/web/screen.py``): the first page and each update are drawn by one renderer.
+too (``host/channels/web/screen.py``): the first page and each update are drawn by one renderer.
 
 :class:`Hub`: the live pages of one process. A game watched by any page has one poller,
 which looks at the log (one indexed query every ``POLL`` s: the store, not an in-process
@@ -30,12 +30,12 @@ from typing import Any
 from games.base import View
 from grammars import load
 from host.channels.sms.text import texted
+from host.channels.web import screen
+from host.channels.web.labels import labels
 from host.deadline import limit
 from host.referee import Clock, describe_events, prompt_text
 from host.session import SessionConfig, Table, apply, new_table
 from host.store import SessionRow, Store
-from host.web import screen
-from host.web.labels import labels
 
 log = logging.getLogger(__name__)
 
@@ -222,7 +222,7 @@ class Hub:
     # -- streams per client --------------------------------------------------------------
 
     def admit(self, client: str) -> bool:
-        """Count a new stream against ``client`` (see host/web/codes.py); False: at the cap."""
+        """Count a new stream against ``client`` (see host/channels/web/codes.py); False: at the cap."""
         if self.clients[client] >= self.per_client:
             return False
         self.clients[client] += 1

@@ -11,13 +11,13 @@ the page plays. As at the CLI table, the input the announcement covers is droppe
 never hears itself).
 
 Who may stream: a browser holding the game's table-microphone cookie (minted by the server
-for that game from the link ``gamehost mic CODE`` prints; see host/web/mic.py), for an
-active game that has a table microphone, from a page of this server (the Origin header must
-be this host or ``GAMEHOST_PUBLIC_URL``), and over HTTPS unless the page is on a loopback
-address. The join code alone is not enough: it is six digits, and the microphone plays
-the current player's moves. Code lookups count against the client like any on the web
-(host/web/codes.py). A refusal closes the handshake with 1008, which the server sends as
-HTTP 403.
+for that game from the link ``gamehost mic CODE`` prints; see host/channels/web/mic.py),
+for an active game that has a table microphone, from a page of this server (the Origin
+header must be this host or ``GAMEHOST_PUBLIC_URL``), and over HTTPS unless the page is on
+a loopback address. The join code alone is not enough: it is six digits, and the
+microphone plays the current player's moves. Code lookups count against the client like
+any on the web (host/channels/web/codes.py). A refusal closes the handshake with 1008,
+which the server sends as HTTP 403.
 """
 
 from __future__ import annotations
@@ -35,6 +35,7 @@ from urllib.parse import urlsplit
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 from starlette.datastructures import State
 
+from host.channels.web import codes, mic
 from host.config import Settings
 from host.notify import Notifiers
 from host.referee import Referee
@@ -44,7 +45,6 @@ from host.speech.listener import Heard, Listener
 from host.speech.model import ModelUnavailable, SpeechModel, describe_model, load_model
 from host.speech.table import TableRunner, Voice
 from host.store import SessionRow, Store
-from host.web import codes, mic
 
 log = logging.getLogger(__name__)
 
