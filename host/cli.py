@@ -763,6 +763,7 @@ def table(
 
     Setup not given as options (a card game's suits, lane, who starts) is said at the table."""
     # Speech loads only for this command: `play` and `serve` start without it.
+    from host.channels.table import StreamClock, open_table
     from host.speech.audio import (
         SAMPLE_RATE,
         AudioDeviceError,
@@ -771,9 +772,8 @@ def table(
         pcm_chunks,
         read_wav,
     )
-    from host.speech.listener import Heard, Listener
+    from host.speech.listener import Heard
     from host.speech.model import ENGINE_CHOICES, ModelUnavailable, describe_model, load_model
-    from host.speech.table import StreamClock, TableRunner, Voice
 
     spec = find(game)
     check_lang(lang)
@@ -804,37 +804,6 @@ def table(
     except ModelUnavailable as exc:
         raise fail(str(exc)) from None
 
-    store = open_store(db)
-    clock = StreamClock() if audio is not None else None
-    referee = Referee(store, SkipClock(clock or time.time))
-    settings = get_settings()
-    try:
-        session_id = new_session(referee, spec, names, options, lang, confirm_below=settings.confirm_below)
-        openings = said_first(referee, session_id, setup)
-        listener = Listener(
-            referee, session_id, speech_model, sample_rate=SAMPLE_RATE, report_missing=False,
-            confirm_lapse=settings.confirm_lapse,
-        )
-    except ValueError as exc:
-        raise fail(str(exc)) from None
-    if clock is not None:
-        clock.listener = listener
-    err.print(describe_model(speech_model))
-    hint = f"gamehost play {spec.name} {resume_hint(session_id, db)}"
-    err.print(f"Session {session_id} (resume as text with: {hint}).")
-    # Names are the table's own (the grammars' words are all in the model: a test sees to
-    # that); say once which cannot be heard, and what to do without them.
-    unheard = set(listener.missing_words)
-    mute = [n for n in names if unheard & set(normalise(n).split())]
-    lacking = [w for w in listener.missing_words if not any(w in normalise(n).split() for n in mute)]
-    if mute:
-        err.print(
-            f"The speech model cannot hear the name{'s' if len(mute) > 1 else ''} {', '.join(mute)}: "
-            "moves need no names (where the game asks for one, give it with --say)."
-        )
-    if lacking:
-        err.print(f"The speech model lacks these words; phrases with them go unheard: {', '.join(lacking)}")
-
     def show(heard: Heard) -> None:
         if not verbose:
             return
@@ -851,19 +820,41 @@ def table(
     def show_ignored(at: float, why: str) -> None:
         err.print(f"[{at:7.2f} s] (ignored: {why})")
 
-    voice = None if quiet else Voice(lang, SAMPLE_RATE)
-    runner = TableRunner(
-        listener,
-        lambda reply: emit(reply, as_json),
-        voice,
-        live=audio is None,
-        on_heard=show,
-        on_ignored=show_ignored if verbose else None,
-        due=Watch(referee, session_id).due,
-    )
+    store = open_store(db)
+    clock = StreamClock() if audio is not None else None
+    referee = Referee(store, SkipClock(clock or time.time))
+    settings = get_settings()
     try:
-        if voice is not None:
-            voice.prepare()
+        session_id = new_session(referee, spec, names, options, lang, confirm_below=settings.confirm_below)
+        openings = said_first(referee, session_id, setup)
+        runner = open_table(
+            referee, session_id, speech_model, lambda reply: emit(reply, as_json),
+            live=audio is None, confirm_lapse=settings.confirm_lapse, quiet=quiet, clock=clock,
+            on_heard=show, on_ignored=show_ignored if verbose else None,
+            due=Watch(referee, session_id).due, report_missing=False,
+        )
+    except ValueError as exc:
+        raise fail(str(exc)) from None
+    err.print(describe_model(speech_model))
+    hint = f"gamehost play {spec.name} {resume_hint(session_id, db)}"
+    err.print(f"Session {session_id} (resume as text with: {hint}).")
+    # Names are the table's own (the grammars' words are all in the model: a test sees to
+    # that); say once which cannot be heard, and what to do without them.
+    unheard = set(runner.listener.missing_words)
+    mute = [n for n in names if unheard & set(normalise(n).split())]
+    lacking = [w for w in runner.listener.missing_words if not any(w in normalise(n).split() for n in mute)]
+    if mute:
+        err.print(
+            f"The speech model cannot hear the name{'s' if len(mute) > 1 else ''} {', '.join(mute)}: "
+            "moves need no names (where the game asks for one, give it with --say)."
+        )
+    if lacking:
+        err.print(f"The speech model lacks these words; phrases with them go unheard: {', '.join(lacking)}")
+
+    loudspeaker = runner.loudspeaker
+    try:
+        if loudspeaker is not None:
+            loudspeaker.prepare()
         for opening in openings:
             runner.announce(opening)
         if audio is not None:
@@ -876,8 +867,8 @@ def table(
     except KeyboardInterrupt:
         err.print(f"Stopped. Session {session_id}.")
     finally:
-        if voice is not None:
-            voice.close()  # no synthesis left running into the interpreter's exit
+        if loudspeaker is not None:
+            loudspeaker.close()  # no synthesis left running into the interpreter's exit
         store.close()
 
 

@@ -11,6 +11,7 @@ from games.base import Listening
 from games.up_or_down import rules as ud
 from grammars import languages, load
 from grammars.reader import CommandSaid, parse
+from host.channels.table import Loudspeaker, TableRunner
 from host.referee import Referee
 from host.reply import Reply
 from host.session import SessionConfig, Table
@@ -19,7 +20,6 @@ from host.speech.audio import AudioDeviceError, pcm_chunks
 from host.speech.listener import Heard, Listener, phrase_list, read, talk_list
 from host.speech.model import SpeechModel
 from host.speech.recognizer import Hearing
-from host.speech.table import TableRunner, Voice
 from tests.speech.conftest import silence
 from tests.table.conftest import PLAYERS, Clock, Say, hearing, said, table_for, white_noise
 
@@ -300,13 +300,13 @@ def test_the_announcement_occupies_stream_time(
     referee: Referee, korean_session: str, ko_model: SpeechModel, say: Say
 ) -> None:
     played: list[float] = []
-    voice = Voice("ko", 16000, player=lambda pcm, rate: played.append(len(pcm) / 2 / rate))
+    loudspeaker = Loudspeaker("ko", 16000, player=lambda pcm, rate: played.append(len(pcm) / 2 / rate))
     replies: list[Reply] = []
     ignored: list[tuple[float, str]] = []
     runner = TableRunner(
         Listener(referee, korean_session, ko_model),
         replies.append,
-        voice,
+        loudspeaker,
         on_ignored=lambda at, why: ignored.append((at, why)),
     )
     runner.announce(referee.handle(korean_session, "오십삼"))  # "Ann, 53. Bob: ..." takes seconds
@@ -331,9 +331,9 @@ def test_with_no_sound_card_the_opening_does_not_eat_the_first_move(
         raise AudioDeviceError("no output device")
 
     replies: list[Reply] = []
-    voice = Voice("ko", 16000, player=no_device)
+    loudspeaker = Loudspeaker("ko", 16000, player=no_device)
     # A microphone (live): what it captured while the host tried to speak is still the room's.
-    runner = TableRunner(Listener(referee, korean_session, ko_model), replies.append, voice, live=True)
+    runner = TableRunner(Listener(referee, korean_session, ko_model), replies.append, loudspeaker, live=True)
     runner.announce(Reply(korean_session, news=["게임을 시작합니다."]))
     runner.run(pcm_chunks(silence(0.2) + say("오십삼") + silence(1.2)))
     moves = [e for r in replies for e in r.events if e["type"] == "move"]
@@ -344,9 +344,9 @@ def test_with_no_sound_card_an_announcement_drops_no_input() -> None:
     def no_device(pcm: bytes, rate: int) -> None:
         raise AudioDeviceError("no output device")
 
-    voice = Voice("ko", 16000, player=no_device)
-    assert voice.say("오십삼") == 0.0 and not voice.can_play  # the room heard nothing
-    assert voice.say("사십") == 0.0
+    loudspeaker = Loudspeaker("ko", 16000, player=no_device)
+    assert loudspeaker.say("오십삼") == 0.0 and not loudspeaker.can_play  # the room heard nothing
+    assert loudspeaker.say("사십") == 0.0
 
 
 def test_listen_for_is_asked_once_per_game_state(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -370,9 +370,11 @@ def test_listen_for_is_asked_once_per_game_state(monkeypatch: pytest.MonkeyPatch
 
 def test_the_table_voice_starts_with_the_first_sentence() -> None:
     played: list[tuple[float, int]] = []
-    voice = Voice("en", 16000, player=lambda pcm, rate: played.append((time.perf_counter(), len(pcm))))
+    speaker = Loudspeaker(
+        "en", 16000, player=lambda pcm, rate: played.append((time.perf_counter(), len(pcm)))
+    )
     started = time.perf_counter()
-    seconds = voice.say("Bob said seventy one. Ann, your turn: a number below seventy one.")
+    seconds = speaker.say("Bob said seventy one. Ann, your turn: a number below seventy one.")
     finished = time.perf_counter()
     assert len(played) == 2  # one piece per sentence, each played as soon as it is made
     assert played[0][0] - started < finished - started - 0.02  # before the second was made
@@ -386,9 +388,9 @@ def test_an_announcement_drops_what_was_said_over_it_however_the_input_comes(
     input the host's answer covers is the input after the point of the ruling, not after
     the end of the batch the ruling was made in."""
     played: list[float] = []
-    voice = Voice("ko", 16000, player=lambda pcm, rate: played.append(len(pcm) / 2 / rate))
+    loudspeaker = Loudspeaker("ko", 16000, player=lambda pcm, rate: played.append(len(pcm) / 2 / rate))
     replies: list[Reply] = []
-    runner = TableRunner(Listener(referee, korean_session, ko_model), replies.append, voice)
+    runner = TableRunner(Listener(referee, korean_session, ko_model), replies.append, loudspeaker)
     # Ann's move, Bob's said over the host's answer ("Ann, 53. Bob: ..." takes seconds), and
     # Bob's again once the host is done: all in one chunk, as a batch of queued frames.
     over = say("사십삼")

@@ -1,14 +1,19 @@
 """"Listen here": a browser's microphone as the table's microphone, at ``/t/<code>/listen``.
 
 The page captures the microphone, resamples it to 16 kHz mono pcm16 in an AudioWorklet and
-sends it over this WebSocket as binary frames. The audio goes through the same
-:class:`~host.speech.table.TableRunner` and :class:`~host.speech.listener.Listener` as
-``gamehost table`` (a shared microphone: ``speaker=None``), so it is ruled by the Referee
-like any move; the phones in the game are told as for any other channel (their messages
-are written in the move's own transaction, through the listener's ``on_reply``). Each reply comes
-back as a JSON text frame (its lines) and as a binary WAV frame of the host's voice, which
-the page plays. As at the CLI table, the input the announcement covers is dropped (the host
-never hears itself).
+sends it over this WebSocket as binary frames. The table is built by
+:func:`host.channels.table.open_table`, as for ``gamehost table`` (a shared microphone:
+``speaker=None``), so the audio is ruled by the Referee like any move; the phones in the
+game are told as for any other channel (their messages are written in the move's own
+transaction, through the listener's ``on_reply``). Each reply comes back as a JSON text
+frame (its lines) and as a binary WAV frame of the host's voice, which the page plays. As
+at the CLI table, the input the announcement covers is dropped (the host never hears
+itself).
+
+The socket lives with the web page, not in host/channels/table/: everything here is the
+page's side of it (who may stream: the Origin, the microphone cookie and the join-code
+lock-out of mic.py and codes.py; the frames listen.js sends and reads), while the table
+channel knows no web and is the same for the sound card, a WAV file and this page.
 
 Who may stream: a browser holding the game's table-microphone cookie (minted by the server
 for that game from the link ``gamehost mic CODE`` prints; see host/channels/web/mic.py),
@@ -35,15 +40,15 @@ from urllib.parse import urlsplit
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 from starlette.datastructures import State
 
+from host.channels.table import TableRunner, open_table
 from host.channels.web import codes, mic
 from host.config import Settings
 from host.notify import Notifiers
 from host.referee import Referee
 from host.reply import Reply
 from host.speech.audio import SAMPLE_RATE, SAMPLE_WIDTH
-from host.speech.listener import Heard, Listener
+from host.speech.listener import Heard
 from host.speech.model import ModelUnavailable, SpeechModel, describe_model, load_model
-from host.speech.table import TableRunner, Voice
 from host.store import SessionRow, Store
 
 log = logging.getLogger(__name__)
@@ -139,28 +144,25 @@ class Room:
         """After the commit: the page shows (and says) the ruling."""
         self.send(json.dumps({"type": "reply", "lines": reply.lines, "accepted": reply.accepted}))
 
+    def play(self, pcm: bytes, rate: int) -> None:
+        """The host's voice, for the page to play (the table's loudspeaker)."""
+        self.send(wav_bytes(pcm, rate))
+
     def heard(self, heard: Heard) -> None:
         if heard.reply is None:
             self.send(json.dumps({"type": "ignored", "text": heard.hearing.text, "why": heard.ignored}))
 
 
 def _open(state: State, row: SessionRow, room: Room) -> tuple[TableRunner, str]:
-    """Load the model and make the listener (slow: in a thread)."""
+    """Load the model and make the table (slow: in a thread)."""
     referee: Referee = state.referee
-    lang = referee.table(row.id).config.lang
-    model = _models(state)(lang)
-    listener = Listener(
-        referee, row.id, model, sample_rate=SAMPLE_RATE, on_reply=room.tell_others,
-        confirm_lapse=state.settings.confirm_lapse,
-    )
-
-    def play(pcm: bytes, rate: int) -> None:
-        room.send(wav_bytes(pcm, rate))
-
-    voice = Voice(lang, SAMPLE_RATE, player=play)
+    model = _models(state)(referee.table(row.id).config.lang)
     # live=False: the input dropped after an announcement is as long as its audio, which
     # the page plays while the microphone keeps sending.
-    runner = TableRunner(listener, room.emit, voice, live=False, on_heard=room.heard)
+    runner = open_table(
+        referee, row.id, model, room.emit, live=False, confirm_lapse=state.settings.confirm_lapse,
+        player=room.play, on_reply=room.tell_others, on_heard=room.heard,
+    )
     return runner, describe_model(model)
 
 

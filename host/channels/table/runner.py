@@ -1,17 +1,19 @@
-"""Table mode: one shared microphone and speaker, the host refereeing out loud.
+"""The table's runner: audio in from one shared microphone, rulings out loud.
 
-:class:`TableRunner` pushes audio chunks (from the microphone, or a WAV file through the
-same path) into a :class:`~host.speech.listener.Listener` (one for every game), hands
-every reply to ``emit`` (the CLI prints it) and speaks it.
+:class:`TableRunner` pushes audio chunks (a microphone's, a WAV file's through the same
+path, or a browser's) into a :class:`~host.speech.listener.StreamListener`, hands every
+reply to ``emit`` (the command line prints it, the browser's page shows it) and speaks it
+through a :class:`~host.channels.table.loudspeaker.Loudspeaker`.
 
 The host never hears itself. While it speaks the listener is muted, and afterwards as
 much input as the announcement took is dropped too: with a microphone that is the audio
 captured (and queued) while the host was busy synthesising and playing; with ``--audio``
-the file stands for the room, so the host's speech occupies stream time and the file's
-frames during it are dropped, as a microphone would have heard the host then. A WAV
-script for a spoken game must therefore leave room after each move for the answer, or
-be run with ``--quiet`` (nothing is spoken, nothing dropped). With no sound card nothing
-is dropped either: the room heard nothing, and a player may speak at once.
+(and the browser, whose page plays the host's voice while its microphone keeps sending)
+the input stands for the room, so the host's speech occupies stream time and the frames
+during it are dropped, as a microphone would have heard the host then. A WAV script for a
+spoken game must therefore leave room after each move for the answer, or be run with
+``--quiet`` (nothing is spoken, nothing dropped). With no sound card nothing is dropped
+either: the room heard nothing, and a player may speak at once.
 
 Speech in the dropped input is reported once per announcement (``on_ignored`` gets the
 stream time and "host speaking"), so ``-v`` can say why a move said over the host was not
@@ -20,24 +22,14 @@ heard.
 
 from __future__ import annotations
 
-import logging
 import time
 from collections.abc import Callable, Iterable
 
+from host.channels.table.loudspeaker import Loudspeaker
 from host.reply import Reply
-from host.speech.audio import SAMPLE_WIDTH, AudioDeviceError, as_int16
+from host.speech.audio import SAMPLE_WIDTH, as_int16
 from host.speech.listener import Heard, StreamListener
-from host.speech.tts import (
-    TTSError,
-    duration,
-    play,
-    prepare_in_background,
-    stop_preparing,
-    synthesize_stream,
-)
 from host.speech.vad import load_vad
-
-log = logging.getLogger(__name__)
 
 #: Extra input dropped after the host speaks: room echo, audio still in capture buffers.
 TAIL_S = 0.25
@@ -51,59 +43,6 @@ HOST_SPEAKING = "host speaking"
 FEED_STEP_S = 0.1
 
 
-class StreamClock:
-    """The referee's clock for a recorded stream: start time plus seconds of audio fed,
-    so the undo grace period is judged in the recording's time, not the decoder's."""
-
-    def __init__(self, start: float | None = None) -> None:
-        self.start = time.time() if start is None else start
-        self.listener: StreamListener | None = None
-
-    def __call__(self) -> float:
-        return self.start + (self.listener.time if self.listener is not None else 0.0)
-
-
-class Voice:
-    """Says announcements through the sound card; falls back to silence if it cannot."""
-
-    def __init__(self, lang: str, rate: int, player: Callable[[bytes, int], None] = play) -> None:
-        self.lang = lang
-        self.rate = rate
-        self.player = player
-        self.can_play = True
-        self.can_speak = True
-
-    def prepare(self) -> None:
-        """Make the fixed announcements' audio in the background, so they start at once."""
-        if self.can_speak and self.can_play:
-            prepare_in_background(self.lang, self.rate)
-
-    def close(self) -> None:
-        """Stop making audio in the background (before the process exits: see
-        :func:`~host.speech.tts.stop_preparing`)."""
-        stop_preparing()
-
-    def say(self, text: str) -> float:
-        """Speak ``text``; return the seconds of audio it took (0 if nothing was said: with
-        no sound card the room hears nothing, so no input is dropped for it). Playing
-        starts with the first sentence (a cached announcement at once), not after the last
-        is synthesised."""
-        if not self.can_speak or not self.can_play:
-            return 0.0
-        seconds = 0.0
-        try:
-            for pcm in synthesize_stream(text, self.lang, self.rate):
-                self.player(pcm, self.rate)
-                seconds += duration(pcm, self.rate)
-        except TTSError as exc:
-            log.warning("%s; announcements are printed only", exc)
-            self.can_speak = False
-        except AudioDeviceError as exc:
-            log.warning("%s; announcements are printed only", exc)
-            self.can_play = False
-        return seconds
-
-
 class TableRunner:
     """Feeds a source of pcm16 chunks to a listener, emitting and speaking the replies."""
 
@@ -111,7 +50,7 @@ class TableRunner:
         self,
         listener: StreamListener,
         emit: Callable[[Reply], None],
-        voice: Voice | None = None,
+        loudspeaker: Loudspeaker | None = None,
         *,
         live: bool = False,
         on_heard: Callable[[Heard], None] | None = None,
@@ -120,7 +59,7 @@ class TableRunner:
     ) -> None:
         self.listener = listener
         self.emit = emit
-        self.voice = voice
+        self.loudspeaker = loudspeaker
         self.live = live  # a microphone: drop the wall time spent speaking, not the audio length
         self.on_heard = on_heard
         self.due = due  # the ruling of a step whose time ran out (host/deadline.py Watch.due)
@@ -135,11 +74,11 @@ class TableRunner:
         """Print (via ``emit``) and speak one reply."""
         self.emit(reply)
         text = " ".join(reply.lines)
-        if self.voice is None or not text:
+        if self.loudspeaker is None or not text:
             return
         began = time.monotonic()
         with self.listener.muting():
-            seconds = self.voice.say(text)
+            seconds = self.loudspeaker.say(text)
         if seconds <= 0:
             return  # nothing was played (no sound card): the room heard nothing
         if self.live:
