@@ -1,6 +1,6 @@
 """Audio in, refereed moves out: the speech front end of one session, for any game.
 
-A :class:`Listener` owns an :class:`~host.speech.recognizer.Endpointer` whose phrase list
+A :class:`Listener` owns an :class:`~host.speech.endpointer.Endpointer` whose phrase list
 follows the session: while a game runs, the phrases that make a move now (the game's
 ``Talk.listen_for``: for Up-or-Down every number a player might say, wrong ones too; for
 a card game the cards the current player could put down), the commands, the player names
@@ -49,9 +49,10 @@ from host.session import Asked, SessionConfig, Table
 from host.speech import recognizer
 from host.speech.audio import SAMPLE_RATE
 from host.speech.denoise import ENGAGE_FLOOR, Denoiser, wanted
+from host.speech.endpointer import Endpointer
 from host.speech.engines import recognizer_for
 from host.speech.model import UNK, SpeechModel
-from host.speech.recognizer import Endpointer, next_words
+from host.speech.phrase_index import next_words
 
 log = logging.getLogger(__name__)
 

@@ -54,10 +54,12 @@ from host.speech.audio import (
     pcm_chunks,
     resample,
 )
+from host.speech.endpointer import Endpointer
 from host.speech.engines import recognizer_for
 from host.speech.frontend import PHONE_DECODE_RATE
+from host.speech.hearing import Hearing
 from host.speech.model import SpeechModel, load_model
-from host.speech.recognizer import Endpointer, Hearing, complete_phrases
+from host.speech.phrase_index import complete_phrases
 from host.store import Store
 from tests.speech.english import NUMBERS_EN, parse_english
 from tests.speech.korean import parse_sino, sino

@@ -55,8 +55,10 @@ from host.referee import Referee
 from host.session import SessionConfig
 from host.speech import listener as ls
 from host.speech.audio import SAMPLE_RATE, pcm_chunks, resample
+from host.speech.endpointer import Endpointer
+from host.speech.hearing import Hearing
 from host.speech.model import load_model
-from host.speech.recognizer import Endpointer, GrammarRecognizer, Hearing
+from host.speech.recognizer import GrammarRecognizer
 from host.store import Store
 
 # The listener's end-of-utterance settings for Korean (Listener builds its Endpointer so).

@@ -19,9 +19,9 @@ from games.base import Command, find_game
 from host.referee import Referee
 from host.session import Player, SessionConfig, Table
 from host.speech.audio import SAMPLE_RATE, write_wav
+from host.speech.hearing import Hearing
 from host.speech.listener import Reading
 from host.speech.model import SpeechModel, load_model
-from host.speech.recognizer import Hearing
 from host.speech.tts import espeak_synthesize
 from host.store import Store
 from tests.clock import Clock

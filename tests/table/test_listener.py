@@ -17,9 +17,9 @@ from host.reply import Reply
 from host.session import SessionConfig, Table
 from host.speech import listener as ls
 from host.speech.audio import AudioDeviceError, pcm_chunks
+from host.speech.hearing import Hearing
 from host.speech.listener import Heard, Listener, phrase_list, read, talk_list
 from host.speech.model import SpeechModel
-from host.speech.recognizer import Hearing
 from tests.speech.conftest import silence
 from tests.table.conftest import PLAYERS, Clock, Say, hearing, said, table_for, white_noise
 
