@@ -475,12 +475,13 @@ class Referee:
                 reply.private.append(load(table.lang).phrase("confirm_again", what=what))
                 return reply
             return None
-            self._append(session_id, Drop(), now)
-            reply.events.append({"type": "not_confirmed", "player": speaker or "", "command": command})
-            prompt = table.spec.talk.prompt(table.state, table.lang)
-            reply.private.append(load(table.lang).phrase("not_understood", turn=prompt))
-            return reply
-        return None
+        # "No": nothing is taken back or ended, and the question is closed, so a later
+        # "yes" about something else cannot answer it.
+        self._append(session_id, Drop(), now)
+        reply.events.append({"type": "not_confirmed", "player": speaker or "", "command": command})
+        prompt = table.spec.talk.prompt(table.state, table.lang)
+        reply.private.append(load(table.lang).phrase("not_understood", turn=prompt))
+        return reply
 
     def _command(
         self, session_id: str, table: Table, name: str, speaker: str | None, reply: Reply, now: float

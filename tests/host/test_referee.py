@@ -183,6 +183,25 @@ def test_a_shaky_command_that_takes_back_or_ends_is_read_back(referee: Referee) 
     assert referee.handle(sid, "undo").accepted
 
 
+def test_no_to_a_read_back_command_drops_the_question(referee: Referee) -> None:
+    # "No" to "Did you say undo?" is an answer: the question is dropped, and a "yes" said
+    # later about something else takes nothing back.
+    sid = start(referee, "Ann,Bob")
+    referee.handle(sid, "53", "Ann")
+    assert referee.handle(sid, "undo", hearing=Hearing(("undo",), 0.4)).private == ["Did you say undo?"]
+    kept = referee.handle(sid, "no", hearing=Hearing(("no",), 0.9))
+    assert not kept.accepted and kept.events == [{"type": "not_confirmed", "player": "", "command": "undo"}]
+    assert referee.table(sid).asked is None
+    later = referee.handle(sid, "yes", hearing=Hearing(("yes",), 0.9))
+    assert not later.accepted and referee.table(sid).state.last == 53  # type: ignore[union-attr]
+    # The same heard by a table's open microphone.
+    heard = Hearing(("undo",), 0.9, open_mic=True)
+    assert referee.handle(sid, "undo", hearing=heard).private == ["undo? Say undo again to be sure."]
+    said_no = referee.handle(sid, "no", hearing=Hearing(("no",), 0.9, open_mic=True))
+    assert said_no.events == [{"type": "not_confirmed", "player": "", "command": "undo"}]
+    assert referee.table(sid).asked is None
+
+
 def test_a_valid_number_that_might_have_been_undo_is_asked_about(referee: Referee) -> None:
     sid = start(referee, "Ann,Bob")
     referee.handle(sid, "53", "Ann")
