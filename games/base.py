@@ -93,6 +93,10 @@ class Answer:
     yes: bool
 
 
+#: Commands that mean something only as the answer to a read-back.
+ANSWERS = ("yes", "no")
+
+
 @dataclass(frozen=True)
 class Unclear:
     """Nothing to act on: ``text`` says so and what is allowed; ``event`` is its JSON line.

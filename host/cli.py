@@ -763,6 +763,7 @@ def table(
 
     Setup not given as options (a card game's suits, lane, who starts) is said at the table."""
     # Speech loads only for this command: `play` and `serve` start without it.
+    from host.listening.listener import Heard, Listener
     from host.speech.audio import (
         SAMPLE_RATE,
         AudioDeviceError,
@@ -771,7 +772,6 @@ def table(
         pcm_chunks,
         read_wav,
     )
-    from host.speech.listener import Heard, Listener
     from host.speech.model import ENGINE_CHOICES, ModelUnavailable, describe_model, load_model
     from host.speech.table import StreamClock, TableRunner, Voice
 

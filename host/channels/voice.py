@@ -14,7 +14,7 @@ and answers TwiML built with the SDK's ``VoiceResponse``; nothing a caller does 
 * Moves come from ``<Gather input="speech dtmf">``. Its action URL carries a turn token,
   ``session.turn.counter``, which is also the referee's idempotency key: Twilio retrying a
   request gets the first ruling back. Keypad numbers are exact; speech goes to the referee
-  as a ``Hearing`` so a doubtful mistake is confirmed ("Did you say fifteen?") first.
+  as a ``SpeechText`` so a doubtful mistake is confirmed ("Did you say fifteen?") first.
 * Silence: the ``<Redirect>`` after each ``<Gather>`` lands on ``/silence``, which asks
   twice more and then applies the session's turn-timeout rule (``referee.timeout``).
 * Everyone else in the game hears each move as it happens: the "voice" notifier redirects
@@ -52,11 +52,13 @@ from host import notify, timeouts
 from host import voice_prompts as vp
 from host.channels.voice_calls import Call, Calls
 from host.config import Settings
+from host.confirm import asked_words
+from host.heard import SpeechText
 from host.lobby import CODE_DIGITS, Joined, Lobby
 from host.lobby import Member as LobbyMember
 from host.outbound import Outbound
-from host.referee import Referee, asked_words, describe_events
-from host.reply import Hearing, Reply
+from host.referee import Referee, describe_events
+from host.reply import Reply
 from host.session import SessionConfig, Table
 from host.twilio_security import signed_form
 from host.twiml import render
@@ -781,7 +783,7 @@ async def lobby(request: Request) -> Response:
 # -- the game --------------------------------------------------------------------------------
 
 
-def _heard(form: FormData, lang: str, confirm: str | None, end: int) -> tuple[str | None, Hearing | None]:
+def _heard(form: FormData, lang: str, confirm: str | None, end: int) -> tuple[str | None, SpeechText | None]:
     """What was said, as text for the referee. Keys are exact (no hearing to doubt); speech
     comes with its confidence, and a missing confidence counts as low."""
     digits, speech = _field(form, "Digits"), _field(form, "SpeechResult")
@@ -797,7 +799,7 @@ def _heard(form: FormData, lang: str, confirm: str | None, end: int) -> tuple[st
         return (digits, None) if digits.isdigit() and len(digits) <= MAX_KEYED_DIGITS else (None, None)
     if speech:
         speech = speech[:500]
-        return speech, Hearing((speech,), _confidence(_field(form, "Confidence")))
+        return speech, SpeechText((speech,), _confidence(_field(form, "Confidence")))
     return None, None
 
 

@@ -3,7 +3,7 @@
 Inbound: Twilio sends the caller's audio as 20 ms frames of 8 kHz mu-law. Each frame is
 decoded and resampled to 16 kHz in a worker thread (never on the event loop) and queued,
 at most ``max_queued_s`` of it (a flood beyond that is dropped), for a worker that feeds the
-:class:`~host.speech.listener.Listener` in a thread (Vosk is CPU-bound); the listener
+:class:`~host.listening.listener.Listener` in a thread (Vosk is CPU-bound); the listener
 referees what it hears and hands back the replies.
 
 Outbound: a reply's lines are synthesised (Piper for English, espeak-ng otherwise) at
@@ -71,7 +71,7 @@ Sleep = Callable[[float], Awaitable[None]]
 
 
 class ListenerLike(Protocol):
-    """What the bridge needs of :class:`host.speech.listener.Listener`."""
+    """What the bridge needs of :class:`host.listening.listener.Listener`."""
 
     muted: bool
 
@@ -241,7 +241,7 @@ OnReply = Callable[[Reply], None]
 
 def default_listener(referee: Referee, info: CallInfo, on_reply: OnReply | None = None) -> ListenerFactory:
     def make(model: SpeechModel) -> ListenerLike:
-        from host.speech.listener import Listener
+        from host.listening.listener import Listener
 
         return Listener(
             referee, info.session_id, model, sample_rate=SAMPLE_RATE, speaker=info.player, phone=True,

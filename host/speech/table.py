@@ -1,7 +1,7 @@
 """Table mode: one shared microphone and speaker, the host refereeing out loud.
 
 :class:`TableRunner` pushes audio chunks (from the microphone, or a WAV file through the
-same path) into a :class:`~host.speech.listener.Listener` (one for every game), hands
+same path) into a :class:`~host.listening.listener.Listener` (one for every game), hands
 every reply to ``emit`` (the CLI prints it) and speaks it.
 
 The host never hears itself. While it speaks the listener is muted, and afterwards as
@@ -24,9 +24,9 @@ import logging
 import time
 from collections.abc import Callable, Iterable
 
+from host.listening.listener import Heard, StreamListener
 from host.reply import Reply
 from host.speech.audio import SAMPLE_WIDTH, AudioDeviceError, as_int16
-from host.speech.listener import Heard, StreamListener
 from host.speech.tts import (
     TTSError,
     duration,

@@ -2,7 +2,7 @@
 
 The page captures the microphone, resamples it to 16 kHz mono pcm16 in an AudioWorklet and
 sends it over this WebSocket as binary frames. The audio goes through the same
-:class:`~host.speech.table.TableRunner` and :class:`~host.speech.listener.Listener` as
+:class:`~host.speech.table.TableRunner` and :class:`~host.listening.listener.Listener` as
 ``gamehost table`` (a shared microphone: ``speaker=None``), so it is ruled by the Referee
 like any move; the phones in the game are told as for any other channel (their messages
 are written in the move's own transaction, through the listener's ``on_reply``). Each reply comes
@@ -37,12 +37,12 @@ from starlette.datastructures import State
 
 from host import notify
 from host.config import Settings
+from host.listening.listener import Heard, Listener
 from host.lobby import Lobby
 from host.outbound import Outbound
 from host.referee import Referee
 from host.reply import Reply
 from host.speech.audio import SAMPLE_RATE, SAMPLE_WIDTH
-from host.speech.listener import Heard, Listener
 from host.speech.model import ModelUnavailable, SpeechModel, describe_model, load_model
 from host.speech.table import TableRunner, Voice
 from host.store import SessionRow, Store

@@ -11,8 +11,9 @@ input is dropped while the host would speak: the hardest case). The microphone's
 state that a real table's one listener keeps (pocketsphinx's cepstral mean) carries over
 from step to step; ``--cold`` starts every step from the initial mean. Each step says:
 
-1. the current player's move (a legal move of the game, in the words ``Talk.words``
-   gives it), the control: ruled right at once, asked, ruled wrong, or missed;
+1. the current player's move (a legal move of the game, in the words of a phrase the
+   recogniser listens for, ``Talk.listen_for``), the control: ruled right at once, asked,
+   ruled wrong, or missed;
 2. a sentence of table talk from ``table_talk/<lang>.yaml`` (greetings, food, jokes,
    comments on play, numbers and command words in ordinary speech, names, half
    sentences, laughter), then someone else's "yes" / "that's right" a moment later.
@@ -54,11 +55,11 @@ import yaml
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from games.base import Moves, find_game
+from host.listening.listener import Listener
 from host.referee import Referee
 from host.session import SessionConfig
 from host.speech import sphinx
 from host.speech.audio import SAMPLE_RATE, as_int16, pcm_chunks
-from host.speech.listener import Listener
 from host.speech.model import SpeechModel, load_model
 from host.speech.tts import espeak_synthesize, piper_synthesize
 from host.store import Store

@@ -7,10 +7,10 @@ from collections.abc import Iterator
 
 import pytest
 
+from host.listening.listener import Listener
 from host.referee import Referee
 from host.session import SessionConfig
 from host.speech.audio import pcm_chunks
-from host.speech.listener import Listener
 from host.speech.model import SpeechModel, load_model
 from tests.speech.conftest import silence
 from tests.table.test_english_table import Voice, espeak, piper

@@ -13,8 +13,8 @@ from games.up_or_down.talk import TALK, spoken_turn
 from grammars import voice_phrases
 from grammars.reader import spoken
 from host import voice_prompts as vp
+from host.heard import SpeechText
 from host.referee import Referee
-from host.reply import Hearing
 from host.session import SessionConfig
 from host.store import Store
 
@@ -59,7 +59,7 @@ def test_reply_lines_drop_the_written_prompt(tmp_path: Path) -> None:
     assert vp.reply_lines(reply, table) == ["Ann said fifty three."]
     muddle = referee.handle(session, "banana")
     assert vp.reply_lines(muddle, referee.table(session)) == ["I didn't catch that."]
-    asked = referee.handle(session, "fifteen", hearing=Hearing(("fifteen",), 0.2))
+    asked = referee.handle(session, "fifteen", hearing=SpeechText(("fifteen",), 0.2))
     assert vp.reply_lines(asked, referee.table(session)) == ["Bob, fifteen?"]  # one device: whose move
     declined = referee.handle(session, "no")
     assert vp.reply_lines(declined, referee.table(session)) == [vp.say("en", "say_again")]
