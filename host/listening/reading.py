@@ -2,7 +2,7 @@
 
 A phrase list is a loose word model, not a grammar, so every alternative is read by the
 game (``Talk.hear``): alternatives that mean the same thing pool their share, and a prior
-that players mostly make the moves they usually make (``Talk.likely``) is applied. The
+that players mostly make the moves they usually make (``GameSpec.likely``) is applied. The
 result (:class:`Reading`) says what the utterance means, how sure that is (calibrated when
 the game has a calibration, :func:`calibrate`), what else it might mean, and why it is
 ignored if it is. Pure: nothing here asks the referee or changes a session.
@@ -110,14 +110,15 @@ def read(
     Each alternative is read by the game (``Talk.hear``): a move, a command, or nothing
     clear; one made of decoys, ``[unk]`` or (unless a name makes a move) names for at
     least half its words means nothing. Alternatives with the same meaning pool their
-    share; while playing, a move players would not usually make now (``Talk.likely``)
+    share; while playing, a move players would not usually make now (``GameSpec.likely``)
     weighs ``invalid_prior`` as much. The best meaning wins unless the unclear ones
     outweigh it by ``1 / min_clear``: then the utterance is ignored.
     """
     if hearing.talk:
         # The talk loop explained the sound better than any whole phrase: talk, not a move.
         return Reading(None, hearing.talk, (), 0.0, 0.0, "talk")
-    talk, lang, state, names = table.spec.talk, table.lang, table.state, table.names
+    spec, lang, state, names = table.spec, table.lang, table.state, table.names
+    talk = spec.talk
     confirming = mode == CONFIRMING
     spoken_names = {normalise(n) for n in names}
     if mode == PLAYING and spoken_names & set(listen(table, False).moves):
@@ -138,7 +139,7 @@ def read(
         weight = share * trust
         key = _key(meaning)
         if mode == PLAYING and is_move(meaning):
-            if talk.likely(state, meaning):
+            if spec.likely(state, meaning):
                 allowed.add(key)
             else:
                 weight *= invalid_prior
@@ -180,5 +181,5 @@ def read(
             return Reading(None, hearing.near_talk, (), 0.0, 0.0, "talk")
         confidence = 0.0
     confused = mode == PLAYING and is_move(best)
-    confused = confused and any(talk.likely(state, m) for m in talk.confusable(best, lang))
+    confused = confused and any(spec.likely(state, m) for m in talk.confusable(best, lang))
     return Reading(best, first[best], others, share, confidence, top=top, rival=rival, confused=confused)

@@ -152,7 +152,7 @@ def stream(parts: Sequence[bytes], level: str, seed: int) -> tuple[bytes, list[f
 
 def legal_phrases(referee: Referee, session: str) -> list[tuple[str, Any, bool]]:
     """(words, move, hearable) for every honest move the table's shared microphone may make
-    now: the rules take it and players usually make it (``Talk.likely``: a wrong number in
+    now: the rules take it and players usually make it (``GameSpec.likely``: a wrong number in
     Up-or-Down is ruled, but it is a mistake). Where a phrase fits several players (two owe
     a step at once) the player's name goes first; such words may not be a phrase the
     recogniser knows (``hearable`` false): the bench then rules that step from its text."""
@@ -171,7 +171,7 @@ def legal_phrases(referee: Referee, session: str) -> list[tuple[str, Any, bool]]
                 named = talk.read(words, table.state, table.names, None, None, table.lang)
                 if not isinstance(named, Moves) or named.candidates != (move,):
                     continue
-            honest = rules.refusal(table.state, move) is None and talk.likely(table.state, move)
+            honest = rules.refusal(table.state, move) is None and table.spec.likely(table.state, move)
             if honest and (move not in out or (not out[move][1] and words in heard)):
                 out[move] = (words, words in heard)  # what the grammar expects people to say
     return [(words, move, hearable) for move, (words, hearable) in out.items()]
