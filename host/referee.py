@@ -71,10 +71,10 @@ def move_fields(spec: GameSpec[Any, Any, Any], move: Any) -> dict[str, Any]:
 
 #: How an utterance reached the referee besides its words: None typed or texted, a phone's
 #: speech as text, or a meaning a listener heard.
-Heard = SpeechText | HeardMeaning | None
+Spoken = SpeechText | HeardMeaning | None
 
 
-def _unsure(table: Table, hearing: Heard) -> bool:
+def _unsure(table: Table, hearing: Spoken) -> bool:
     return hearing is not None and unsure(hearing.confidence, table.config.confirm_below)
 
 
@@ -289,7 +289,7 @@ class Referee:
 
     # -- one utterance -----------------------------------------------------------------------
 
-    def _handle(self, session_id: str, said: str, speaker: str | None, hearing: Heard, now: float) -> Reply:
+    def _handle(self, session_id: str, said: str, speaker: str | None, hearing: Spoken, now: float) -> Reply:
         table = self.table(session_id)
         g = load(table.lang)
         reply = Reply(session_id)
@@ -374,7 +374,7 @@ class Referee:
         return reply
 
     def _judge(
-        self, session_id: str, table: Table, move: Any, text: str, hearing: Heard, reply: Reply,
+        self, session_id: str, table: Table, move: Any, text: str, hearing: Spoken, reply: Reply,
         now: float, *, shared: bool = False,
     ) -> Reply:
         spec, state = table.spec, table.state
@@ -398,7 +398,7 @@ class Referee:
     def _ask(
         self, session_id: str, table: Table, move: Any, reply: Reply, now: float, *,
         command: str | None = None, player: str | None = None, shared: bool = False, again: bool = False,
-        hearing: Heard = None,
+        hearing: Spoken = None,
     ) -> Reply:
         """Speech: a costly move heard unsurely, or a command that takes back or ends
         something, is read back before it counts. ``shared``: heard at a shared microphone,
