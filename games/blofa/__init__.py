@@ -8,7 +8,7 @@ table's words. See ``docs/blofa.md``.
 from __future__ import annotations
 
 from games.base import GameSpec, register
-from games.blofa.rules import EVENTS, MOVES, BlofaRules, Options, decode, encode
+from games.blofa.rules import EVENTS, BlofaRules, Options, decode, encode
 from games.blofa.talk import TALK
 from grammars import game_languages
 
@@ -20,7 +20,6 @@ SPEC = register(
         min_players=4,
         max_players=4,
         options=Options,
-        moves=MOVES,
         events=EVENTS,
         rules=BlofaRules(),
         talk=TALK,

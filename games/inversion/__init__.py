@@ -14,7 +14,6 @@ SPEC = register(
         min_players=rules.MIN_PLAYERS,
         max_players=rules.MAX_PLAYERS,
         options=rules.Options,
-        moves=(rules.ChooseSuits, rules.LayLane, rules.ChooseFirst, rules.Declare, rules.PlayCard),
         events=(
             rules.SuitsChosen, rules.LaneLaid, rules.FirstChosen, rules.BidMade, rules.AuctionWon,
             rules.TrickStarted, rules.CardPlayed, rules.Inversion, rules.Revoke, rules.TrickWon,

@@ -13,7 +13,6 @@ SPEC = register(
         min_players=rules.MIN_PLAYERS,
         max_players=None,
         options=rules.Options,
-        moves=(rules.Say,),
         events=(rules.MoveMade, rules.PlayerOut, rules.MistakeCounted, rules.TurnPassed, rules.PlayerLeft),
         rules=rules.Rules(),
         talk=TALK,

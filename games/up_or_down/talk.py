@@ -26,6 +26,7 @@ from games.base import (
     Proposal,
     ScoreView,
     SpanView,
+    Talk,
     Unclear,
     View,
 )
@@ -49,7 +50,6 @@ from grammars.reader import (
     confusable,
     number_phrases,
     parse,
-    recognizer_phrase,
     spoken,
     to_words,
 )
@@ -309,7 +309,7 @@ def _ambiguous(numbers: Sequence[int], lang: str) -> Unclear:
     return Unclear(g.phrase("ambiguous", numbers=said), event, about_move=False)
 
 
-class UpOrDownTalk:
+class UpOrDownTalk(Talk[ud.State, Say, ud.Options]):
     # Logistic calibration of a hearing's confidence, fitted by tests/bench/bench_speech.py
     # --fit on espeak-ng Korean saying 1..100 in five voices, clean and noisy.
     calibration: tuple[float, float, float] | None = (-1.601, 0.044, 0.845)
@@ -447,13 +447,6 @@ class UpOrDownTalk:
         if isinstance(intent, CommandSaid):
             return Command(intent.name), trust
         return None, trust
-
-    def words(self, meaning: Meaning, lang: str) -> str:
-        if isinstance(meaning, Say):
-            return recognizer_phrase(meaning.number, lang)
-        if isinstance(meaning, Command):
-            return load(lang).commands[meaning.name][0]
-        return ""
 
 
 TALK = UpOrDownTalk()

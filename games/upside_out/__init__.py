@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from games.base import GameSpec, register
 from games.upside_out.deck import bundled
-from games.upside_out.rules import EVENTS, MOVES, Options, UpsideOutRules, decode, encode
+from games.upside_out.rules import EVENTS, Options, UpsideOutRules, decode, encode
 from games.upside_out.talk import UpsideOutTalk
 from grammars import game_languages
 
@@ -18,7 +18,6 @@ SPEC = register(
         min_players=2,
         max_players=4,
         options=Options,
-        moves=MOVES,
         events=EVENTS,
         rules=UpsideOutRules(),
         talk=UpsideOutTalk(),

@@ -34,6 +34,7 @@ from host.cli.options import (
 from host.cli.start import check_lang, check_setup, emit, new_session, resume_hint, said_first
 from host.config import get_settings
 from host.deadline import SkipClock, Watch
+from host.listening.listener import Heard
 from host.referee import Referee
 from host.speech.audio import (
     SAMPLE_RATE,
@@ -43,7 +44,6 @@ from host.speech.audio import (
     pcm_chunks,
     read_wav,
 )
-from host.speech.listener import Heard
 from host.speech.model import ENGINE_CHOICES, ModelUnavailable, describe_model
 
 

@@ -96,7 +96,7 @@ async def until(condition: Callable[[], bool], what: str) -> None:
 
 
 class RecordingListener:
-    """Stand-in for host.speech.listener.Listener: records what it is fed, and how."""
+    """Stand-in for host.listening.listener.Listener: records what it is fed, and how."""
 
     def __init__(self) -> None:
         self.muted = False

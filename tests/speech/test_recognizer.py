@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 
 from grammars import load
+from host.listening.phrases import waits_for_no_rank
 from host.speech.audio import pcm_chunks
 from host.speech.endpointer import Endpointer
 from host.speech.hearing import Hearing
-from host.speech.listener import waits_for_no_rank
 from host.speech.model import UNK, SpeechModel
 from host.speech.recognizer import GrammarRecognizer
 from tests.speech.conftest import NUMBERS, silence

@@ -22,9 +22,9 @@ import pytest
 from games.base import GameSpec, all_games
 from grammars import ROOT, load, pronunciations, variants
 from grammars.reader import normalise
+from host.listening.phrases import CONFIRMING, IDLE, PLAYING, every_phrase, phrase_list
 from host.referee import Referee
 from host.session import Player, SessionConfig, Table
-from host.speech.listener import CONFIRMING, IDLE, PLAYING, every_phrase, phrase_list
 from host.speech.model import SpeechModel, load_model, sphinx_dictionary_words
 from host.store import Store
 from tests.clock import Clock

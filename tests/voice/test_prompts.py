@@ -15,8 +15,8 @@ from games.up_or_down.talk import TALK, spoken_turn
 from grammars import voice_phrases
 from grammars.reader import spoken
 from host.channels.spoken import reply_lines
+from host.heard import SpeechText
 from host.referee import Referee
-from host.reply import Hearing
 from host.session import SessionConfig
 from host.store import Store
 
@@ -61,7 +61,7 @@ def test_reply_lines_drop_the_written_prompt(tmp_path: Path) -> None:
     assert reply_lines(reply, table) == ["Ann said fifty three."]
     muddle = referee.handle(session, "banana")
     assert reply_lines(muddle, referee.table(session)) == ["I didn't catch that."]
-    asked = referee.handle(session, "fifteen", hearing=Hearing(("fifteen",), 0.2))
+    asked = referee.handle(session, "fifteen", hearing=SpeechText(("fifteen",), 0.2))
     assert reply_lines(asked, referee.table(session)) == ["Bob, fifteen?"]  # one device: whose move
     declined = referee.handle(session, "no")
     assert reply_lines(declined, referee.table(session)) == [vp.say("en", "say_again")]

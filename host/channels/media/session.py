@@ -3,7 +3,7 @@
 Inbound: Twilio sends the caller's audio as 20 ms frames of 8 kHz mu-law. Each frame is
 decoded and resampled to 16 kHz in a worker thread (never on the event loop) and queued,
 at most ``max_queued_s`` of it (a flood beyond that is dropped), for a worker that feeds the
-:class:`~host.speech.listener.Listener` in a thread (Vosk is CPU-bound); the listener
+:class:`~host.listening.listener.Listener` in a thread (Vosk is CPU-bound); the listener
 referees what it hears and hands back the replies.
 
 Outbound: a reply's lines are synthesised (Piper for English, espeak-ng otherwise) at
@@ -40,6 +40,7 @@ from grammars import ROOT, load
 from grammars.reader import spoken
 from host.channels.media.playout import FRAME_S, BargeInDetector, Clock, Pacer, Sleep, mulaw_frames
 from host.channels.spoken import reply_lines, status_lines
+from host.listening.listener import Listener
 from host.referee import Referee
 from host.reply import Reply
 from host.session import Table
@@ -51,7 +52,6 @@ from host.speech.audio import (
     mulaw_decode,
     mulaw_encode,
 )
-from host.speech.listener import Listener
 from host.speech.model import ModelUnavailable, SpeechModel
 from host.speech.tts import prepare_in_background, synthesize
 
@@ -63,7 +63,7 @@ Synthesize = Callable[[str, str, int], bytes]
 
 
 class ListenerLike(Protocol):
-    """What the bridge needs of :class:`host.speech.listener.Listener`."""
+    """What the bridge needs of :class:`host.listening.listener.Listener`."""
 
     muted: bool
 

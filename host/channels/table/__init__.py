@@ -13,10 +13,10 @@ from collections.abc import Callable
 from host.channels.table.clock import StreamClock
 from host.channels.table.loudspeaker import Loudspeaker
 from host.channels.table.runner import TableRunner
+from host.listening.listener import Heard, Listener
 from host.referee import Referee
 from host.reply import Reply
 from host.speech.audio import SAMPLE_RATE
-from host.speech.listener import Heard, Listener
 from host.speech.model import SpeechModel
 from host.speech.tts import play
 
@@ -50,7 +50,7 @@ def open_table(
     clock, set going by this listener. ``on_reply``: the listener's (told inside each
     ruling's transaction); ``emit``, ``on_heard``, ``on_ignored``, ``due``: the runner's
     (:class:`TableRunner`). ``report_missing`` false: the caller says which words the model
-    lacks (:attr:`~host.speech.listener.StreamListener.missing_words`)."""
+    lacks (:attr:`~host.listening.listener.StreamListener.missing_words`)."""
     listener = Listener(
         referee, session_id, model, sample_rate=SAMPLE_RATE, report_missing=report_missing,
         on_reply=on_reply, confirm_lapse=confirm_lapse,

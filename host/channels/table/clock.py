@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 
-from host.speech.listener import StreamListener
+from host.listening.listener import StreamListener
 
 
 class StreamClock:

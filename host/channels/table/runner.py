@@ -1,7 +1,7 @@
 """The table's runner: audio in from one shared microphone, rulings out loud.
 
 :class:`TableRunner` pushes audio chunks (a microphone's, a WAV file's through the same
-path, or a browser's) into a :class:`~host.speech.listener.StreamListener`, hands every
+path, or a browser's) into a :class:`~host.listening.listener.StreamListener`, hands every
 reply to ``emit`` (the command line prints it, the browser's page shows it) and speaks it
 through a :class:`~host.channels.table.loudspeaker.Loudspeaker`.
 
@@ -26,9 +26,9 @@ import time
 from collections.abc import Callable, Iterable
 
 from host.channels.table.loudspeaker import Loudspeaker
+from host.listening.listener import Heard, StreamListener
 from host.reply import Reply
 from host.speech.audio import SAMPLE_WIDTH, as_int16
-from host.speech.listener import Heard, StreamListener
 from host.speech.vad import load_vad
 
 #: Extra input dropped after the host speaks: room echo, audio still in capture buffers.

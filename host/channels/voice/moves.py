@@ -3,7 +3,7 @@ waiting loop.
 
 The ``<Gather>``'s action URL carries a turn token, ``session.turn.counter``, which is also
 the referee's idempotency key: Twilio retrying a request gets the first ruling back. Keypad
-numbers are exact; speech goes to the referee as a ``Hearing`` so a doubtful mistake is
+numbers are exact; speech goes to the referee as a ``SpeechText`` so a doubtful mistake is
 confirmed ("Did you say fifteen?") first. The ``<Redirect>`` after each ``<Gather>`` lands
 on ``/silence``, which asks twice more and then applies the session's turn-timeout rule
 (``Referee.timeout``).
@@ -25,8 +25,8 @@ from host.channels.voice.menu import in_game
 from host.channels.voice.requests import confidence, field, query_int, signed
 from host.channels.voice.service import Token, Where, for_this_turn, turn_of
 from host.channels.voice.steps import after_game, ask_move, confirm_line, goodbye, next_step
+from host.heard import SpeechText
 from host.referee import describe_events
-from host.reply import Hearing
 from host.session import Table
 
 REPROMPTS = 2  # silent turns asked again before the turn-timeout rule applies
@@ -34,7 +34,7 @@ REPROMPTS = 2  # silent turns asked again before the turn-timeout rule applies
 MAX_KEYED_DIGITS = 8
 
 
-def _heard(form: FormData, lang: str, confirm: str | None, end: int) -> tuple[str | None, Hearing | None]:
+def _heard(form: FormData, lang: str, confirm: str | None, end: int) -> tuple[str | None, SpeechText | None]:
     """What was said, as text for the referee. Keys are exact (no hearing to doubt); speech
     comes with its confidence, and a missing confidence counts as low."""
     digits, speech = field(form, "Digits"), field(form, "SpeechResult")
@@ -50,7 +50,7 @@ def _heard(form: FormData, lang: str, confirm: str | None, end: int) -> tuple[st
         return (digits, None) if digits.isdigit() and len(digits) <= MAX_KEYED_DIGITS else (None, None)
     if speech:
         speech = speech[:500]
-        return speech, Hearing((speech,), confidence(field(form, "Confidence")))
+        return speech, SpeechText((speech,), confidence(field(form, "Confidence")))
     return None, None
 
 

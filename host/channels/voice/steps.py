@@ -17,7 +17,7 @@ from grammars.reader import spoken, to_words
 from host.channels.media.handover import mint_token, stream_response
 from host.channels.voice.calls import Call
 from host.channels.voice.service import VoiceChannel, Where, creator_of, turn_of
-from host.referee import asked_words
+from host.confirm import asked_words
 from host.session import Table
 
 GATHER_TIMEOUT = 6  # seconds of silence after the prompt before the <Redirect> runs

@@ -43,11 +43,11 @@ from starlette.datastructures import State
 from host.channels.table import TableRunner, open_table
 from host.channels.web import codes, mic
 from host.config import Settings
+from host.listening.listener import Heard
 from host.notify import Notifiers
 from host.referee import Referee
 from host.reply import Reply
 from host.speech.audio import SAMPLE_RATE, SAMPLE_WIDTH
-from host.speech.listener import Heard
 from host.speech.model import ModelUnavailable, SpeechModel, describe_model, load_model
 from host.store import SessionRow, Store
 
