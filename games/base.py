@@ -4,7 +4,7 @@ A game is a folder under ``games/`` whose ``__init__`` builds one :class:`GameSp
 registers it. The host finds games with :func:`find_game` and :func:`all_games` and never
 names one: a new game is a new folder and no edit in ``host/``.
 
-Two halves, both pure (no I/Opt, no clock, randomness only from the seed given):
+Two halves, both pure (no I/O, no clock, randomness only from the seed given):
 
 * :class:`Rules` judges and applies moves. ``refusal`` says why a move cannot be taken now
   (the rules forbid it: only that is ever a player's mistake in the game), ``play``
@@ -13,7 +13,10 @@ Two halves, both pure (no I/Opt, no clock, randomness only from the seed given):
 * :class:`Talk` turns words into a :class:`Proposal` and events into words. The parser
   proposes, the rules judge (python-chess ``parse_san`` over ``legal_moves``): a wrong
   move the table said must reach the rules to be refereed, so candidates include moves
-  the rules will refuse or rule a mistake.
+  the rules will refuse or rule a mistake. It is four parts, each a base class with
+  defaults for what most games share: :class:`Reader` (words in), :class:`Wording` (words
+  out), :class:`Ear` (what to listen for, what a hearing means) and :class:`Cost` (what a
+  mishearing costs). ``docs/new-game.md`` walks a new game through them.
 
 >>> spec = find_game("up-or-down")
 >>> spec is find_game("UpOrDown")
@@ -25,6 +28,7 @@ from __future__ import annotations
 import importlib
 import pkgutil
 import re
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import MISSING, dataclass, field, fields
 from functools import cached_property
@@ -34,7 +38,8 @@ from pydantic import TypeAdapter, ValidationError
 from typing_extensions import TypedDict  # pydantic reads this one on 3.11
 
 import games
-from games.core import End, Event, Leave, Outcome, Refusal
+from games.core import End, Event, Leave, Refusal
+from grammars import load
 
 S = TypeVar("S")
 M = TypeVar("M")
@@ -47,25 +52,6 @@ Opt_in = TypeVar("Opt_in", contravariant=True)
 #: Where a game can be played: typed at a terminal, by SMS, on a phone call (speech and
 #: keypad, no screen), at a table with one microphone.
 CHANNELS = ("text", "sms", "voice", "table")
-
-
-class GameState(Protocol):
-    """What every game's state has; the rest is the game's own."""
-
-    @property
-    def players(self) -> tuple[str, ...]: ...
-
-    @property
-    def turn(self) -> int:
-        """The number of the move awaited, from 1: a stale timer, token or read-back names
-        an older one."""
-        ...
-
-    @property
-    def is_over(self) -> bool: ...
-
-    @property
-    def outcome(self) -> Outcome | None: ...
 
 
 # -- what the words make -----------------------------------------------------------------------
@@ -91,6 +77,10 @@ class Answer:
     """Yes or no to a read-back ("Did you say ...?")."""
 
     yes: bool
+
+
+#: Commands that mean something only as the answer to a read-back.
+ANSWERS = ("yes", "no")
 
 
 @dataclass(frozen=True)
@@ -246,89 +236,135 @@ class Deadlines(Protocol[S_in]):
         ...
 
 
-class Talk(Protocol[S_in, M, Opt_in]):
-    """Words in and out for one game, in every language it ships (``grammar/<lang>.yaml``)."""
+# -- talk: words in, words out, the ear, cost ---------------------------------------------------
+#
+# A game's talk is one object made of four parts, split by direction the way hassil keeps
+# recognising apart from responding. Each part is a base class: what every game must say is
+# abstract, what most games share has a default. A new game subclasses :class:`Talk` and
+# writes the 12 abstract members (``docs/new-game.md``).
 
+
+class Reader(ABC, Generic[S, M]):
+    """Words in: text (typed, texted, or a phone's speech) into a :class:`Proposal`."""
+
+    @abstractmethod
     def read(
-        self, text: str, state: S_in | None, players: tuple[str, ...], speaker: str | None, asked: M | None,
+        self, text: str, state: S | None, players: tuple[str, ...], speaker: str | None, asked: M | None,
         lang: str,
     ) -> Proposal:
-        """What ``text`` (typed, or one speech alternative) proposes. ``speaker`` None is a
-        shared device: a move is the player's whose turn it is. ``asked``: the move of a
-        read-back waiting for yes or no."""
-        ...
+        """What ``text`` proposes. ``speaker`` None is a shared device: a move is the
+        player's whose turn it is. ``asked``: the move of a read-back waiting for yes or no."""
 
-    def describe(self, events: Sequence[Event], options: Opt_in, lang: str) -> list[str]:
+
+class Wording(ABC, Generic[S, M, Opt]):
+    """Words out: announcements, prompts, answers and the board on a screen."""
+
+    @abstractmethod
+    def describe(self, events: Sequence[Event], options: Opt, lang: str) -> list[str]:
         """Lines announcing ``events`` (a ruling's events together)."""
-        ...
 
-    def prompt(self, state: S_in, lang: str) -> str:
+    @abstractmethod
+    def prompt(self, state: S, lang: str) -> str:
         """What the table must do next; after the end, the result."""
-        ...
 
-    def spoken_prompt(self, state: S_in, lang: str) -> str:
-        """``prompt`` for the ear (a phone call): plainer, numbers as words if it helps."""
-        ...
+    def spoken_prompt(self, state: S, lang: str) -> str:
+        """``prompt`` for the ear (a phone call): plainer, numbers as words if it helps.
+        By default the prompt itself."""
+        return self.prompt(state, lang)
 
-    def status(self, state: S_in, lang: str) -> str: ...
+    @abstractmethod
+    def status(self, state: S, lang: str) -> str:
+        """The game so far, for the "status" command."""
 
-    def view(self, state: S_in, lang: str) -> View:
+    @abstractmethod
+    def view(self, state: S, lang: str) -> View:
         """The public board for a screen the whole table sees (``/t/<code>``), in the
         vocabulary of :class:`View`. Never anything private: no hand, no hidden card."""
-        ...
 
-    def rules(self, options: Opt_in, lang: str) -> str: ...
+    @abstractmethod
+    def rules(self, options: Opt, lang: str) -> str:
+        """The rules in short, for the "rules" command."""
 
-    def help(self, lang: str) -> str: ...
+    @abstractmethod
+    def help(self, lang: str) -> str:
+        """What players can say, for the "help" command."""
 
-    def refusal_text(self, refusal: Refusal, state: S_in, lang: str) -> str:
+    @abstractmethod
+    def refusal_text(self, refusal: Refusal, state: S, lang: str) -> str:
         """Why a move was not taken, then what is allowed now."""
-        ...
 
+    @abstractmethod
     def move_text(self, move: M, lang: str) -> str:
         """A move in words, for read-backs and "only Ann can take back ..."."""
-        ...
 
+    @abstractmethod
     def ambiguous(self, candidates: tuple[M, ...], lang: str) -> Unclear:
         """The question when words fit more than one move."""
-        ...
 
-    def costly(self, state: S_in, move: M) -> bool:
-        """Whether a misheard ``move`` would cost its mover: such a move heard unsurely is
-        read back before it counts (the confirmation policy asks the game)."""
-        ...
 
-    def likely(self, state: S_in, move: M) -> bool:
-        """Whether players usually make ``move`` now (allowed, not a mistake): a speech
-        prior between close readings."""
-        ...
-
-    def confusable(self, move: M, lang: str) -> tuple[M, ...]:
-        """Moves a recogniser might have heard instead (fifteen and fifty)."""
-        ...
-
-    # -- speech --
-
-    def listen_for(self, state: S_in, players: tuple[str, ...], lang: str, confirming: bool) -> Listening: ...
-
-    def vocabulary(self, players: tuple[str, ...], options: Opt_in, lang: str) -> list[str]:
-        """Every move phrase a listener may ever use (checked once against the model)."""
-        ...
-
-    def hear(
-        self, text: str, state: S_in | None, players: tuple[str, ...], confirming: bool, lang: str
-    ) -> tuple[Meaning, float]:
-        """What one recogniser alternative means (a move, a Command, or None) and how much
-        to trust that relative to its share (stray words the decoder adds cost trust)."""
-        ...
-
-    def words(self, meaning: Meaning, lang: str) -> str:
-        """Words ``read`` takes as ``meaning``: what the referee is given for a hearing."""
-        ...
+class Ear(Reader[S, M], Generic[S, M, Opt]):
+    """What a recogniser listens for and what a hearing means and weighs."""
 
     #: Logistic calibration (intercept, log-odds of the pooled share, best path) of a
     #: hearing's confidence, fitted on recordings; None: the pooled share is the confidence.
-    calibration: tuple[float, float, float] | None
+    calibration: tuple[float, float, float] | None = None
+
+    @abstractmethod
+    def listen_for(self, state: S, players: tuple[str, ...], lang: str, confirming: bool) -> Listening:
+        """The phrases that make a move now (and decoys to leave out); ``confirming``: a
+        read-back waits for its answer."""
+
+    @abstractmethod
+    def vocabulary(self, players: tuple[str, ...], options: Opt, lang: str) -> list[str]:
+        """Every move phrase a listener may ever use (checked once against the model)."""
+
+    def hear(
+        self, text: str, state: S | None, players: tuple[str, ...], confirming: bool, lang: str
+    ) -> tuple[Meaning, float]:
+        """What one recogniser alternative means (a move, a Command, or None) and how much
+        to trust that relative to its share (stray words the decoder adds cost trust).
+
+        By default what :meth:`read` proposes of the words as they stand, when that is one
+        move or a command, trusted fully; while a read-back waits (``confirming``) also the
+        grammar's yes and no, said as the recogniser spells them."""
+        if confirming:
+            g = load(lang)
+            spelled = g.speech_commands or g.commands
+            said = " ".join(text.split())
+            for answer in ANSWERS:
+                if said in spelled.get(answer, g.commands[answer]):
+                    return Command(answer), 1.0
+        proposal = self.read(text, state, players, None, None, lang)
+        if isinstance(proposal, Moves) and len(proposal.candidates) == 1:
+            return proposal.candidates[0], 1.0
+        if isinstance(proposal, Command) and proposal.name not in ANSWERS:
+            return proposal, 1.0
+        return None, 0.0
+
+    def confusable(self, move: M, lang: str) -> tuple[M, ...]:
+        """Moves a recogniser might have heard instead (fifteen and fifty); by default none."""
+        return ()
+
+
+class Cost(ABC, Generic[S, M]):
+    """What a mishearing would cost, and what players usually do: the confirmation policy
+    (``host/confirm.py``) and the listener's prior ask these."""
+
+    def costly(self, state: S, move: M) -> bool:
+        """Whether a misheard ``move`` would cost its mover: such a move heard unsurely is
+        read back before it counts. By default every move is."""
+        return True
+
+    def likely(self, state: S, move: M) -> bool | None:
+        """Whether players usually make ``move`` now (allowed, not a mistake): a speech
+        prior between close readings. None (the default): the rules decide, as
+        :meth:`GameSpec.likely` asks them (a move they do not refuse is likely)."""
+        return None
+
+
+class Talk(Ear[S, M, Opt], Wording[S, M, Opt], Cost[S, M]):
+    """Words in and out for one game, in every language it ships (``grammar/<lang>.yaml``):
+    :class:`Reader`, :class:`Wording`, :class:`Ear` and :class:`Cost` together."""
 
 
 # -- the game ------------------------------------------------------------------------------------
@@ -376,9 +412,18 @@ class OptionInfo:
 
 
 @dataclass(frozen=True)
+class SetupFlag:
+    """A command-line flag whose value is table talk said before the game starts
+    (``--suits heart,spade,club``): a setup step the table could as well say aloud."""
+
+    flag: str
+    help: str  # what the value is, e.g. "the suits, e.g. heart,spade,club"
+
+
+@dataclass(frozen=True)
 class GameSpec(Generic[S, M, Opt]):
     """One game as the host sees it. ``options`` is a frozen dataclass whose fields carry
-    ``metadata={"help": ..., "flag": "--suits"}``; ``encode``/``decode`` turn the game's
+    ``metadata={"help": ..., "flag": "--dealer"}``; ``encode``/``decode`` turn the game's
     moves into the JSON the session log keeps and back."""
 
     name: str
@@ -387,7 +432,6 @@ class GameSpec(Generic[S, M, Opt]):
     min_players: int
     max_players: int | None
     options: type[Opt]
-    moves: tuple[type, ...]
     events: tuple[type[Event], ...]
     rules: Rules[S, M, Opt]
     talk: Talk[S, M, Opt]
@@ -403,6 +447,9 @@ class GameSpec(Generic[S, M, Opt]):
     #: Words that set options when a game is started by a short message ("NEW TRAINING"):
     #: word -> option values.
     option_words: Mapping[str, Mapping[str, object]] = field(default_factory=dict)
+    #: Command-line flags that say setup steps before the game, in the order the game asks
+    #: them (an option's own flag is its field's ``metadata["flag"]``).
+    setup_flags: tuple[SetupFlag, ...] = ()
     _names: frozenset[str] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -419,6 +466,12 @@ class GameSpec(Generic[S, M, Opt]):
 
     def seats(self, count: int) -> bool:
         return count >= self.min_players and (self.max_players is None or count <= self.max_players)
+
+    def likely(self, state: S, move: M) -> bool:
+        """Whether players usually make ``move`` now: the talk's answer (:meth:`Cost.likely`),
+        else whether the rules allow it."""
+        said = self.talk.likely(state, move)
+        return self.rules.refusal(state, move) is None if said is None else said
 
     @property
     def has_deadlines(self) -> bool:

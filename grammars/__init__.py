@@ -2,6 +2,8 @@
 
 The same files feed the text parser, the Vosk phrase list and Twilio ``<Gather>`` hints.
 Loading validates every file and names the file and line of any error (hassil style).
+A language is a folder here (``grammars/<lang>/``, with its test file ``tests.yaml``) and one
+in each game that ships it (``games/<game>/grammar/<lang>/``: ``words.yaml`` and ``tests.yaml``).
 """
 
 from __future__ import annotations
@@ -184,7 +186,7 @@ ModelT = TypeVar("ModelT", bound=BaseModel)
 
 def load_file(path: Path, model: type[ModelT]) -> ModelT:
     """One YAML file validated as ``model``; a GrammarError names the file and line.
-    Games keep their own words in ``games/<game>/grammar/<lang>.yaml`` and read them so."""
+    Games keep their own words in ``games/<game>/grammar/<lang>/words.yaml`` and read them so."""
     validated = _validate(model, path)
     assert isinstance(validated, model)
     return validated
@@ -226,6 +228,14 @@ def _phones(path: Path) -> dict[str, str]:
 
 def languages(root: Path = ROOT) -> list[str]:
     return sorted(p.name for p in root.iterdir() if (p / "numbers.yaml").is_file())
+
+
+def game_languages(package_file: str) -> tuple[str, ...]:
+    """The languages a game ships, from its package's ``__file__``: the folders of its
+    ``grammar/`` with a ``words.yaml``, English first (the others are checked against it)."""
+    grammar = Path(package_file).parent / "grammar"
+    found = sorted(p.name for p in grammar.iterdir() if (p / "words.yaml").is_file())
+    return tuple(sorted(found, key=lambda lang: lang != "en"))
 
 
 @cache

@@ -17,8 +17,12 @@ from starlette.middleware.exceptions import ExceptionMiddleware
 from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from host import timeouts
+from host.channels import health, media, sms, voice
+from host.channels.web.router import router as web
 from host.config import Settings, get_settings
 from host.lobby import Lobby
+from host.notify import Notifiers
 from host.outbound import Outbound
 from host.referee import Clock, Referee
 from host.store import Store
@@ -56,6 +60,7 @@ def create_app(
         try:
             yield
         finally:
+            await timeouts.stop(app)
             await asyncio.to_thread(app.state.workers.stop)  # the requests' work, finished
             await asyncio.to_thread(app.state.outbound.stop)
 
@@ -80,25 +85,22 @@ def create_app(
     app.state.settings = settings
     app.state.store = store
     app.state.referee = referee
-    app.state.lobby = Lobby(referee)
+    app.state.lobby = lobby = Lobby(referee)
     app.state.outbound = Outbound(settings, store)
     app.state.workers = Workers.for_store(store)
+    app.state.notifiers = Notifiers(lobby)  # each channel's setup registers its own
     app.state.background = []
+    timeouts.install(app)  # the backstop turn clock, for every channel's games
 
     # Twilio's webhooks first: a request is matched against the routes in order, and they
-    # are nearly all of the traffic.
-    for name in ("sms", "voice", "media"):
-        module = _channel(name)
-        if module is not None:
-            app.include_router(module.router)
-            setup = getattr(module, "setup", None)
-            if setup is not None:
-                setup(app)
-    from host.channels import health
-
+    # are nearly all of the traffic. Each channel's setup reads only what is set above.
+    sms.setup(app)
+    voice.setup(app)
+    media.setup(app)
+    if settings.voice_recognizer == "vosk":
+        # A call's game goes to our own recogniser when there is a model for its language.
+        app.state.voice.streams = app.state.media.models.available
     app.include_router(health.router)
-    from host.web.router import router as web
-
     app.include_router(web)  # the home page and the table on a screen
     return app
 
@@ -192,33 +194,8 @@ def app_from_env() -> FastAPI:
 
 
 def _apology(request: Request, settings: Settings) -> Response:
-    from grammars import load
-    from host import voice_prompts as vp
-
-    path, lang = request.url.path, settings.lang
+    path = request.url.path
     log.warning("a request to %s with badly typed query values: answered with an apology", path)
-    if path.startswith("/twilio/voice"):
-        from twilio.twiml.voice_response import VoiceResponse
-
-        vr = VoiceResponse()
-        vr.say(vp.say(lang, "trouble"), language=vp.language_tag(lang))
-        # Back in through the front door, which finds the caller's game again.
-        base = (settings.public_url or str(request.base_url)).rstrip("/")
-        vr.redirect(f"{base}/twilio/voice?again=1", method="POST")
-        return Response(str(vr), media_type="application/xml")
-    from twilio.twiml.messaging_response import MessagingResponse
-
-    mr = MessagingResponse()
-    mr.message(load(lang).phrase("sms_error"))
-    return Response(str(mr), media_type="application/xml")
-
-
-def _channel(name: str):  # type: ignore[no-untyped-def]
-    import importlib
-
-    try:
-        return importlib.import_module(f"host.channels.{name}")
-    except ModuleNotFoundError as exc:
-        if exc.name != f"host.channels.{name}":
-            raise
-        return None
+    if path.startswith(voice.PATH):
+        return voice.apology(request, settings)
+    return sms.apology(settings.lang)

@@ -63,7 +63,7 @@ class Settings(BaseSettings):
     # until it gives the join code of the game its number plays in.
     voice_caller_id: Literal["trust", "attested"] = "trust"
 
-    # Media Streams (host/channels/media.py): a Vosk model folder for streamed calls (else
+    # Media Streams (host/channels/media/): a Vosk model folder for streamed calls (else
     # the model installed for the call's language), and whether vosk may download one.
     media_model_dir: Path | None = None
     media_model_download: bool = False

@@ -244,11 +244,29 @@ class Lobby:
             if member is None:
                 return None
             reply = self.referee.leave(member.session_id, member.name)
-            self._changed()
-            self.store.execute("DELETE FROM members WHERE address = ?", (address,))
-            if not self.members(member.session_id):
-                self.store.set_status(member.session_id, "closed")
+            self._drop(member)
             return reply
+
+    def left(self, address: str, reply: Reply) -> bool:
+        """Whether ``reply`` is the referee's ruling on the "leave" that ``address``'s player
+        said (its events say so); if it is, the number is taken off its game's members, as
+        :meth:`leave` would have, and the channel says goodbye."""
+        said_leave = any(e.get("type") == "command" and e.get("command") == "leave" for e in reply.events)
+        if not (reply.accepted and said_leave):
+            return False
+        member = self.member(address)
+        if member is None or member.session_id != reply.session_id:
+            return False
+        self._drop(member)
+        return True
+
+    def _drop(self, member: Member) -> None:
+        """Off its game's members (ruled out by the referee already); the last one out
+        closes the game."""
+        self._changed()
+        self.store.execute("DELETE FROM members WHERE address = ?", (member.address,))
+        if not self.members(member.session_id):
+            self.store.set_status(member.session_id, "closed")
 
     # -- opt-outs --------------------------------------------------------------------------
 

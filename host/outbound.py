@@ -49,6 +49,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
+from requests.exceptions import ConnectionError as HttpConnectionError
+from requests.exceptions import ConnectTimeout
+from twilio.base.exceptions import TwilioRestException
+from twilio.http.http_client import TwilioHttpClient
+from twilio.rest import Client
+from urllib3.exceptions import NewConnectionError
+
 from host.config import Settings
 from host.store import Store
 
@@ -103,17 +110,14 @@ def may_have_reached_twilio(exc: BaseException) -> bool:
     the answer, a connection dropped after the request went out, another 5xx (the
     request may have been carried out before the error) or anything unexpected is an
     unknown outcome."""
-    from requests import exceptions as http
-    from twilio.base.exceptions import TwilioRestException
-
     if isinstance(exc, Permanent):
         return False
     if isinstance(exc, TwilioRestException):
         status = int(exc.status or 0)
         return status >= 500 and status != 503
-    if isinstance(exc, http.ConnectTimeout):
+    if isinstance(exc, ConnectTimeout):
         return False
-    if isinstance(exc, http.ConnectionError):
+    if isinstance(exc, HttpConnectionError):
         return not _never_connected(exc)
     return True
 
@@ -121,8 +125,6 @@ def may_have_reached_twilio(exc: BaseException) -> bool:
 def _never_connected(exc: BaseException) -> bool:
     """A connection error raised before any byte of the request left (refused, no route,
     no such host): urllib3's NewConnectionError somewhere in its reasons or causes."""
-    from urllib3.exceptions import NewConnectionError
-
     seen: set[int] = set()
     todo: list[object] = [exc]
     while todo:
@@ -179,9 +181,6 @@ class Outbound:
             return None
         client = getattr(self._local, "client", None)
         if client is None:
-            from twilio.http.http_client import TwilioHttpClient
-            from twilio.rest import Client
-
             http = TwilioHttpClient(timeout=self.settings.twilio_timeout)
             client = Client(sid, token.get_secret_value(), http_client=http)
             if self.settings.twilio_api_base:
@@ -333,8 +332,6 @@ class Outbound:
         self._settle(renewed, "sent", None, sid=sid)
 
     def _call(self, client: Any, item: OutboxItem) -> str:
-        from twilio.base.exceptions import TwilioRestException
-
         try:
             if item.kind == "sms":
                 result = client.messages.create(to=item.to, from_=item.from_, body=item.body)

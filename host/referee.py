@@ -1,7 +1,9 @@
 """The referee: who may speak, read-backs, undo, and the ruling, for any game.
 
-One path for every move: the game's talk reads the words into a proposal, the game's rules
-judge it (``refusal``), a costly move heard unsurely is read back first, and the ruling is
+One path for every move: the game's talk reads the words into a proposal (text channels:
+:meth:`Referee.handle`), or a listener hands over what it heard as a meaning
+(:meth:`Referee.handle_heard`, ``host/heard.py``); the game's rules judge it (``refusal``),
+what was heard unsurely is read back first (``host/confirm.py``), and the ruling is
 written to the session's log (``host/session.py``) before anything is announced. A
 repeated request key (an SMS MessageSid, a voice turn token) finds the reply it got the
 first time. The referee knows games only through ``games/base.py``.
@@ -21,7 +23,9 @@ from games.base import Answer, Command, GameSpec, Moves, Unclear
 from games.core import End, Event, Leave, MoveUndone, event_to_json, json_value
 from grammars import load
 from grammars.reader import parse
-from host.reply import Hearing, Reply
+from host.confirm import command_read_back, confirm_line, needs_confirmation, unsure
+from host.heard import HeardMeaning, SpeechText, answer_words, heard_proposal, other_readings
+from host.reply import Reply
 from host.session import (
     Ask,
     Begin,
@@ -65,36 +69,13 @@ def move_fields(spec: GameSpec[Any, Any, Any], move: Any) -> dict[str, Any]:
     return {k: v for k, v in spec.encode_move(move).items() if k not in ("move", "action", "player")}
 
 
-#: Commands that take something back or end something: heard unsurely, they are read back.
-DESTRUCTIVE = ("undo", "finish", "leave", "new_game")
+#: How an utterance reached the referee besides its words: None typed or texted, a phone's
+#: speech as text, or a meaning a listener heard.
+Spoken = SpeechText | HeardMeaning | None
 
 
-def confirm_line(lang: str, what: str, player: str = "", *, again: bool = False) -> str:
-    """The read-back: "Did you say 15?", or at a shared microphone, where anyone may be
-    heard, naming whose move it is: "Bob, 15?". ``again``: a command that must be said
-    again to count: "Ann, leave? Say leave again to be sure."."""
-    g = load(lang)
-    if player and what.startswith(player) and not what[len(player) : len(player) + 1].isalnum():
-        player = ""  # the move's words name them already ("Ann plays Bury?")
-    if again:
-        line = g.phrase("confirm_again", what=what)
-        return f"{player}, {line}" if player else line
-    return g.phrase("confirm_player", player=player, what=what) if player else g.phrase("confirm", what=what)
-
-
-def asked_words(table: Table) -> str:
-    """The read-back waiting, in words: the move ("15") or the command ("undo")."""
-    asked = table.asked
-    assert asked is not None
-    if asked.command is not None:
-        return load(table.lang).commands[asked.command][0]
-    return table.spec.talk.move_text(asked.move, table.lang)
-
-
-def _unsure(table: Table, hearing: Hearing | None) -> bool:
-    return hearing is not None and (
-        hearing.confidence is None or hearing.confidence < table.config.confirm_below
-    )
+def _unsure(table: Table, hearing: Spoken) -> bool:
+    return hearing is not None and unsure(hearing.confidence, table.config.confirm_below)
 
 
 def prompt_text(table: Table) -> str | None:
@@ -238,17 +219,26 @@ class Referee:
         speaker: str | None = None,
         *,
         key: str | None = None,
-        hearing: Hearing | None = None,
+        hearing: SpeechText | None = None,
     ) -> Reply:
-        """Referee one utterance. ``speaker`` None means a shared device: moves are taken
-        as the current player's. A repeated ``key`` returns the first reply unchanged."""
+        """Referee one utterance as words: typed, texted, or a phone's speech (``hearing``:
+        what its recogniser heard, with a confidence). ``speaker`` None means a shared
+        device: moves are taken as the current player's. A repeated ``key`` returns the
+        first reply unchanged."""
         with self.store.transaction():
             if key is not None and (saved := self.store.reply(key)) is not None:
                 return Reply.from_json(saved)
-            reply = self._handle(session_id, text, speaker, hearing, self.clock())
+            said = hearing.alternatives[0] if hearing is not None and hearing.alternatives else text
+            reply = self._handle(session_id, said, speaker, hearing, self.clock())
             if key is not None:
                 self.store.save_reply(key, session_id, reply.to_json())
             return reply
+
+    def handle_heard(self, session_id: str, heard: HeardMeaning, speaker: str | None = None) -> Reply:
+        """Referee what a listener heard (``host/listening/``): its meaning is ruled as it
+        is, never turned back into words. ``speaker`` as for :meth:`handle`."""
+        with self.store.transaction():
+            return self._handle(session_id, heard.text, speaker, heard, self.clock())
 
     def act(self, session_id: str, move: Any, text: str = "") -> Reply:
         """Rule a move given directly (setup from command-line options). Raises Refused
@@ -299,9 +289,7 @@ class Referee:
 
     # -- one utterance -----------------------------------------------------------------------
 
-    def _handle(
-        self, session_id: str, text: str, speaker: str | None, hearing: Hearing | None, now: float
-    ) -> Reply:
+    def _handle(self, session_id: str, said: str, speaker: str | None, hearing: Spoken, now: float) -> Reply:
         table = self.table(session_id)
         g = load(table.lang)
         reply = Reply(session_id)
@@ -319,18 +307,24 @@ class Referee:
             table, asked = self.table(session_id), None
         if asked is not None and not (speaker is None or not asked.player or speaker == asked.player):
             asked = None  # not theirs to answer
-        said = hearing.alternatives[0] if hearing is not None and hearing.alternatives else text
         talk = table.spec.talk
+        open_mic = isinstance(hearing, HeardMeaning) and hearing.open_mic
         if asked is not None and asked.command is not None:
+            if isinstance(hearing, HeardMeaning):
+                words = answer_words(hearing.meaning)
+            else:
+                words = frozenset(parse(said, table.lang).commands)
             answered = self._answer_command(
-                session_id, table, asked.command, said, speaker, reply, now, hearing
+                session_id, table, asked.command, words, speaker, reply, now, open_mic=open_mic
             )
             if answered is not None:
                 return answered
             asked = None
-        proposal = talk.read(
-            said, table.state, table.names, speaker, asked.move if asked is not None else None, table.lang
-        )
+        asked_move = asked.move if asked is not None else None
+        if isinstance(hearing, HeardMeaning):
+            proposal = heard_proposal(table, hearing.meaning, asked_move)
+        else:
+            proposal = talk.read(said, table.state, table.names, speaker, asked_move, table.lang)
         if isinstance(proposal, Answer):
             assert asked is not None
             if proposal.yes:
@@ -343,13 +337,9 @@ class Referee:
             reply.private.append(g.phrase("not_understood", turn=talk.prompt(table.state, table.lang)))
             return reply
         if isinstance(proposal, Command):
-            open_mic = hearing is not None and hearing.open_mic
-            if proposal.name in DESTRUCTIVE and table.state is not None and (
-                open_mic or (table.running and _unsure(table, hearing))
+            if table.state is not None and command_read_back(
+                proposal.name, open_mic=open_mic, unsure=_unsure(table, hearing), running=table.running
             ):
-                # What takes back or ends something is read back first when heard unsurely,
-                # and always by an open microphone, where anyone's remark may sound like it
-                # ("hi everyone" was once heard as "I'm leaving").
                 return self._ask(
                     session_id, table, None, reply, now, command=proposal.name, player=speaker,
                     shared=speaker is None, again=open_mic, hearing=hearing,
@@ -384,7 +374,7 @@ class Referee:
         return reply
 
     def _judge(
-        self, session_id: str, table: Table, move: Any, text: str, hearing: Hearing | None, reply: Reply,
+        self, session_id: str, table: Table, move: Any, text: str, hearing: Spoken, reply: Reply,
         now: float, *, shared: bool = False,
     ) -> Reply:
         spec, state = table.spec, table.state
@@ -395,41 +385,27 @@ class Referee:
             reply.private.append(spec.talk.refusal_text(problem, state, table.lang))
             reply.turn, reply.next_player = state.turn, table.current_player
             return reply
-        if hearing is not None and (hearing.doubtful or self._needs_confirmation(table, move, hearing)):
+        if hearing is not None and (
+            (isinstance(hearing, HeardMeaning) and hearing.doubtful)
+            or needs_confirmation(
+                spec.talk, state, move, table.lang, unsure=_unsure(table, hearing),
+                readings=other_readings(table, hearing),
+            )
+        ):
             return self._ask(session_id, table, move, reply, now, shared=shared, hearing=hearing)
         return self._rule(session_id, move, text, reply, now)
-
-    def _needs_confirmation(self, table: Table, move: Any, hearing: Hearing) -> bool:
-        """Misrecognition must not cost anyone: a costly move is read back when the hearing
-        is unsure, or when something it is easily confused with, or another reading of the
-        same utterance, would not be costly."""
-        talk, state, lang = table.spec.talk, table.state, table.lang
-        unsure = _unsure(table, hearing)
-        others = hearing.alternatives[1:]
-        readings = [talk.read(other, state, table.names, None, None, lang) for other in others]
-        if unsure and any(isinstance(r, Command) and r.name in DESTRUCTIVE for r in readings):
-            return True  # "undo" heard as a number must not be ruled as one without a question
-        if not talk.costly(state, move):
-            return False
-        if unsure:
-            return True
-        if any(not talk.costly(state, m) for m in talk.confusable(move, lang)):
-            return True
-        return any(
-            isinstance(r, Moves) and any(not talk.costly(state, m) for m in r.candidates) for r in readings
-        )
 
     def _ask(
         self, session_id: str, table: Table, move: Any, reply: Reply, now: float, *,
         command: str | None = None, player: str | None = None, shared: bool = False, again: bool = False,
-        hearing: Hearing | None = None,
+        hearing: Spoken = None,
     ) -> Reply:
         """Speech: a costly move heard unsurely, or a command that takes back or ends
         something, is read back before it counts. ``shared``: heard at a shared microphone,
         so the question names whose move (or leave) it is. ``again``: the command must be
         said again to count (see :meth:`_answer_command`)."""
         spec = table.spec
-        lapse = hearing.lapse if hearing is not None else None
+        lapse = hearing.lapse if isinstance(hearing, HeardMeaning) else None
         if command is not None:
             who = player or (table.current_player or "" if command == "leave" and table.running else "")
             ask = Ask(command=command, player=who, turn=table.state.turn, lapse=lapse)
@@ -458,15 +434,14 @@ class Referee:
     # -- commands ------------------------------------------------------------------------------
 
     def _answer_command(
-        self, session_id: str, table: Table, command: str, said: str, speaker: str | None, reply: Reply,
-        now: float, hearing: Hearing | None = None,
+        self, session_id: str, table: Table, command: str, words: frozenset[str], speaker: str | None,
+        reply: Reply, now: float, *, open_mic: bool = False,
     ) -> Reply | None:
-        """Yes or no to "Did you say undo?", or the command said again; None: the words are
-        read as they stand. By an open microphone only the command said again confirms it:
-        a "that's right" at a table may be about anything."""
-        words = set(parse(said, table.lang).commands)
+        """Yes or no to "Did you say undo?", or the command said again (``words``: the
+        commands said); None: the words are read as they stand. By an open microphone only
+        the command said again confirms it: a "that's right" at a table may be about
+        anything."""
         if "no" not in words:
-            open_mic = hearing is not None and hearing.open_mic
             if command in words or ("yes" in words and not open_mic):
                 self._append(session_id, Drop(), now)
                 return self._command(session_id, self.table(session_id), command, speaker, reply, now)
@@ -475,12 +450,13 @@ class Referee:
                 reply.private.append(load(table.lang).phrase("confirm_again", what=what))
                 return reply
             return None
-            self._append(session_id, Drop(), now)
-            reply.events.append({"type": "not_confirmed", "player": speaker or "", "command": command})
-            prompt = table.spec.talk.prompt(table.state, table.lang)
-            reply.private.append(load(table.lang).phrase("not_understood", turn=prompt))
-            return reply
-        return None
+        # "No": nothing is taken back or ended, and the question is closed, so a later
+        # "yes" about something else cannot answer it.
+        self._append(session_id, Drop(), now)
+        reply.events.append({"type": "not_confirmed", "player": speaker or "", "command": command})
+        prompt = table.spec.talk.prompt(table.state, table.lang)
+        reply.private.append(load(table.lang).phrase("not_understood", turn=prompt))
+        return reply
 
     def _command(
         self, session_id: str, table: Table, name: str, speaker: str | None, reply: Reply, now: float

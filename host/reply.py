@@ -42,22 +42,3 @@ class Reply:
             data["confirm"] = str(data["confirm"])
         return cls(**data)
 
-
-@dataclass(frozen=True)
-class Hearing:
-    """What a recogniser heard: alternatives best first and a confidence in 0..1.
-    Text channels pass no hearing; their words are taken as typed."""
-
-    alternatives: tuple[str, ...]
-    confidence: float | None = None
-    #: Heard by an open microphone at a table (not a phone's answer to a prompt): anyone's
-    #: remark may sound like a command, so what ends something is read back, and only the
-    #: command said again confirms it.
-    open_mic: bool = False
-    #: Seconds a question asked on this hearing waits for its answer before it lapses and
-    #: changes nothing (None: it waits). An open microphone's table talks on.
-    lapse: float | None = None
-    #: The hearing itself is doubtful (other readings of the sound hold much of it): a move
-    #: is read back even when it would cost nothing, for a read-back costs less than a wrong
-    #: number in the chain.
-    doubtful: bool = False

@@ -1,6 +1,6 @@
 """A session is its log: the ordered inputs a table accepted, folded into its state.
 
-The log is kept by ``host/store.py``; the state is rebuilt by replaying it through the
+The log is kept by ``host/store/``; the state is rebuilt by replaying it through the
 game's rules (``games/base.py``), so undo, crash recovery and idempotency come from one
 pure fold, :func:`apply`. Rows written by earlier releases are upcast as they are read
 (:func:`upcast`), so a stored session goes on after an upgrade.

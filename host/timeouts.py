@@ -25,10 +25,8 @@ from fastapi import FastAPI
 
 from games.base import all_games
 from grammars import load
-from host import notify
 from host.deadline import limit
-from host.lobby import Lobby
-from host.outbound import Outbound
+from host.notify import Notifiers
 from host.referee import Clock, Referee
 from host.reply import Reply
 
@@ -47,12 +45,9 @@ class TimerAction:
 
 
 class TurnTimer:
-    def __init__(
-        self, referee: Referee, lobby: Lobby, outbound: Outbound, clock: Clock | None = None
-    ) -> None:
+    def __init__(self, referee: Referee, notifiers: Notifiers, clock: Clock | None = None) -> None:
         self.referee = referee
-        self.lobby = lobby
-        self.outbound = outbound
+        self.notifiers = notifiers
         self.store = referee.store
         self.clock = clock or referee.clock
         # In-memory shortcuts only; the stored log and turn_reminders stay the truth. Both
@@ -136,11 +131,10 @@ class TurnTimer:
     def _deliver(self, action: TimerAction) -> None:
         """Into the outbox, inside the ruling's transaction (the sender thread sends)."""
         if action.kind == "timeout":
-            notify.fan_out(self.lobby, self.outbound, action.reply)
+            self.notifiers.fan_out(action.reply)
             return
-        for member in self.lobby.members(action.session_id):
-            if member.name == action.player and notify.reachable(self.lobby, member):
-                notify.tell(self.outbound, member, action.reply)
+        if action.player is not None:
+            self.notifiers.tell_player(action.reply, action.player)
 
     async def run(self, interval: float = TICK_SECONDS) -> None:
         while True:
@@ -152,16 +146,16 @@ class TurnTimer:
 
 
 def install(app: FastAPI) -> TurnTimer:
-    """The app's one turn timer, started with the server (channels may all call this)."""
-    timer: TurnTimer | None = getattr(app.state, "turn_timer", None)
-    if timer is None:
-        timer = TurnTimer(app.state.referee, app.state.lobby, app.state.outbound)
-        app.state.turn_timer = timer
+    """The app's one turn timer (``create_app`` installs it), started with the server and
+    stopped by :func:`stop`."""
+    timer = TurnTimer(app.state.referee, app.state.notifiers)
+    app.state.turn_timer = timer
+    app.state.turn_timer_task = None
 
-        async def start(app: FastAPI) -> None:
-            app.state.turn_timer_task = asyncio.create_task(timer.run(), name="turn-timer")
+    async def start(app: FastAPI) -> None:
+        app.state.turn_timer_task = asyncio.create_task(timer.run(), name="turn-timer")
 
-        app.state.background.append(start)
+    app.state.background.append(start)
     return timer
 
 

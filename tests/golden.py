@@ -1,81 +1,60 @@
-"""Golden transcripts: seeded games through the referee, every input and every line said.
+"""Golden transcripts: each game's golden script (``games/<game>/tests/golden.py``) through
+the referee and by text message, every input and every line said.
 
-``tests/host/test_golden.py`` diffs them against ``tests/transcripts/*.txt``; after an
-intended change of wording, regenerate and read the diff:
+``tests/host/test_golden.py`` diffs them against ``games/<game>/tests/transcripts/*.txt``;
+after an intended change of wording, regenerate and read the diff:
 
     python -m tests.golden --update
 """
 
 from __future__ import annotations
 
-import random
+import functools
 import sys
 import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from types import ModuleType
+from typing import Any
 
 from games.blofa.tests import golden as blofa_golden
-from games.up_or_down import rules as ud
+from games.inversion.tests import golden as inversion_golden
+from games.up_or_down.tests import golden as up_or_down_golden
 from games.upside_out.tests import golden as upside_golden
 from host.referee import Referee
 from host.session import SessionConfig
 from host.store import Store
 from tests.clock import Clock
-from tests.inversion_deals import dealt_game
 from tests.sms.conftest import PHONES, build
 
-FOLDER = Path(__file__).parent / "transcripts"
 Script = tuple[SessionConfig, list[str], list[str]]  # config, players, "Name: words" lines
 
 
-def up_or_down_script() -> Script:
-    """A tournament of three with mistakes, commands, an undo and the winner."""
-    rng = random.Random(11)
-    players = ["Ann", "Bob", "Cy"]
-    game = ud.new_game(players)
-    lines: list[str] = []
-    while not game.is_over:
-        player = game.current_player
-        valid = ud.valid_numbers(game)
-        number = rng.choice(valid) if rng.random() < 0.8 else rng.randint(1, 100)
-        lines.append(f"{player}: {number}")
-        game, _ = ud.play(game, number)
-    lines[1:1] = ["Bob: whose turn", "Cy: fifty and sixty", "Bob: umm"]
-    lines[5:5] = ["Cy: score", "Ann: undo"]
-    # The winner opens a rematch with a number outside the range; the chain goes on from it.
-    lines += ["Cy: new game", "Cy: a million", "Ann: 54", "Bob: whose turn"]
-    return SessionConfig(), players, lines
-
-
-def inversion_script(players: list[str], seed: int) -> Script:
-    """A dealt game with setup said out, one revoke, and a few things said wrong."""
-    game = dealt_game(seed, players, revoke=True)
-    setup = [
-        f"{players[1]}: {' '.join(s.value + 's' for s in game.suits)}",
-        f"{players[1]}: {' '.join(map(str, game.lane[:4]))}",
-        f"{players[0]}: {', '.join(str(c) for c in game.lane[4:])}",
-        f"{players[0]}: {players[0]}",
-    ]
-    lines = [*game.lines]
-    noise = [f"{players[1]}: {game.lane[-1]}", f"{players[0]}: whose turn", f"{players[0]}: umm"]
-    at = len(players) + 2 if len(players) > 2 else 1
-    lines[at:at] = noise
-    return SessionConfig(game="inversion"), players, [*setup, *lines, f"{players[0]}: score"]
-
-
-def from_game(script: Callable[[], tuple[Sequence[str], dict[str, object], list[str]]], game: str) -> Script:
+def from_game(script: Callable[[], tuple[Sequence[str], dict[str, Any], list[str]]], game: str) -> Script:
     """A game folder's own golden script (``games/<game>/tests/golden.py``)."""
     players, options, lines = script()
     return SessionConfig(game=game, options=dict(options)), list(players), list(lines)
 
 
-SCRIPTS: dict[str, Callable[[], Script]] = {
-    "up-or-down-3p": up_or_down_script,
-    "inversion-2p": lambda: inversion_script(["Ann", "Bob"], 2),
-    "inversion-4p": lambda: inversion_script(["Ann", "Bob", "Cy", "Dee"], 4),
-    "blofa-4p": lambda: from_game(blofa_golden.golden_script, "blofa"),
-    "upside-out-3p": lambda: from_game(upside_golden.golden_script, "upside-out"),
+def _inversion(players: list[str], seed: int) -> Script:
+    return from_game(functools.partial(inversion_golden.golden_script, players, seed), "inversion")
+
+
+#: Each transcript's game folder (its golden module) and its script as the host plays it.
+GOLDEN: dict[str, tuple[ModuleType, Callable[[], Script]]] = {
+    "up-or-down-3p": (up_or_down_golden, lambda: from_game(up_or_down_golden.golden_script, "up-or-down")),
+    "inversion-2p": (inversion_golden, lambda: _inversion(["Ann", "Bob"], 2)),
+    "inversion-4p": (inversion_golden, lambda: _inversion(["Ann", "Bob", "Cy", "Dee"], 4)),
+    "blofa-4p": (blofa_golden, lambda: from_game(blofa_golden.golden_script, "blofa")),
+    "upside-out-3p": (upside_golden, lambda: from_game(upside_golden.golden_script, "upside-out")),
 }
+SCRIPTS: dict[str, Callable[[], Script]] = {name: script for name, (_, script) in GOLDEN.items()}
+
+
+def transcript_file(name: str) -> Path:
+    """Where a render is kept: beside its game's golden script, ``transcripts/<name>.txt``."""
+    module, _ = GOLDEN[name.removesuffix("-sms")]
+    return Path(module.__file__ or "").parent / "transcripts" / f"{name}.txt"
 
 
 def render(name: str) -> str:
@@ -132,10 +111,11 @@ RENDERS: dict[str, Callable[[str], str]] = {
 def main() -> None:
     if sys.argv[1:] != ["--update"]:
         raise SystemExit("usage: python -m tests.golden --update")
-    FOLDER.mkdir(exist_ok=True)
     for name, make in RENDERS.items():
-        (FOLDER / f"{name}.txt").write_text(make(name), encoding="utf-8")
-        print(f"wrote {FOLDER / f'{name}.txt'}")
+        path = transcript_file(name)
+        path.parent.mkdir(exist_ok=True)
+        path.write_text(make(name), encoding="utf-8")
+        print(f"wrote {path}")
 
 
 if __name__ == "__main__":

@@ -12,12 +12,25 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import pytest
 
-from games.base import GameSpec, all_games
-from games.core import GameOver, MoveUndone
+from games.base import (
+    Command,
+    FactView,
+    GameSpec,
+    Listening,
+    Moves,
+    Proposal,
+    Talk,
+    Unclear,
+    View,
+    all_games,
+)
+from games.core import Event, GameOver, MoveUndone, Refusal
 from host.referee import Referee, event_json
 from host.session import SessionConfig, replay
 from host.store import Store
@@ -159,3 +172,114 @@ def test_timeouts_through_the_protocol(spec: GameSpec[Any, Any, Any], seed: int)
     rebuilt = replay(SessionConfig.model_validate(referee.store.session(session).config),  # type: ignore[union-attr]
                      referee.store.inputs(session))
     assert rebuilt.state == live.state
+
+
+# -- the protocol itself ----------------------------------------------------------------------
+
+#: What a new game's talk must write: everything else has a default (docs/new-game.md).
+MUST_WRITE = {
+    "read", "describe", "prompt", "status", "view", "rules", "help", "refusal_text", "move_text",
+    "ambiguous", "listen_for", "vocabulary",
+}  # fmt: skip
+
+
+def test_a_new_game_writes_at_most_twelve_talk_members() -> None:
+    assert set(Talk.__abstractmethods__) == MUST_WRITE and len(MUST_WRITE) <= 12
+    for spec in GAMES:
+        assert isinstance(spec.talk, Talk), spec.name
+
+
+@dataclass(frozen=True)
+class Count:
+    """The smallest game: count up together; the next number is ``said + 1``."""
+
+    said: int = 0
+    players: tuple[str, ...] = ("Ann",)
+
+    @property
+    def turn(self) -> int:
+        return self.said + 1
+
+
+class CountRules:
+    def new_game(self, players: tuple[str, ...], options: object, seed: int, previous: Count | None) -> Count:
+        return Count(0, players)
+
+    def to_act(self, state: Count) -> frozenset[str]:
+        return frozenset(state.players)
+
+    def refusal(self, state: Count, move: Any) -> Refusal | None:
+        return None if move == state.said + 1 else Refusal("not_next")
+
+    def play(self, state: Count, move: Any) -> tuple[Count, list[Event]]:
+        return Count(move, state.players), []
+
+    def on_timeout(self, state: Count) -> tuple[Count, list[Event]]:
+        return state, []
+
+    def owner(self, move: int) -> str | None:
+        return None
+
+
+class CountTalk(Talk[Count, int, object]):
+    """Exactly the members a game must write; the defaults do the rest."""
+
+    def read(
+        self, text: str, state: Count | None, players: tuple[str, ...], speaker: str | None,
+        asked: int | None, lang: str,
+    ) -> Proposal:
+        if text.isdigit():
+            return Moves((int(text),))
+        return Command(text) if text in ("help", "undo") else Unclear("?", {})
+
+    def describe(self, events: Sequence[Event], options: object, lang: str) -> list[str]:
+        return []
+
+    def prompt(self, state: Count, lang: str) -> str:
+        return f"Say {state.said + 1}."
+
+    def status(self, state: Count, lang: str) -> str:
+        return str(state.said)
+
+    def view(self, state: Count, lang: str) -> View:
+        return View(facts=[FactView(label="Turn", value=state.turn)])
+
+    def rules(self, options: object, lang: str) -> str:
+        return "Count up."
+
+    def help(self, lang: str) -> str:
+        return "Say the next number."
+
+    def refusal_text(self, refusal: Refusal, state: Count, lang: str) -> str:
+        return self.prompt(state, lang)
+
+    def move_text(self, move: int, lang: str) -> str:
+        return str(move)
+
+    def ambiguous(self, candidates: tuple[int, ...], lang: str) -> Unclear:
+        return Unclear("Which?", {})
+
+    def listen_for(self, state: Count, players: tuple[str, ...], lang: str, confirming: bool) -> Listening:
+        return Listening((str(state.said + 1),))
+
+    def vocabulary(self, players: tuple[str, ...], options: object, lang: str) -> list[str]:
+        return [str(n) for n in range(100)]
+
+
+def test_the_defaults_of_the_talk_protocol() -> None:
+    talk = CountTalk()
+    spec: GameSpec[Count, int, object] = GameSpec(
+        name="count", title="Count", aliases=(), min_players=1, max_players=None, options=object,
+        events=(), rules=CountRules(), talk=talk, encode=lambda m: {"n": m}, decode=lambda d: int(d["n"]),
+    )
+    state = Count(4)
+    assert talk.spoken_prompt(state, "en") == talk.prompt(state, "en") == "Say 5."
+    # The ear: what read proposes, one move or a command; yes and no only while asked.
+    assert talk.hear("5", state, (), False, "en") == (5, 1.0)
+    assert talk.hear("help", state, (), False, "en") == (Command("help"), 1.0)
+    assert talk.hear("yes", state, (), False, "en") == (None, 0.0)
+    assert talk.hear("yes", state, (), True, "en") == (Command("yes"), 1.0)
+    assert talk.confusable(5, "en") == () and talk.calibration is None
+    # Cost: every move is costly; likely is what the rules allow.
+    assert talk.costly(state, 9) and talk.likely(state, 5) is None
+    assert spec.likely(state, 5) and not spec.likely(state, 9)

@@ -8,8 +8,9 @@ table's words. See ``docs/blofa.md``.
 from __future__ import annotations
 
 from games.base import GameSpec, register
-from games.blofa.rules import EVENTS, MOVES, BlofaRules, Options, decode, encode
+from games.blofa.rules import EVENTS, BlofaRules, Options, decode, encode
 from games.blofa.talk import TALK
+from grammars import game_languages
 
 SPEC = register(
     GameSpec(
@@ -19,14 +20,13 @@ SPEC = register(
         min_players=4,
         max_players=4,
         options=Options,
-        moves=MOVES,
         events=EVENTS,
         rules=BlofaRules(),
         talk=TALK,
         encode=encode,
         decode=decode,
         channels=frozenset({"text", "sms", "table"}),
-        languages=("en", "ko"),
+        languages=game_languages(__file__),
         summary="Bluff about the sum of cards played face down; capture the three rule cards.",
     )
 )

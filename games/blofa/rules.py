@@ -136,7 +136,6 @@ class Claim:
 
 
 Move = PlayCards | Pass | Challenge | Reveal | Keep | Claim
-MOVES: tuple[type, ...] = (PlayCards, Pass, Challenge, Reveal, Keep, Claim)
 
 
 def encode(move: Move) -> dict[str, Any]:

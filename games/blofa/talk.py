@@ -1,4 +1,4 @@
-"""Blófa Cards in words: table talk to proposals, events to short lines (``grammar/<lang>.yaml``).
+"""Blófa Cards in words: table talk to proposals, events to short lines (``grammar/<lang>/words.yaml``).
 
 The parser proposes and the rules judge: "pass" at the first pass of a trick fits two
 piles, so it comes back as two candidates; a play with no colours fits every colour mix
@@ -31,6 +31,7 @@ from games.base import (
     PartView,
     Proposal,
     ScoreView,
+    Talk,
     Unclear,
     View,
 )
@@ -100,7 +101,7 @@ class BlofaGrammar(BaseModel):
 
 @cache
 def grammar(lang: str) -> BlofaGrammar:
-    return load_file(GRAMMAR / f"{lang}.yaml", BlofaGrammar)
+    return load_file(GRAMMAR / lang / "words.yaml", BlofaGrammar)
 
 
 def _say(lang: str, key: str, **fields: object) -> str:
@@ -226,10 +227,8 @@ def _mixes(n: int) -> list[tuple[Colour, ...]]:
     return [tuple(c) for c in combinations_with_replacement((Colour.BLUE, Colour.YELLOW), n)]
 
 
-class BlofaTalk:
+class BlofaTalk(Talk[State, Move, Options]):
     """The :class:`games.base.Talk` half."""
-
-    calibration: tuple[float, float, float] | None = None
 
     # -- words in --
 
@@ -506,9 +505,6 @@ class BlofaTalk:
         # A challenge, a reveal, a kept card and a claim change VP or end things: read back.
         return isinstance(move, Challenge | Reveal | Keep | Claim)
 
-    def likely(self, state: State, move: Move) -> bool:
-        return refusal(state, move) is None
-
     def confusable(self, move: Move, lang: str) -> tuple[Move, ...]:
         """The language's number pairs a recogniser mixes up ("two" and "ten")."""
         pairs = load(lang).confusions
@@ -548,11 +544,6 @@ class BlofaTalk:
         if isinstance(proposal, Command):
             return proposal, trust
         return None, 0.0
-
-    def words(self, meaning: Meaning, lang: str) -> str:
-        if isinstance(meaning, Command):
-            return load(lang).commands[meaning.name][0]
-        return _words_for(meaning, lang)
 
 
 # -- helpers -------------------------------------------------------------------------------------
@@ -777,24 +768,6 @@ def _phrases_now(state: State, lang: str) -> list[str]:
     if state.phase is Phase.CHECK:
         return _claim_phrases(lang)
     return []
-
-
-def _words_for(move: Move, lang: str) -> str:
-    match move:
-        case PlayCards(player, colours, declared):
-            return f"{player} {_play_words(colours, declared, lang)}"
-        case Pass(player, pile):
-            return f"{player} {_first(lang, 'pass')} {_first(lang, str(pile))}"
-        case Challenge(player):
-            return f"{player} {_first(lang, 'challenge')}"
-        case Reveal(values):
-            return f" {_say(lang, 'and')} ".join(to_words(v, lang) for v in values)
-        case Keep(player, colour, rule):
-            what = _first(lang, "rule") if rule else _first(lang, str(colour))
-            return f"{player} {_say(lang, 'keep_words', keep=_first(lang, 'keep'), what=what)}"
-        case Claim(player, holds):
-            return f"{player} {_first(lang, 'holds' if holds else 'holds_not')}"
-    raise TypeError(move)
 
 
 TALK = BlofaTalk()

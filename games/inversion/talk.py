@@ -1,7 +1,7 @@
 """!nversion's words: table talk in (``words.py``), events, prompts and refusals out,
-from ``grammars/<lang>/phrases.yaml``; :data:`TALK` for the game protocol.
+from ``grammar/<lang>/words.yaml`` over ``grammars/<lang>/``; :data:`TALK` for the game protocol.
 
-Pure functions like ``host/phrasing.py``: the same words go to a console, an SMS and TTS.
+Pure functions: the same words go to a console, an SMS and TTS.
 Cards read as "9 of hearts" in English ("하트 9" in Korean); ``spoken`` reads the number
 as words too, for a recogniser-friendly echo.
 """
@@ -25,6 +25,7 @@ from games.base import (
     PartView,
     Proposal,
     ScoreView,
+    Talk,
     Unclear,
     View,
 )
@@ -446,8 +447,9 @@ def _with_player(move: inv.Move, state: inv.State | None) -> inv.Move:
     return move
 
 
-class InversionTalk:
-    calibration: tuple[float, float, float] | None = None  # the pooled share is the confidence
+class InversionTalk(Talk[inv.State, inv.Move, inv.Options]):
+    # No calibration: the pooled share is the confidence. Every card or bid counts at once,
+    # so every move is costly (the default): a misheard one is read back.
 
     def read(
         self, text: str, state: inv.State | None, players: tuple[str, ...], speaker: str | None,
@@ -514,9 +516,6 @@ class InversionTalk:
             view["parts"].append(PartView(label="This trick", cards=played))
         return view
 
-    def spoken_prompt(self, state: inv.State, lang: str) -> str:
-        return prompt(state, lang)
-
     def status(self, state: inv.State, lang: str) -> str:
         return status(state, lang)
 
@@ -534,15 +533,6 @@ class InversionTalk:
 
     def ambiguous(self, candidates: tuple[inv.Move, ...], lang: str) -> Unclear:
         return _ambiguous([move_text(m, lang) for m in candidates], lang)
-
-    def costly(self, state: inv.State, move: inv.Move) -> bool:
-        return True  # every card or bid counts at once: a misheard one is read back
-
-    def likely(self, state: inv.State, move: inv.Move) -> bool:
-        return inv.refusal(state, move) is None
-
-    def confusable(self, move: inv.Move, lang: str) -> tuple[inv.Move, ...]:
-        return ()
 
     # -- speech --
 
@@ -573,21 +563,6 @@ class InversionTalk:
         if isinstance(said, inv.PlayCard | inv.Declare):
             said = _with_player(said, state)
         return said, 1.0
-
-    def words(self, meaning: Meaning, lang: str) -> str:
-        if isinstance(meaning, inv.PlayCard):
-            return card_phrases([meaning.card], lang)[0]
-        if isinstance(meaning, inv.LayLane):
-            return " ".join(card_phrases([c], lang)[0] for c in meaning.cards)
-        if isinstance(meaning, inv.ChooseSuits):
-            return " ".join(suit_words(s, lang) for s in meaning.suits)
-        if isinstance(meaning, inv.Declare):
-            return bid_phrases([meaning.amount] if meaning.amount is not None else [], lang)[0]
-        if isinstance(meaning, inv.ChooseFirst):
-            return meaning.player
-        if isinstance(meaning, Command):
-            return grammar(lang).commands[meaning.name][0]
-        return ""
 
 
 TALK = InversionTalk()

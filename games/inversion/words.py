@@ -1,6 +1,6 @@
 """Card table talk: the cards, suits, bids, passes, names and commands in one utterance.
 
-Driven by ``grammars/<lang>/cards.yaml``; numbers and commands are read by grammars/reader.py,
+Driven by ``grammar/<lang>/words.yaml`` (``cards``); numbers and commands are read by grammars/reader.py,
 so a card's rank is read exactly like any other number. The parser proposes and the referee
 judges: "eleven of hearts" is not a card, so it comes back as the number 11 and the suit
 hearts, and the referee can say why that is not a card.
@@ -64,7 +64,7 @@ class SuitWords(BaseModel):
 
 
 class Cards(BaseModel):
-    """How a table talks about cards, bids and passes (``grammar/<lang>.yaml`` ``cards``)."""
+    """How a table talks about cards, bids and passes (``grammar/<lang>/words.yaml`` ``cards``)."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -120,7 +120,7 @@ class Cards(BaseModel):
 
 
 class InversionWords(BaseModel):
-    """``games/inversion/grammar/<lang>.yaml``: the card talk and what the host says."""
+    """``games/inversion/grammar/<lang>/words.yaml``: the card talk and what the host says."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -134,7 +134,7 @@ GRAMMAR = Path(__file__).parent / "grammar"
 @cache
 def words_of(lang: str) -> InversionWords:
     """This game's words in ``lang``; every English phrase must be there too."""
-    path = GRAMMAR / f"{lang}.yaml"
+    path = GRAMMAR / lang / "words.yaml"
     if not path.is_file():
         raise GrammarError(f"{path}: !nversion has no words in {lang!r}")
     words = load_file(path, InversionWords)

@@ -3,6 +3,7 @@
 from games.base import GameSpec, register
 from games.up_or_down import rules
 from games.up_or_down.talk import TALK
+from grammars import game_languages
 
 SPEC = register(
     GameSpec(
@@ -12,13 +13,12 @@ SPEC = register(
         min_players=rules.MIN_PLAYERS,
         max_players=None,
         options=rules.Options,
-        moves=(rules.Say,),
         events=(rules.MoveMade, rules.PlayerOut, rules.MistakeCounted, rules.TurnPassed, rules.PlayerLeft),
         rules=rules.Rules(),
         talk=TALK,
         encode=rules.encode,
         decode=rules.decode,
-        languages=("en", "ko"),
+        languages=game_languages(__file__),
         summary="Say numbers in turn: after odd, odd and higher or even and lower; after even, the reverse.",
         timed=True,
         default=True,

@@ -1,5 +1,6 @@
 """Up-or-Down's words: numbers and commands in, events and prompts out, per language
-(``grammars/<lang>/``). Pure functions, and :data:`TALK` for the game protocol.
+(``grammar/<lang>/words.yaml`` over ``grammars/<lang>/``). Pure functions, and :data:`TALK`
+for the game protocol.
 
 >>> from games.up_or_down import rules as ud
 >>> g, events = ud.play(ud.new_game(("Ann", "Bob", "Cy")), 53)
@@ -25,6 +26,7 @@ from games.base import (
     Proposal,
     ScoreView,
     SpanView,
+    Talk,
     Unclear,
     View,
 )
@@ -38,7 +40,8 @@ from games.up_or_down.rules import (
     Say,
     TurnPassed,
 )
-from grammars import Grammar, load, voice_phrase
+from games.up_or_down.words import load, voice_phrase
+from grammars import Grammar
 from grammars.reader import (
     Ambiguous,
     CommandSaid,
@@ -47,7 +50,6 @@ from grammars.reader import (
     confusable,
     number_phrases,
     parse,
-    recognizer_phrase,
     spoken,
     to_words,
 )
@@ -242,7 +244,7 @@ def rules(options: ud.Options, lang: str = "en", number: NumberStyle = digits) -
 
 def spoken_turn(state: ud.State, lang: str = "en") -> str:
     """Whose turn and what fits, plainly, for the ear: "odd above fifty three, or even
-    below it" (``grammars/<lang>/voice.yaml``).
+    below it" (``grammar/<lang>/words.yaml``, ``spoken``).
 
     >>> state, _ = ud.play(ud.new_game(("Ann", "Bob")), 53)
     >>> spoken_turn(state)
@@ -307,7 +309,7 @@ def _ambiguous(numbers: Sequence[int], lang: str) -> Unclear:
     return Unclear(g.phrase("ambiguous", numbers=said), event, about_move=False)
 
 
-class UpOrDownTalk:
+class UpOrDownTalk(Talk[ud.State, Say, ud.Options]):
     # Logistic calibration of a hearing's confidence, fitted by tests/bench/bench_speech.py
     # --fit on espeak-ng Korean saying 1..100 in five voices, clean and noisy.
     calibration: tuple[float, float, float] | None = (-1.601, 0.044, 0.845)
@@ -445,13 +447,6 @@ class UpOrDownTalk:
         if isinstance(intent, CommandSaid):
             return Command(intent.name), trust
         return None, trust
-
-    def words(self, meaning: Meaning, lang: str) -> str:
-        if isinstance(meaning, Say):
-            return recognizer_phrase(meaning.number, lang)
-        if isinstance(meaning, Command):
-            return load(lang).commands[meaning.name][0]
-        return ""
 
 
 TALK = UpOrDownTalk()

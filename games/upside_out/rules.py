@@ -121,7 +121,6 @@ class React:
 
 
 Move = Start | Draw | Play | Discard | Donate | Reveal | React
-MOVES: tuple[type, ...] = (Start, Draw, Play, Discard, Donate, Reveal, React)
 
 
 # -- events ------------------------------------------------------------------------------------

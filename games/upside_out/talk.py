@@ -1,4 +1,4 @@
-"""Upside-Out words: table talk in, short lines out (``grammar/<lang>.yaml``).
+"""Upside-Out words: table talk in, short lines out (``grammar/<lang>/words.yaml``).
 
 Reading proposes, the rules judge: a move the counts forbid is still proposed, so the
 referee can say why not. Three kinds of "no" come out of ``read``: ``Unclear`` (nothing
@@ -40,6 +40,7 @@ from games.base import (
     PartView,
     Proposal,
     ScoreView,
+    Talk,
     Unclear,
     View,
 )
@@ -95,7 +96,7 @@ class Names(BaseModel):
 
 
 class Words(BaseModel):
-    """One language's ``grammar/<lang>.yaml``."""
+    """One language's ``grammar/<lang>/words.yaml``."""
 
     model_config = ConfigDict(extra="forbid")
     verbs: Verbs
@@ -142,7 +143,7 @@ class Words(BaseModel):
 
 @cache
 def words_for(lang: str) -> Words:
-    return load_file(GRAMMAR / f"{lang}.yaml", Words)
+    return load_file(GRAMMAR / lang / "words.yaml", Words)
 
 
 Table = tuple[tuple[tuple[str, ...], str], ...]
@@ -312,9 +313,7 @@ def _described(tokens: list[str], lang: str) -> CardText:
     return CardText("", you, others)
 
 
-class UpsideOutTalk:
-    calibration: tuple[float, float, float] | None = None
-
+class UpsideOutTalk(Talk[r.State, r.Move, r.Options]):
     # -- words in ------------------------------------------------------------------------
 
     def read(
@@ -546,9 +545,6 @@ class UpsideOutTalk:
             return _say(lang, "waiting", owed=_list(tuple(_owed_text(o, lang) for o in state.owed), lang))
         return _say(lang, "turn", player=state.players[state.current])
 
-    def spoken_prompt(self, state: r.State, lang: str) -> str:
-        return self.prompt(state, lang)
-
     def status(self, state: r.State, lang: str) -> str:
         items = tuple(
             _say(lang, "status_item", player=p, hand=state.hand(p), secrets=state.secrets_of(p))
@@ -630,9 +626,6 @@ class UpsideOutTalk:
         # Drawing and starting cost little to hear wrong; a card played or given does not come back.
         return not isinstance(move, r.Draw | r.Start)
 
-    def likely(self, state: r.State, move: r.Move) -> bool:
-        return _RULES.refusal(state, move) is None
-
     def confusable(self, move: r.Move, lang: str) -> tuple[r.Move, ...]:
         if isinstance(move, r.Discard):
             return tuple(r.Discard(move.player, n) for n in sorted(confusable(move.count, lang)) if n > 0)
@@ -689,32 +682,6 @@ class UpsideOutTalk:
         if isinstance(said, Command | Answer):
             return said, 1.0
         return None, 0.0
-
-    def words(self, meaning: Meaning, lang: str) -> str:
-        w = words_for(lang)
-        commands = load(lang).commands
-        if isinstance(meaning, Answer):
-            return commands["yes" if meaning.yes else "no"][0]
-        if isinstance(meaning, Command):
-            return commands[meaning.name][0] if meaning.name in commands else w.count[0]
-        if isinstance(meaning, r.Start):
-            return f"{meaning.player} {w.verbs.start[0]}"
-        if isinstance(meaning, r.Draw):
-            return f"{meaning.player} {w.names.draw}"
-        if isinstance(meaning, r.React):
-            return f"{meaning.player} {getattr(w.reactions, meaning.kind)[0]}"
-        if isinstance(meaning, r.Discard):
-            return f"{meaning.player} {w.names.discard} {meaning.count}"
-        if isinstance(meaning, r.Donate):
-            to = f" {w.to[0]} {meaning.to}" if meaning.to else ""
-            return f"{meaning.player} {w.names.donate} {meaning.count}{to}"
-        if isinstance(meaning, r.Play | r.Reveal):
-            verb = w.names.play if isinstance(meaning, r.Play) else w.names.reveal
-            return f"{meaning.player} {verb}{_card_said(meaning.card, lang)}"
-        return ""
-
-
-_RULES = r.UpsideOutRules()
 
 
 # -- helpers -----------------------------------------------------------------------------------
@@ -804,28 +771,6 @@ def _card(rest: list[str], deck: Deck, lang: str) -> CardText | str:
         assert face.special is not None
         return face.special
     return face.card.turned() if turned is not None else face.card
-
-
-def _card_said(card: CardText, lang: str) -> str:
-    """The name (if any) and both sides, so the words mean the card whatever the deck."""
-    w = words_for(lang)
-    you = ", ".join(_canonical_said(s, lang) for s in card.you)
-    others = ", ".join(_canonical_said(s, lang) for s in card.others)
-    name = f" {card.name}" if card.name else ""
-    return f"{name}, {w.names.you}: {you}{w.names.sep}{w.names.others}: {others}"
-
-
-def _canonical_said(step: Step, lang: str) -> str:
-    """A step in words ``read`` takes back: the grammar's first word for it, then the rest."""
-    w = words_for(lang)
-    text = w.steps[step.kind][0]
-    if step.kind in COUNTED:
-        text += f" {step.count}"
-    if step.source != "deck":
-        text += f" {w.from_discard[0]}"
-    if step.to:
-        text += f" {w.recipients[step.to][0]}"
-    return text
 
 
 def _say(lang: str, key: str, **fields: object) -> str:

@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+import soxr
 
 log = logging.getLogger(__name__)
 
@@ -121,10 +122,8 @@ def wav_chunks(
 
 
 def load_sounddevice() -> Any:
-    # Imported lazily: importing sounddevice raises OSError when PortAudio is missing,
-    # which must not break headless use (phone channel, tests).
     try:
-        import sounddevice
+        import sounddevice  # lazy: without PortAudio this raises OSError; headless use goes on
     except (ImportError, OSError) as exc:
         raise AudioDeviceError(
             f"sound device support is unavailable ({exc}); install PortAudio "
@@ -262,8 +261,6 @@ def resample(pcm: bytes, from_rate: int, to_rate: int) -> bytes:
     """Resample a whole pcm16 buffer (use :class:`Resampler` for a stream of chunks)."""
     if from_rate == to_rate or not pcm:
         return pcm
-    import soxr
-
     out = soxr.resample(as_int16(pcm), from_rate, to_rate, quality="HQ")
     return np.asarray(out, dtype="<i2").tobytes()
 
@@ -272,8 +269,6 @@ class Resampler:
     """Streaming pcm16 resampler; keeps filter state across chunks (no clicks at joins)."""
 
     def __init__(self, from_rate: int, to_rate: int) -> None:
-        import soxr
-
         self.from_rate = from_rate
         self.to_rate = to_rate
         self._stream = (

@@ -55,9 +55,11 @@ class ModelUnavailable(RuntimeError):
     """No usable speech model; the message is meant for the end user."""
 
 
-def _import_vosk() -> Any:
+def import_vosk() -> Any:
+    """The vosk module, Kaldi's logging turned down to errors (:class:`ModelUnavailable`
+    if it cannot load)."""
     try:
-        import vosk
+        import vosk  # lazy: libvosk.so is loaded only where a Vosk model is used
     except (ImportError, OSError) as exc:  # OSError: libvosk.so failed to load
         raise ModelUnavailable(
             f"The vosk package is not usable ({exc}); install it with 'pip install vosk'."
@@ -65,6 +67,15 @@ def _import_vosk() -> Any:
     # Kaldi logs every model load and grammar compile to stderr; keep only errors.
     vosk.SetLogLevel(-1)
     return vosk
+
+
+def import_pocketsphinx() -> Any:
+    """The pocketsphinx module (:class:`ModelUnavailable` if it cannot load)."""
+    try:
+        import pocketsphinx  # lazy: its native decoder is loaded only where English is heard
+    except (ImportError, OSError) as exc:
+        raise ModelUnavailable(f"The pocketsphinx package is not usable ({exc}).") from exc
+    return pocketsphinx
 
 
 def default_cache_dir() -> Path:
@@ -298,7 +309,7 @@ def load_model(
         cached = _loaded.get(path)
         if cached is not None:
             return cached
-        vosk = _import_vosk()
+        vosk = import_vosk()
         log.info("loading Vosk model from %s", path)
         try:
             handle = vosk.Model(str(path))
@@ -352,10 +363,7 @@ def _load_sphinx(model_dir: str | os.PathLike[str] | None, lang: str | None) -> 
         cached = _loaded.get(path)
         if cached is not None:
             return cached
-        try:
-            import pocketsphinx  # noqa: F401  (fails here, not at the first recogniser)
-        except (ImportError, OSError) as exc:
-            raise ModelUnavailable(f"The pocketsphinx package is not usable ({exc}).") from exc
+        import_pocketsphinx()  # fails here, not at the first recogniser
         model = SpeechModel(
             path=path,
             lang=lang,
@@ -371,7 +379,7 @@ def _load_sphinx(model_dir: str | os.PathLike[str] | None, lang: str | None) -> 
 
 def _download(lang: str) -> Path:
     """Let vosk find or download a small model for ``lang``; return its directory."""
-    vosk = _import_vosk()
+    vosk = import_vosk()
     code = _primary(lang)
     code = _VOSK_LANG_ALIASES.get(code, code)
 

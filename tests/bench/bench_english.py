@@ -41,9 +41,11 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from grammars import load as load_grammar
+from host.listening.listener import Listener
+from host.listening.phrases import PLAYING
+from host.listening.reading import read
 from host.referee import Referee
 from host.session import SessionConfig
-from host.speech import listener as ls
 from host.speech import sphinx, tts
 from host.speech.audio import (
     SAMPLE_RATE,
@@ -54,10 +56,12 @@ from host.speech.audio import (
     pcm_chunks,
     resample,
 )
+from host.speech.endpointer import Endpointer
 from host.speech.engines import recognizer_for
 from host.speech.frontend import PHONE_DECODE_RATE
+from host.speech.hearing import Hearing
 from host.speech.model import SpeechModel, load_model
-from host.speech.recognizer import Endpointer, Hearing, complete_phrases
+from host.speech.phrase_index import complete_phrases
 from host.store import Store
 from tests.speech.english import NUMBERS_EN, parse_english
 from tests.speech.korean import parse_sino, sino
@@ -173,7 +177,7 @@ def ruling(ko_model: SpeechModel, en_model: SpeechModel) -> None:
         with tempfile.TemporaryDirectory() as tmp:
             referee = Referee(Store(Path(tmp) / "bench.sqlite3"))
             session = referee.create(SessionConfig(lang=lang), ["Ann", "Bob", "Cy"])
-            listener = ls.Listener(referee, session, model, report_missing=False)
+            listener = Listener(referee, session, model, report_missing=False)
             table = referee.table(session)
             hearings = [_hearing((say[n], 0.7), (say[(n + 10) % 100], 0.3)) for n in range(100)]
             cached, fresh = [], []
@@ -182,7 +186,7 @@ def ruling(ko_model: SpeechModel, en_model: SpeechModel) -> None:
                 listener.read(h)
                 cached.append(1000 * (time.perf_counter() - started))
                 started = time.perf_counter()
-                ls.read(h, table, ls.PLAYING, decoys=listener.grammar.decoys)
+                read(h, table, PLAYING, decoys=listener.grammar.decoys)
                 fresh.append(1000 * (time.perf_counter() - started))
             handled = []
             for n in range(40):  # ruled one after another, whatever the game makes of them

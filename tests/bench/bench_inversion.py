@@ -17,11 +17,11 @@ from pathlib import Path
 
 from games.inversion import rules as inv
 from games.inversion.cards import Card, Suit, deck
+from games.inversion.tests.deals import dealt_game
 from games.inversion.words import card_words, parse_cards
 from host.referee import Referee
 from host.session import SessionConfig
 from host.store import Store
-from tests.inversion_deals import dealt_game
 
 SECONDS = 2.0
 PLAYERS = ("Ann", "Bob", "Cy", "Dee")

@@ -47,7 +47,7 @@ def rss_mb(pid: int) -> float:
 
 def prepare(db: Path, call_sid: str) -> str:
     """A Korean game and a stream token for ``call_sid``, written before the server starts."""
-    from host.channels.media import mint_token
+    from host.channels.media.handover import mint_token
     from host.referee import Referee
     from host.session import SessionConfig
     from host.store import Store

@@ -31,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # run as a script:
 from games.up_or_down import rules as ud
 from games.up_or_down.rules import Mode
 from host.app import create_app
-from host.channels.sms import SmsChannel
+from host.channels.sms.channel import SmsChannel
 from host.config import Settings
 
 HOST_NUMBER = "+15005550006"

@@ -11,7 +11,7 @@ Two pipelines decode every clip with the real packaged Korean model:
 
 * baseline: a plain phrase list of the 100 numbers, top-1 text parsed (the figure of
   issue 5: 22/100 on the clean default voice);
-* pipeline: ``host/speech/listener.py``: the per-state phrase list (numbers 0..105,
+* pipeline: ``host/listening/``: the per-state phrase list (numbers 0..105,
   commands, names, decoys), re-reading of the N-best list with the valid-move prior,
   calibrated confidence, and the referee's confirmation policy, a "Did you say ...?"
   being answered truthfully ("네" or "아니요", synthesised and decoded in the same voice
@@ -51,18 +51,22 @@ import numpy as np
 from games.up_or_down import rules as ud
 from grammars import load as load_grammar
 from grammars.reader import NumberSaid, number_phrases, parse, to_words
+from host.listening.listener import Listener
+from host.listening.phrases import CONFIRMING, phrase_list, waits_for_no_rank
+from host.listening.reading import INVALID_PRIOR, calibrate
 from host.referee import Referee
 from host.session import SessionConfig
-from host.speech import listener as ls
 from host.speech.audio import SAMPLE_RATE, pcm_chunks, resample
+from host.speech.endpointer import Endpointer
+from host.speech.hearing import Hearing
 from host.speech.model import load_model
-from host.speech.recognizer import Endpointer, GrammarRecognizer, Hearing
+from host.speech.recognizer import GrammarRecognizer
 from host.store import Store
 
 # The listener's end-of-utterance settings for Korean (Listener builds its Endpointer so).
 _SILENCE = getattr(load_grammar("ko"), "phrase_silence_s", None)
 ENDPOINTING: dict[str, object] = (
-    {"phrase_silence_s": _SILENCE, "settles": ls.waits_for_no_rank("ko")} if _SILENCE is not None else {}
+    {"phrase_silence_s": _SILENCE, "settles": waits_for_no_rank("ko")} if _SILENCE is not None else {}
 )
 NUMBERS = range(1, 101)
 VOICES = ((160, 50), (130, 50), (190, 50), (160, 25), (160, 75))  # (words per minute, pitch)
@@ -212,10 +216,10 @@ class Table:
         self.referee = Referee(Store(directory / "bench.sqlite3"))
         self.model = load_model(lang="ko", download=False)
 
-    def session(self, last: int, prior: float = ls.INVALID_PRIOR) -> ls.Listener:
+    def session(self, last: int, prior: float = INVALID_PRIOR) -> Listener:
         session_id = self.referee.create(SessionConfig(lang="ko", confirm_below=0.75), PLAYERS)
         self.referee.handle(session_id, str(last))  # 민수 plays; 지영 speaks next
-        listener = ls.Listener(self.referee, session_id, self.model)
+        listener = Listener(self.referee, session_id, self.model)
         listener.invalid_prior = prior
         return listener
 
@@ -237,7 +241,7 @@ def run_condition(task: Task) -> list[Item]:
         table = Table(Path(tmp))
         template = table.session(1)
         playing = template.phrases()
-        confirming = ls.phrase_list(table.referee.table(template.session_id), ls.CONFIRMING)
+        confirming = phrase_list(table.referee.table(template.session_id), CONFIRMING)
         answers = {}
         for word in ("네", "아니요"):
             speech = espeak(word, rate, pitch)
@@ -370,8 +374,8 @@ def fit(items: list[Item]) -> None:
         theta = theta + np.linalg.solve(hess, grad)
     a, b, c = (float(t) for t in theta)
     print(f"\ncalibration fit over {len(rows)} readings: CALIBRATION = ({a:.3f}, {b:.3f}, {c:.3f})")
-    current = np.array([ls.calibrate(float(v), bool(t)) for v, t in zip(s, top, strict=True)])
-    print(f"{'confidence':>12} {'readings':>9} {'right':>7}  (with the CALIBRATION in listener.py)")
+    current = np.array([calibrate(float(v), bool(t)) for v, t in zip(s, top, strict=True)])
+    print(f"{'confidence':>12} {'readings':>9} {'right':>7}  (with the game's Talk.calibration)")
     for lo, hi in ((0, 0.25), (0.25, 0.5), (0.5, 0.75), (0.75, 0.9), (0.9, 1.01)):
         mask = (current >= lo) & (current < hi)
         if mask.any():
@@ -388,7 +392,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument(
         "--priors",
-        default=f"{ls.INVALID_PRIOR},1,0.5,0.1",
+        default=f"{INVALID_PRIOR},1,0.5,0.1",
         help="valid-move priors to compare, the first is the one reported in full",
     )
     args = parser.parse_args()

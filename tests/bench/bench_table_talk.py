@@ -11,8 +11,9 @@ input is dropped while the host would speak: the hardest case). The microphone's
 state that a real table's one listener keeps (pocketsphinx's cepstral mean) carries over
 from step to step; ``--cold`` starts every step from the initial mean. Each step says:
 
-1. the current player's move (a legal move of the game, in the words ``Talk.words``
-   gives it), the control: ruled right at once, asked, ruled wrong, or missed;
+1. the current player's move (a legal move of the game, in the words of a phrase the
+   recogniser listens for, ``Talk.listen_for``), the control: ruled right at once, asked,
+   ruled wrong, or missed;
 2. a sentence of table talk from ``table_talk/<lang>.yaml`` (greetings, food, jokes,
    comments on play, numbers and command words in ordinary speech, names, half
    sentences, laughter), then someone else's "yes" / "that's right" a moment later.
@@ -54,11 +55,11 @@ import yaml
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from games.base import Moves, find_game
+from host.listening.listener import Listener
 from host.referee import Referee
 from host.session import SessionConfig
 from host.speech import sphinx
 from host.speech.audio import SAMPLE_RATE, as_int16, pcm_chunks
-from host.speech.listener import Listener
 from host.speech.model import SpeechModel, load_model
 from host.speech.tts import espeak_synthesize, piper_synthesize
 from host.store import Store
@@ -151,7 +152,7 @@ def stream(parts: Sequence[bytes], level: str, seed: int) -> tuple[bytes, list[f
 
 def legal_phrases(referee: Referee, session: str) -> list[tuple[str, Any, bool]]:
     """(words, move, hearable) for every honest move the table's shared microphone may make
-    now: the rules take it and players usually make it (``Talk.likely``: a wrong number in
+    now: the rules take it and players usually make it (``GameSpec.likely``: a wrong number in
     Up-or-Down is ruled, but it is a mistake). Where a phrase fits several players (two owe
     a step at once) the player's name goes first; such words may not be a phrase the
     recogniser knows (``hearable`` false): the bench then rules that step from its text."""
@@ -170,7 +171,7 @@ def legal_phrases(referee: Referee, session: str) -> list[tuple[str, Any, bool]]
                 named = talk.read(words, table.state, table.names, None, None, table.lang)
                 if not isinstance(named, Moves) or named.candidates != (move,):
                     continue
-            honest = rules.refusal(table.state, move) is None and talk.likely(table.state, move)
+            honest = rules.refusal(table.state, move) is None and table.spec.likely(table.state, move)
             if honest and (move not in out or (not out[move][1] and words in heard)):
                 out[move] = (words, words in heard)  # what the grammar expects people to say
     return [(words, move, hearable) for move, (words, hearable) in out.items()]

@@ -41,7 +41,7 @@ from twilio.request_validator import RequestValidator
 from games.up_or_down import rules as ud
 from games.up_or_down.rules import Mode
 from grammars.reader import to_words
-from host.voice_prompts import code_heard
+from host.channels.voice.prompts import code_heard
 
 TOKEN = "bench-auth-token"
 HOST_NUMBER = "+15005550006"

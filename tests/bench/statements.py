@@ -32,9 +32,9 @@ from sqlalchemy import event
 
 from grammars.reader import to_words
 from host.app import create_app
+from host.channels.voice.prompts import code_heard
 from host.config import Settings
 from host.store import Store
-from host.voice_prompts import code_heard
 from tests.twilio_helpers import post_signed
 
 TOKEN = "bench-auth-token"

@@ -60,6 +60,9 @@ def test_the_wheel_the_image_installs_serves(tmp_path: Path) -> None:
         names = archive.namelist()
         archive.extractall(site)
     assert not [n for n in names if n.startswith("tests/") or n.endswith((".sqlite3", ".env"))]
+    data = [p for d in ("games", "grammars") for p in (ROOT / d).rglob("*.yaml")]  # languages, decks
+    missing = {p.relative_to(ROOT).as_posix() for p in data} - set(names)
+    assert data and not missing, sorted(missing)
 
     port = free_port()
     base = f"http://127.0.0.1:{port}"

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from games.inversion.tests.deals import dealt_game
 from host.cli import app
-from tests.inversion_deals import dealt_game
 
 runner = CliRunner()
 

@@ -12,14 +12,14 @@ from hypothesis import strategies as st
 
 from games.inversion import rules as inv
 from games.inversion.cards import Card, deck
+from games.inversion.tests.deals import deal
 from games.inversion.words import card_words
+from host.heard import SpeechText
 from host.referee import Referee
-from host.reply import Hearing
 from host.session import SessionConfig, replay
 from host.store import Store
 from tests.clock import Clock
 from tests.host.card_tables import LANE, set_up, start, state
-from tests.inversion_deals import deal
 
 
 def test_the_setup_dialogue_asks_for_each_part_in_turn(referee: Referee) -> None:
@@ -179,15 +179,15 @@ def test_a_repeated_key_plays_a_card_once(referee: Referee) -> None:
 def test_a_card_heard_unsurely_is_read_back_before_it_counts(referee: Referee) -> None:
     sid = start(referee)
     set_up(referee, sid, "hearts spades clubs", LANE, "Ann")
-    asked = referee.handle(sid, "eight of hearts", hearing=Hearing(("eight of hearts",), 0.4))
+    asked = referee.handle(sid, "eight of hearts", hearing=SpeechText(("eight of hearts",), 0.4))
     assert asked.lines == ["Ann, 8 of hearts?"] and not asked.accepted
     assert state(referee, sid).cards_played == (0, 0)
-    ruled = referee.handle(sid, "yes", hearing=Hearing(("yes",), 0.9))
+    ruled = referee.handle(sid, "yes", hearing=SpeechText(("yes",), 0.9))
     assert ruled.accepted and ruled.public[0] == "Ann: 8 of hearts."
-    asked = referee.handle(sid, "two of spades", hearing=Hearing(("two of spades",), 0.3))
-    corrected = referee.handle(sid, "no, three of hearts", hearing=Hearing(("no three of hearts",), 0.5))
+    asked = referee.handle(sid, "two of spades", hearing=SpeechText(("two of spades",), 0.3))
+    corrected = referee.handle(sid, "no, three of hearts", hearing=SpeechText(("no three of hearts",), 0.5))
     assert corrected.public[0] == "Bob: 3 of hearts."
-    sure = referee.handle(sid, "4 of spades", hearing=Hearing(("four of spades",), 0.95))
+    sure = referee.handle(sid, "4 of spades", hearing=SpeechText(("four of spades",), 0.95))
     assert sure.accepted
 
 
@@ -328,7 +328,7 @@ def test_anything_said_gets_an_answer_and_a_move_is_ruled_once(
 
     for speaker, text, confidence in said:
         before = ruled()
-        hearing = None if confidence is None else Hearing((text,), confidence)
+        hearing = None if confidence is None else SpeechText((text,), confidence)
         reply = referee.handle(sid, text, speaker, hearing=hearing)
         assert reply.lines or reply.events, (speaker, text)
         grew = ruled() - before
@@ -345,9 +345,9 @@ def test_undo_while_a_read_back_waits_cancels_the_question_only(referee: Referee
     sid = start(referee)
     set_up(referee, sid, "hearts spades clubs", LANE, "Ann")
     referee.handle(sid, "8H", "Ann")
-    asked = referee.handle(sid, "three of hearts", hearing=Hearing(("three of hearts",), 0.3))
+    asked = referee.handle(sid, "three of hearts", hearing=SpeechText(("three of hearts",), 0.3))
     assert asked.lines == ["Bob, 3 of hearts?"]
-    cancelled = referee.handle(sid, "undo", hearing=Hearing(("undo",), 0.9))
+    cancelled = referee.handle(sid, "undo", hearing=SpeechText(("undo",), 0.9))
     assert (
         not cancelled.accepted
         and cancelled.lines[-1] == "I didn't catch that. Bob: a heart, or any 2 to invert."

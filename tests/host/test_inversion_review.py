@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from games.inversion import rules as inv
+from host.heard import SpeechText
 from host.referee import Referee
-from host.reply import Hearing
 from tests.host.card_tables import LANE, start, state
 
 
@@ -55,7 +55,8 @@ def test_a_pass_taken_back_is_called_a_pass(referee: Referee) -> None:
 def test_a_setup_step_read_back_can_be_confirmed_by_whoever_speaks(referee: Referee) -> None:
     """Anyone at the table answers setup questions, so anyone answers their read-back."""
     sid = start(referee)
-    asked = referee.handle(sid, "hearts spades clubs", "Ann", hearing=Hearing(("hearts spades clubs",), 0.3))
+    heard = SpeechText(("hearts spades clubs",), 0.3)
+    asked = referee.handle(sid, "hearts spades clubs", "Ann", hearing=heard)
     assert not asked.accepted and asked.events[-1]["type"] == "confirm"
     confirmed = referee.handle(sid, "yes", "Ann")
     assert confirmed.accepted, confirmed.lines
@@ -80,7 +81,7 @@ def test_who_starts_read_back_can_be_confirmed_by_whoever_speaks(referee: Refere
     sid = start(referee)
     for text in ("hearts spades clubs", LANE):
         assert referee.handle(sid, text).accepted
-    asked = referee.handle(sid, "Ann", "Bob", hearing=Hearing(("Ann",), 0.3))
+    asked = referee.handle(sid, "Ann", "Bob", hearing=SpeechText(("Ann",), 0.3))
     assert not asked.accepted and asked.events[-1]["type"] == "confirm"
     confirmed = referee.handle(sid, "yes", "Bob")
     assert confirmed.accepted, confirmed.lines

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from games.base import Command
 from games.up_or_down import rules as ud
-from host.referee import Referee, confirm_line
-from host.reply import Hearing
+from host.confirm import confirm_line
+from host.heard import HeardMeaning, SpeechText
+from host.referee import Referee
 from host.session import SessionConfig
 from host.store import Store
 from tests.clock import Clock
@@ -115,17 +117,17 @@ def test_a_repeated_key_gets_the_same_reply_and_moves_once(referee: Referee) -> 
 def test_a_low_confidence_mistake_is_confirmed_before_ruling(referee: Referee) -> None:
     sid = start(referee)
     referee.handle(sid, "10", "Ann")  # Bob needs even above 10 or odd below 10
-    asked = referee.handle(sid, "fifteen", "Bob", hearing=Hearing(("fifteen",), 0.4))
+    asked = referee.handle(sid, "fifteen", "Bob", hearing=SpeechText(("fifteen",), 0.4))
     assert asked.confirm == "15" and asked.private == ["Did you say 15?"] and not asked.accepted
-    corrected = referee.handle(sid, "no fifty", "Bob", hearing=Hearing(("no fifty",), 0.9))
+    corrected = referee.handle(sid, "no fifty", "Bob", hearing=SpeechText(("no fifty",), 0.9))
     assert corrected.public[0] == "Bob said 50." and corrected.accepted
 
 
 def test_undo_while_asked_cancels_the_question_not_the_move_before(referee: Referee) -> None:
     sid = start(referee)
     referee.handle(sid, "10", "Ann")
-    referee.handle(sid, "fifteen", hearing=Hearing(("fifteen",), 0.4))
-    cancelled = referee.handle(sid, "undo", hearing=Hearing(("undo",), 0.9))
+    referee.handle(sid, "fifteen", hearing=SpeechText(("fifteen",), 0.4))
+    cancelled = referee.handle(sid, "undo", hearing=SpeechText(("undo",), 0.9))
     assert not cancelled.accepted and cancelled.events[0]["type"] == "not_confirmed"
     game = referee.table(sid).state
     assert game is not None and game.last == 10 and game.current_player == "Bob"
@@ -134,15 +136,15 @@ def test_undo_while_asked_cancels_the_question_not_the_move_before(referee: Refe
 def test_a_confirmed_mistake_is_ruled(referee: Referee) -> None:
     sid = start(referee)
     referee.handle(sid, "10", "Ann")
-    referee.handle(sid, "fifteen", "Bob", hearing=Hearing(("fifteen",), 0.95))  # 50 valid: confusable
-    ruled = referee.handle(sid, "yes", "Bob", hearing=Hearing(("yes",), 0.9))
+    referee.handle(sid, "fifteen", "Bob", hearing=SpeechText(("fifteen",), 0.95))  # 50 valid: confusable
+    ruled = referee.handle(sid, "yes", "Bob", hearing=SpeechText(("yes",), 0.9))
     assert ruled.public[0] == "Bob said 15. Wrong: 15 is odd, so it must be below 10. Bob is out."
 
 
 def test_a_confident_clear_mistake_is_ruled_at_once(referee: Referee) -> None:
     sid = start(referee)
     referee.handle(sid, "10", "Ann")
-    ruled = referee.handle(sid, "eleven", "Bob", hearing=Hearing(("eleven",), 0.95))
+    ruled = referee.handle(sid, "eleven", "Bob", hearing=SpeechText(("eleven",), 0.95))
     assert ruled.public[0] == "Bob said 11. Wrong: 11 is odd, so it must be below 10. Bob is out."
 
 
@@ -169,13 +171,13 @@ def test_sessions_resume_from_the_file(tmp_path: Path, clock: Clock) -> None:
 def test_a_shaky_command_that_takes_back_or_ends_is_read_back(referee: Referee) -> None:
     sid = start(referee, "Ann,Bob")
     referee.handle(sid, "53", "Ann")
-    asked = referee.handle(sid, "undo", hearing=Hearing(("undo",), 0.4))
+    asked = referee.handle(sid, "undo", hearing=SpeechText(("undo",), 0.4))
     assert not asked.accepted and asked.private == ["Did you say undo?"]
     assert asked.events[-1] == {"type": "confirm", "player": "", "what": "undo", "command": "undo"}
-    kept = referee.handle(sid, "no", hearing=Hearing(("no",), 0.9))
+    kept = referee.handle(sid, "no", hearing=SpeechText(("no",), 0.9))
     assert not kept.accepted and referee.table(sid).state.last == 53  # type: ignore[union-attr]
-    referee.handle(sid, "finish", hearing=Hearing(("finish",), 0.3))
-    ended = referee.handle(sid, "yes", hearing=Hearing(("yes",), 0.9))
+    referee.handle(sid, "finish", hearing=SpeechText(("finish",), 0.3))
+    ended = referee.handle(sid, "yes", hearing=SpeechText(("yes",), 0.9))
     assert ended.accepted and not referee.table(sid).running
     # Typed, a command is taken as it stands.
     sid = start(referee, "Ann,Bob")
@@ -183,36 +185,56 @@ def test_a_shaky_command_that_takes_back_or_ends_is_read_back(referee: Referee) 
     assert referee.handle(sid, "undo").accepted
 
 
+def test_no_to_a_read_back_command_drops_the_question(referee: Referee) -> None:
+    # "No" to "Did you say undo?" is an answer: the question is dropped, and a "yes" said
+    # later about something else takes nothing back.
+    sid = start(referee, "Ann,Bob")
+    referee.handle(sid, "53", "Ann")
+    assert referee.handle(sid, "undo", hearing=SpeechText(("undo",), 0.4)).private == ["Did you say undo?"]
+    kept = referee.handle(sid, "no", hearing=SpeechText(("no",), 0.9))
+    assert not kept.accepted and kept.events == [{"type": "not_confirmed", "player": "", "command": "undo"}]
+    assert referee.table(sid).asked is None
+    later = referee.handle(sid, "yes", hearing=SpeechText(("yes",), 0.9))
+    assert not later.accepted and referee.table(sid).state.last == 53  # type: ignore[union-attr]
+    # The same heard by a table's open microphone.
+    heard = HeardMeaning(Command("undo"), 0.9, text="undo", open_mic=True)
+    assert referee.handle_heard(sid, heard).private == ["undo? Say undo again to be sure."]
+    said_no = referee.handle_heard(sid, HeardMeaning(Command("no"), 0.9, text="no", open_mic=True))
+    assert said_no.events == [{"type": "not_confirmed", "player": "", "command": "undo"}]
+    assert referee.table(sid).asked is None
+
+
 def test_a_valid_number_that_might_have_been_undo_is_asked_about(referee: Referee) -> None:
     sid = start(referee, "Ann,Bob")
     referee.handle(sid, "53", "Ann")
-    asked = referee.handle(sid, "20", "Bob", hearing=Hearing(("20", "undo"), 0.5))
+    asked = referee.handle(sid, "20", "Bob", hearing=SpeechText(("20", "undo"), 0.5))
     assert not asked.accepted and asked.private == ["Did you say 20?"]
-    sure = referee.handle(sid, "20", "Bob", hearing=Hearing(("20", "undo"), 0.9))
+    sure = referee.handle(sid, "20", "Bob", hearing=SpeechText(("20", "undo"), 0.9))
     assert sure.accepted and sure.news[0] == "Bob said 20."  # said again: ruled
 
 
 def test_a_question_at_an_open_microphone_lapses_and_changes_nothing(referee: Referee, clock: Clock) -> None:
     sid = start(referee)
     referee.handle(sid, "10", "Ann")
-    heard = Hearing(("fifteen",), 0.4, open_mic=True, lapse=8.0)
-    asked = referee.handle(sid, "fifteen", hearing=heard)
+    heard = HeardMeaning(ud.Say("Bob", 15), 0.4, text="fifteen", open_mic=True, lapse=8.0)
+    asked = referee.handle_heard(sid, heard)
     assert asked.private == ["Bob, 15?"] and not asked.accepted
     clock.advance(9)  # nobody answered; later a "yes" about something else
-    late = referee.handle(sid, "yes", hearing=Hearing(("yes",), 0.95, open_mic=True, lapse=8.0))
+    late = referee.handle_heard(sid, HeardMeaning(Command("yes"), 0.95, text="yes", open_mic=True, lapse=8.0))
     table = referee.table(sid)
     assert not late.accepted and table.asked is None
     assert table.state is not None and table.state.last == 10 and table.state.current_player == "Bob"
     # Within the lapse the same question is answered.
-    referee.handle(sid, "fifteen", hearing=heard)
+    referee.handle_heard(sid, heard)
     clock.advance(5)
-    ruled = referee.handle(sid, "no, fifty", hearing=Hearing(("no fifty",), 0.95, open_mic=True, lapse=8.0))
+    fifty = HeardMeaning(ud.Say("Bob", 50), 0.95, text="no fifty", open_mic=True, lapse=8.0)
+    ruled = referee.handle_heard(sid, fifty)
     assert ruled.accepted and ruled.public[0] == "Bob said 50."
     # A phone call's question (no lapse) waits.
-    asked = referee.handle(sid, "fifty one", "Cy", hearing=Hearing(("fifty one",), 0.4))
+    asked = referee.handle(sid, "fifty one", "Cy", hearing=SpeechText(("fifty one",), 0.4))
     assert asked.private == ["Did you say 51?"]
     clock.advance(60)
-    assert referee.handle(sid, "yes", "Cy", hearing=Hearing(("yes",), 0.95)).accepted
+    assert referee.handle(sid, "yes", "Cy", hearing=SpeechText(("yes",), 0.95)).accepted
 
 
 def test_a_read_back_names_the_player_once() -> None:

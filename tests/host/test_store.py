@@ -13,8 +13,9 @@ from typing import Any
 import psycopg
 import pytest
 
-from host import store as store_module
-from host.store import Store, _native, _numbered
+from host.store import Store
+from host.store.placeholders import native_placeholders, numbered_placeholders
+from host.store.sqlite import checkpointer
 from tests.host.statements import statements_seen
 
 
@@ -31,15 +32,15 @@ def db(database: str) -> Any:
 
 def test_placeholders_become_the_drivers_own() -> None:
     sql = "SELECT a FROM t WHERE b = ? AND c = :name AND d LIKE '%?:x%' AND e::text = ?"
-    assert _native(sql, False) == sql
-    assert _native(sql, True) == (
+    assert native_placeholders(sql, False) == sql
+    assert native_placeholders(sql, True) == (
         "SELECT a FROM t WHERE b = %s AND c = %(name)s AND d LIKE '%%?:x%%' AND e::text = %s"
     )
 
 
 def test_postgresql_numbers_its_parameters() -> None:
     sql = "SELECT a FROM t WHERE b = ? AND c = :name AND d LIKE '%?:x%' AND e::text = ? AND f = :name"
-    assert _numbered(sql) == (
+    assert numbered_placeholders(sql) == (
         b"SELECT a FROM t WHERE b = $1 AND c = $2 AND d LIKE '%?:x%' AND e::text = $3 AND f = $2",
         (None, "name", None),
     )
@@ -135,7 +136,7 @@ def test_memo_lives_as_long_as_the_transaction(db: Store) -> None:
 def test_each_sqlite_file_is_checkpointed_while_a_store_has_it_open(tmp_path: Path) -> None:
     path = str(tmp_path / "g.sqlite3")
     first, second = Store(path), Store(path)
-    registry = store_module._checkpointer._open
+    registry = checkpointer._open
     assert registry[path][0] == 2
     first.close()
     assert registry[path][0] == 1

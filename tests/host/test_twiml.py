@@ -1,4 +1,4 @@
-"""``host.twiml.render`` gives exactly the SDK's ``str(response)``: for every shape the
+"""``host.channels.twiml.render`` gives exactly the SDK's ``str(response)``: for every shape the
 voice channel builds, and for values that need escaping (markup, quotes, line breaks,
 tabs, Korean, emoji, a lone surrogate), the first time a shape is seen and after."""
 
@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from twilio.twiml.messaging_response import MessagingResponse
 from twilio.twiml.voice_response import VoiceResponse
 
-from host.twiml import render
+from host.channels.twiml import render
 
 TRICKY = [
     "Ann said 53.", "", " ", "a & b <c> \"d\" 'e'", "line\nbreak\r\nand\ttab", "]]> &amp; &#10;",

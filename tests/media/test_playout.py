@@ -17,19 +17,12 @@ from typing import Any
 import numpy as np
 import pytest
 
+from host.channels.media.playout import FRAME_BYTES, BargeInDetector, Pacer, mulaw_frames
+from host.channels.media.session import CallInfo, StreamOptions, StreamSession
 from host.referee import Referee
 from host.session import SessionConfig
 from host.speech.audio import TELEPHONY_RATE, mulaw_encode
 from host.speech.model import ModelUnavailable, SpeechModel
-from host.speech.stream_session import (
-    FRAME_BYTES,
-    BargeInDetector,
-    CallInfo,
-    Pacer,
-    StreamOptions,
-    StreamSession,
-    mulaw_frames,
-)
 from host.store import Store
 
 pytestmark = pytest.mark.timeout(30)
@@ -103,7 +96,7 @@ async def until(condition: Callable[[], bool], what: str) -> None:
 
 
 class RecordingListener:
-    """Stand-in for host.speech.listener.Listener: records what it is fed, and how."""
+    """Stand-in for host.listening.listener.Listener: records what it is fed, and how."""
 
     def __init__(self) -> None:
         self.muted = False

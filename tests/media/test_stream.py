@@ -12,12 +12,12 @@ from pathlib import Path
 import pytest
 from starlette.websockets import WebSocketDisconnect
 
-from host.channels.media import mint_token, stream_twiml
+from host.channels.media.handover import mint_token, stream_twiml
+from host.channels.media.playout import mulaw_frames
+from host.channels.media.session import StreamSession
 from host.lobby import Lobby
-from host.notify import fan_out
 from host.session import SessionConfig
 from host.speech.audio import mulaw_decode, mulaw_encode, rms
-from host.speech.stream_session import StreamSession, mulaw_frames
 from host.speech.tts import synthesize
 from tests.media.conftest import PUBLIC_URL, SIGNED_URL, Host, make_host
 from tests.media.stream_client import FRAME, Heard, TwilioStream, new_sids, open_stream
@@ -127,7 +127,7 @@ def test_the_others_moves_are_spoken_into_a_live_stream(host: Host, say_on_phone
         assert game is not None and game.last == 5
 
         reply = host.referee.handle(session_id, "3", "Bob")  # by text: odd below 5, a mistake
-        fan_out(lobby, host.app.state.outbound, reply, exclude=bob)
+        host.app.state.notifiers.fan_out(reply, exclude=bob)
         news = call.utterance()
         session = live(host, call)
         assert "Bob" in session.said[-1] and "탈락" in session.said[-1]  # Bob is out

@@ -11,7 +11,7 @@ from typing import Any
 
 import uvicorn
 
-from host.web import listen
+from host.channels.web import listen
 
 _emit = listen.Room.emit
 

@@ -37,7 +37,7 @@ class Crashing(Server):
 
 def _mic_cookie(db: Path, code: str) -> str:
     """The table microphone's cookie, as opening the host's link would set it."""
-    from host.web.mic import mint_link_key, redeem_link
+    from host.channels.web.mic import mint_link_key, redeem_link
 
     store = Store(db)
     try:
@@ -52,7 +52,7 @@ def _mic_cookie(db: Path, code: str) -> str:
 
 async def _speak(base: str, code: str, cookie: str, pcm: bytes) -> None:
     """Stream ``pcm`` into the table microphone until the server goes away."""
-    from host.web.mic import COOKIE
+    from host.channels.web.mic import COOKIE
 
     url = base.replace("http://", "ws://") + f"/t/{code}/listen"
     headers = {"Origin": base, "Cookie": f"{COOKIE}={cookie}"}

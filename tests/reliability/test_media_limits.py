@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from host.channels.media import mint_token
-from host.speech.stream_session import FrameTooLarge
+from host.channels.media.handover import mint_token
+from host.channels.media.session import FrameTooLarge
 from tests.media.test_playout import RecordingListener, Rig, inbound, run, tone
 from tests.speech.conftest import ko_model  # noqa: F401  (a shared fixture)
 
@@ -49,7 +49,7 @@ def test_a_flood_is_bounded_and_logged_once(tmp_path: Path, caplog: pytest.LogCa
         stuck.release.set()
         await rig.session.close()
 
-    with caplog.at_level(logging.INFO, logger="host.speech.stream_session"):
+    with caplog.at_level(logging.INFO, logger="host.channels.media.session"):
         run(scenario())
     assert rig.session.dropped_frames > 100
     floods = [r for r in caplog.records if "faster than it can be heard" in r.getMessage()]

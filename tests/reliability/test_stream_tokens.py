@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from starlette.websockets import WebSocketDisconnect
 
-from host.channels.media import mint_token
+from host.channels.media.handover import mint_token
 from tests.media.conftest import SIGNED_URL, Host, make_host
 from tests.media.stream_client import TwilioStream, new_sids, open_stream
 from tests.speech.conftest import ko_model  # noqa: F401  (a shared fixture)

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from games.up_or_down import rules as ud
-from host.sms_text import fits_one_segment
+from host.channels.sms.text import fits_one_segment
 from tests.sms.conftest import HOST_NUMBER, PHONES, Clock, Sms, build
 from tests.twilio_helpers import TEST_ACCOUNT_SID, FakeTwilio
 
@@ -193,6 +193,27 @@ def test_leave_mid_game_and_join_another(sms: Sms) -> None:
         "You are not in a game. Text NEW to start one or JOIN and a code to join one."
     ]
     assert sms.text(bob, "NEW training Bobby")[0].startswith("Game ")
+
+
+LEFT = "You left the game. Text NEW to start another or JOIN and a code."
+
+
+def test_leaving_said_in_words_is_ruled_by_the_referee_and_leaves_as_leave_does(sms: Sms) -> None:
+    ann, bob, _cy = phones = sms.new_game(3)
+    move(sms, phones, ann, "50")
+    before = len(sms.inbox(ann))
+    assert sms.text(bob, "I'm leaving") == [LEFT]
+    assert sms.inbox(ann)[before:] == [
+        "#3 Bob left and is out. Cy: an even number above 50 or an odd number below 50."
+    ]
+    assert sms.app.state.lobby.member(bob) is None
+    # Before the game the referee reads nothing: the lobby takes the words as LEAVE.
+    dee = PHONES[3]
+    code = sms.text(dee, "NEW Dee")[0].split()[1]
+    eve = PHONES[4]
+    sms.text(eve, f"JOIN {code} Eve")
+    assert sms.text(eve, "count me out") == [LEFT]
+    assert sms.app.state.lobby.member(eve) is None
 
 
 def test_a_finished_game_is_left_for_a_new_one_by_joining(sms: Sms) -> None:

@@ -22,7 +22,7 @@ from games.inversion import talk as words
 from games.inversion.cards import Card, Suit, deck
 from games.inversion.rules import InversionOutcome
 from games.inversion.words import card_words, grammar, words_of
-from host.sms_text import NAME_MAX, SEGMENT, fit, fits_one_segment, gsm_length, texted, turn_prefix
+from host.channels.sms.text import NAME_MAX, SEGMENT, fit, fits_one_segment, gsm_length, texted, turn_prefix
 from tests.sms.conftest import PHONES, Sms, new_sid
 
 # -- helpers -----------------------------------------------------------------------------

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from games.base import find_game
-from host.sms_text import fits_one_segment
+from host.channels.sms.text import fits_one_segment
 from tests.sms.conftest import PHONES, Sms
 
 

@@ -8,9 +8,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from grammars import load
-from host.channels.sms import new_keywords
-from host.sms_text import (
+from games.up_or_down.words import load  # the host's phrases and Up-or-Down's
+from host.channels.sms.keywords import new_keywords
+from host.channels.sms.text import (
     GSM7_BASIC,
     NAME_MAX,
     SEGMENT,
@@ -25,7 +25,7 @@ from host.sms_text import (
 )
 
 LONG_NAME = "W" * NAME_MAX  # the longest name sanitize_name lets through
-PLAYERS = 10  # the most an SMS game seats (host/channels/sms.py MAX_PLAYERS)
+PLAYERS = 10  # the most an SMS game seats (host/channels/sms/channel.py MAX_PLAYERS)
 NAMES = [f"{c * (NAME_MAX - 1)}{i}" for i, c in zip(range(PLAYERS), "ABCDEFGHIJ", strict=True)]
 CHAIN = "-1000000"  # a wrong number the chain goes on from: 7 digits and a sign
 RANGE = "100"  # SMS games play 1 to 100

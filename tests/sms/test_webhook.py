@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from host.sms_text import fits_one_segment
+from host.channels.sms.text import fits_one_segment
 from tests.sms.conftest import HOST_NUMBER, PHONES, Clock, Sms, build, messages_of, new_sid
 from tests.twilio_helpers import TEST_ACCOUNT_SID, TEST_AUTH_TOKEN, FakeTwilio, post_signed, sign
 

@@ -17,8 +17,9 @@ from collections.abc import Callable
 import numpy as np
 
 from host.speech.audio import pcm_chunks
+from host.speech.endpointer import Endpointer
 from host.speech.model import load_model
-from host.speech.recognizer import Endpointer, GrammarRecognizer
+from host.speech.recognizer import GrammarRecognizer
 from host.speech.tts import espeak_synthesize
 from tests.speech.korean import native, parse_sino, sino
 

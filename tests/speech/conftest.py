@@ -14,8 +14,9 @@ import numpy as np
 import pytest
 
 from host.speech.audio import SAMPLE_RATE, read_wav, write_wav
+from host.speech.endpointer import Endpointer
 from host.speech.model import SpeechModel, load_model
-from host.speech.recognizer import Endpointer, GrammarRecognizer
+from host.speech.recognizer import GrammarRecognizer
 from tests import voices
 from tests.speech.korean import sino
 

@@ -9,19 +9,12 @@ import numpy as np
 import pytest
 
 from grammars import load
+from host.listening.phrases import waits_for_no_rank
 from host.speech.audio import pcm_chunks
-from host.speech.listener import waits_for_no_rank
+from host.speech.endpointer import Endpointer
+from host.speech.hearing import Hearing
 from host.speech.model import UNK, SpeechModel
-from host.speech.recognizer import (
-    Endpointer,
-    GrammarRecognizer,
-    Hearing,
-    WordTiming,
-    _Alternative,
-    _Segment,
-    combine,
-    make_hearing,
-)
+from host.speech.recognizer import GrammarRecognizer
 from tests.speech.conftest import NUMBERS, silence
 from tests.speech.korean import parse_sino
 
@@ -215,41 +208,3 @@ def test_max_utterance_length(ko_model: SpeechModel, say: Say) -> None:
     hearings = hear(endpointer, pcm)
     assert hearings[0].forced
     assert hearings[0].emitted_at - hearings[0].start == pytest.approx(1.5, abs=0.2)
-
-
-# --- pure logic: no model needed ---
-
-
-def alt(text: str, score: float, start: float = 0.0) -> _Alternative:
-    tokens = tuple(text.split())
-    words = [WordTiming(t, start + i * 0.3, start + i * 0.3 + 0.2) for i, t in enumerate(tokens)]
-    return _Alternative(tokens, score, words)
-
-
-def test_combine_joins_segments_of_one_utterance() -> None:
-    first = _Segment([alt("오십", 10.0), alt("오", 9.0)])
-    second = _Segment([alt("삼", 5.0, 1.0), alt("사", 4.5, 1.0)])
-    combined = combine([first, second], max_alternatives=3)
-    assert [" ".join(a.tokens) for a in combined] == ["오십 삼", "오십 사", "오 삼"]
-    assert [a.score for a in combined] == [15.0, 14.5, 14.0]
-    hearing = make_hearing(combined, speech_start=0.0, speech_end=1.2, emitted_at=1.9)
-    assert hearing is not None
-    assert [w.word for w in hearing.words] == ["오십", "삼"]
-    assert hearing.latency == pytest.approx(0.7)
-
-
-def test_make_hearing_shares_and_unknown() -> None:
-    hearing = make_hearing(
-        [alt("[unk]", 3.0), alt("오", 3.0 - np.log(3)), alt("[unk]", 1.0)],
-        speech_start=0.0,
-        speech_end=0.5,
-        emitted_at=1.2,
-    )
-    assert hearing is not None
-    # duplicates merge; shares are a softmax of the scores
-    texts = [t for t, _ in hearing.alternatives]
-    assert texts == ["[unk]", "오"]
-    unk_share = (1 + np.exp(-2)) / (1 + np.exp(-2) + 1 / 3)
-    assert hearing.confidence == pytest.approx(unk_share)
-    assert hearing.unknown
-    assert make_hearing([alt("", 1.0)], speech_start=0, speech_end=0, emitted_at=0) is None

@@ -9,12 +9,14 @@ from collections.abc import Callable
 import pytest
 
 from grammars import Grammar, load
+from host.confirm import MOVE_SHARE
+from host.listening.phrases import phrase_settles
 from host.speech import sphinx
 from host.speech.audio import SAMPLE_RATE, pcm_chunks
+from host.speech.endpointer import Endpointer
 from host.speech.engines import recognizer_for
-from host.speech.listener import MOVE_SHARE, phrase_settles
+from host.speech.hearing import Hearing
 from host.speech.model import SpeechModel, load_model
-from host.speech.recognizer import Endpointer, Hearing
 from host.speech.sphinx import SphinxRecognizer, jsgf
 from tests import voices
 from tests.speech.conftest import silence, trim

@@ -10,8 +10,9 @@ import pytest
 
 from host.speech import tts
 from host.speech.audio import rms
+from host.speech.endpointer import Endpointer
 from host.speech.model import SpeechModel
-from host.speech.recognizer import Endpointer, GrammarRecognizer
+from host.speech.recognizer import GrammarRecognizer
 from host.speech.tts import (
     Speaker,
     TTSError,

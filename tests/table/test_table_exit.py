@@ -58,7 +58,7 @@ def _has_output_device() -> bool:
 @pytest.fixture(scope="module")
 def game_wav(tmp_path_factory: pytest.TempPathFactory) -> Path:
     # Room after each move for the host's answer: with a card, the input heard while it
-    # speaks is dropped (see host/speech/table.py).
+    # speaks is dropped (see host/channels/table/runner.py).
     path = tmp_path_factory.mktemp("exit") / "game.wav"
     write_wav(path, silence(3.5) + piper("fifty three") + silence(7.0) + piper("forty") + silence(7.0))
     return path

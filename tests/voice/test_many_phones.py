@@ -6,7 +6,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from host import voice_prompts as vp
+import host.channels.voice.prompts as vp
 from tests.twilio_helpers import TEST_ACCOUNT_SID, FakeTwilio, post_signed
 from tests.voice.conftest import BASE, Host, Phone, query, says
 
@@ -207,6 +207,21 @@ def test_saying_leave_on_a_call_leaves_the_game(host: Host) -> None:
     assert host.lobby.member(ANN) is None
     bob.update()
     assert "Ann left and is out." in bob.heard and "Bob wins!" in bob.heard
+
+
+def test_a_leave_heard_unsurely_is_read_back_before_it_counts(host: Host) -> None:
+    ann, code = create(host, ANN, "Ann")
+    bob = join(host, BOB, "Bob", code)
+    ann.update()
+    ann.say("start")
+    bob.update()
+    ann.say("leave the game", confidence=0.3)  # the referee decides, as for any command
+    assert "leave?" in ann.heard
+    assert host.lobby.member(ANN) is not None
+    ann.press("1")
+    assert ann.verbs == ["Say", "Hangup"]
+    assert ann.heard.startswith("You left the game.")
+    assert host.lobby.member(ANN) is None
 
 
 def test_wrong_codes(host: Host) -> None:

@@ -1,4 +1,5 @@
-"""Spoken wording and the small readers of callers' words (host/voice_prompts.py)."""
+"""Spoken wording and the small readers of callers' words (host/channels/voice/prompts.py),
+and a ruling as a caller hears it (host/channels/spoken.py)."""
 
 from __future__ import annotations
 
@@ -7,14 +8,15 @@ from pathlib import Path
 
 import pytest
 
+import host.channels.voice.prompts as vp
 from games.up_or_down import rules as ud
 from games.up_or_down.rules import Mode
 from games.up_or_down.talk import TALK, spoken_turn
 from grammars import voice_phrases
 from grammars.reader import spoken
-from host import voice_prompts as vp
+from host.channels.spoken import reply_lines
+from host.heard import SpeechText
 from host.referee import Referee
-from host.reply import Hearing
 from host.session import SessionConfig
 from host.store import Store
 
@@ -56,13 +58,13 @@ def test_reply_lines_drop_the_written_prompt(tmp_path: Path) -> None:
     reply = referee.handle(session, "53")
     table = referee.table(session)
     assert reply.public[-1] == "Bob: an odd number above 53 or an even number below 53."
-    assert vp.reply_lines(reply, table) == ["Ann said fifty three."]
+    assert reply_lines(reply, table) == ["Ann said fifty three."]
     muddle = referee.handle(session, "banana")
-    assert vp.reply_lines(muddle, referee.table(session)) == ["I didn't catch that."]
-    asked = referee.handle(session, "fifteen", hearing=Hearing(("fifteen",), 0.2))
-    assert vp.reply_lines(asked, referee.table(session)) == ["Bob, fifteen?"]  # one device: whose move
+    assert reply_lines(muddle, referee.table(session)) == ["I didn't catch that."]
+    asked = referee.handle(session, "fifteen", hearing=SpeechText(("fifteen",), 0.2))
+    assert reply_lines(asked, referee.table(session)) == ["Bob, fifteen?"]  # one device: whose move
     declined = referee.handle(session, "no")
-    assert vp.reply_lines(declined, referee.table(session)) == [vp.say("en", "say_again")]
+    assert reply_lines(declined, referee.table(session)) == [vp.say("en", "say_again")]
 
 
 @pytest.mark.parametrize(
@@ -128,7 +130,7 @@ def test_hints_fit_twilio_limits_even_for_a_huge_range() -> None:
 
 
 def test_every_phrase_used_by_the_channel_exists_and_formats() -> None:
-    source = (Path(vp.__file__).parent / "channels" / "voice.py").read_text()
+    source = "\n".join(p.read_text() for p in Path(vp.__file__).parent.glob("*.py"))
     used = set(re.findall(r'vp\.say\([^,]+, "(\w+)"', source)) | set(re.findall(r'"(words_\w+)"', source))
     phrases = voice_phrases("en")
     assert used and used <= set(phrases), used - set(phrases)

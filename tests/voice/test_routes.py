@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from host.channels.voice import MENU_TRIES, ROUTES
+from host.channels.voice import ROUTES
+from host.channels.voice.steps import MENU_TRIES
 from tests.twilio_helpers import TEST_ACCOUNT_SID, TEST_AUTH_TOKEN, post_signed, sign
 from tests.voice.conftest import BASE, HOST_NUMBER, Host, new_call_sid, parse_twiml, says
 

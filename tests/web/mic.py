@@ -43,7 +43,7 @@ def session_code(host: Sms) -> str:
 def open_link(host: Sms, code: str) -> str:
     """What the table does with the host's microphone link: open it (``gamehost mic``
     mints it); the client keeps the cookie it sets. Returns the cookie's value."""
-    from host.web.mic import COOKIE, link, mint_link_key
+    from host.channels.web.mic import COOKIE, link, mint_link_key
 
     row = host.app.state.store.session_by_code(code)
     assert row is not None
@@ -60,7 +60,7 @@ def open_link(host: Sms, code: str) -> str:
 
 def carrying(cookie: str) -> dict[str, str]:
     """Request headers carrying the table microphone's cookie."""
-    from host.web.mic import COOKIE
+    from host.channels.web.mic import COOKIE
 
     return {"cookie": f"{COOKIE}={cookie}"}
 

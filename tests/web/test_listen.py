@@ -6,10 +6,10 @@ from __future__ import annotations
 import pytest
 from starlette.websockets import WebSocketDisconnect
 
+from host.channels.web.listen import origin_problem
+from host.channels.web.mic import COOKIE
 from host.config import Settings
 from host.session import SessionConfig
-from host.web.listen import origin_problem
-from host.web.mic import COOKIE
 from tests.sms.conftest import PHONES, Sms
 from tests.web.mic import ORIGIN, carrying, open_link
 from tests.web.test_pages import code_of

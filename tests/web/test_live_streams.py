@@ -20,7 +20,7 @@ from typing import Any
 import httpx
 import pytest
 
-from host.web.live import Feed
+from host.channels.web.live import Feed
 from tests.clock import Clock
 from tests.sms.conftest import Sms, build
 from tests.sms.live import serve
@@ -145,7 +145,7 @@ def test_a_client_may_keep_only_so_many_streams(host: Sms) -> None:
 
 
 def test_a_quiet_game_keeps_its_streams_alive(host: Sms, monkeypatch: pytest.MonkeyPatch) -> None:
-    import host.web.live as live
+    import host.channels.web.live as live
 
     monkeypatch.setattr(live, "KEEPALIVE", 0.05)  # proxies close a quiet stream: say something
     ann, _bob = host.new_game(2)

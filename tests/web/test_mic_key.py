@@ -47,7 +47,7 @@ def test_the_join_code_and_origin_do_not_make_a_microphone(sms: Sms) -> None:
 
 
 def test_the_link_is_traded_once_for_a_cookie(sms: Sms) -> None:
-    from host.web.mic import COOKIE, mint_link_key
+    from host.channels.web.mic import COOKIE, mint_link_key
 
     ann, _bob = sms.new_game(2)
     code = code_of(sms, ann)
@@ -78,7 +78,7 @@ def test_a_new_link_revokes_the_microphone_made_before(sms: Sms) -> None:
 
 
 def test_a_key_works_for_its_own_game_only(sms: Sms) -> None:
-    from host.web.mic import mint_link_key
+    from host.channels.web.mic import mint_link_key
 
     ann, _bob = sms.new_game(2)
     mine = code_of(sms, ann)
@@ -94,7 +94,7 @@ def test_a_key_works_for_its_own_game_only(sms: Sms) -> None:
 
 
 def test_a_game_can_have_no_table_microphone(sms: Sms, tmp_path: Path) -> None:
-    from host.web.mic import COOKIE
+    from host.channels.web.mic import COOKIE
 
     ann, _bob = sms.new_game(2)
     code = code_of(sms, ann)
@@ -119,7 +119,7 @@ def test_the_cli_says_when_there_is_no_such_game(sms: Sms) -> None:
     assert result.exit_code == 2 and "no open game has the code 000000" in result.output
 
 
-GUESSES = 10  # wrong codes a client may try in an hour (host/web/codes.py MAX_FAILED)
+GUESSES = 10  # wrong codes a client may try in an hour (host/channels/web/codes.py MAX_FAILED)
 
 
 def test_wrong_codes_on_the_web_are_rate_limited_like_join(sms: Sms) -> None:
@@ -138,14 +138,14 @@ def test_wrong_codes_on_the_web_are_rate_limited_like_join(sms: Sms) -> None:
     # Another client is not locked out by this one.
     other = TestClient(sms.app, client=("203.0.113.7", 40000))
     assert other.get(f"/t/{code}").status_code == 200
-    from host.web import codes
+    from host.channels.web import codes
 
     assert codes.MAX_FAILED == GUESSES
 
 
 def open_key_without_the_page(sms: Sms, code: str) -> str:
     """A valid cookie key minted directly (the locked-out client cannot open its link)."""
-    from host.web.mic import mint_link_key, redeem_link
+    from host.channels.web.mic import mint_link_key, redeem_link
 
     row = sms.app.state.store.session_by_code(code)
     cookie = redeem_link(sms.app.state.store, row.id, mint_link_key(sms.app.state.store, row.id))
@@ -164,14 +164,14 @@ def open_key_without_the_page(sms: Sms, code: str) -> str:
     ],
 )
 def test_whose_budget_a_guess_counts_against(host: str, key: str) -> None:
-    from host.web import codes
+    from host.channels.web import codes
 
     assert codes.client_key(host) == key
 
 
 def test_a_stranger_is_heard_only_with_the_key(sms: Sms) -> None:
     """The repro's end to end: with the key the page's microphone rules the move."""
-    from host.web.mic import set_table_mic
+    from host.channels.web.mic import set_table_mic
 
     ann, _bob = sms.new_game(2)
     code = code_of(sms, ann)

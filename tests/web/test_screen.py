@@ -9,8 +9,8 @@ import re
 
 import pytest
 
+from host.channels.web.labels import labels
 from host.session import SessionConfig
-from host.web.labels import labels
 from tests.sms.conftest import Sms
 from tests.web.test_pages import code_of, text_of
 from tests.web.test_views import GAMES, boards

@@ -64,7 +64,7 @@ class Game:
 
     def rule(self, move: Any, said: tuple[Any, ...]) -> bool | None:
         """Whether the game takes ``move`` (None: it cannot be said, so nobody rules on it).
-        ``tests/games/test_oracles_by_text.py`` says it to the host instead."""
+        ``tests/test_oracles_by_text.py`` says it to the host instead."""
         if RULES.refusal(self.state, move) is not None:
             return False
         events: list[Event]

@@ -58,7 +58,7 @@ def pick_move(rng: random.Random, state: State, oracle: UpOrDownOracle) -> tuple
 
 class RulesTable:
     """The game's side of a table: its rules called directly. ``rule`` says whether the
-    game took a move; ``tests/games/test_oracles_by_text.py`` puts the host's words in
+    game took a move; ``tests/test_oracles_by_text.py`` puts the host's words in
     between instead."""
 
     def __init__(self, options: Options) -> None:

@@ -95,7 +95,7 @@ class Game:
 
     def rule(self, move: Any, words: tuple[Any, ...]) -> bool | None:
         """Whether the game takes ``move`` (None: it cannot be said, so nobody rules on it).
-        ``tests/games/test_oracles_by_text.py`` says it to the host instead."""
+        ``tests/test_oracles_by_text.py`` says it to the host instead."""
         if move == "timeout":
             self.state, _ = RULES.on_timeout(self.state)
             return True

@@ -1,0 +1,368 @@
+"""One text, start to end: keywords, the lobby (NEW, JOIN, START), and everything else a
+player texts handed to the referee; the answer for the sender and the news for the others.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+
+from games.base import default_game
+from grammars import Grammar, load
+from grammars.reader import CommandSaid, parse
+from host.channels.sms.keywords import (
+    CHANNEL,
+    HELP,
+    OPT_IN,
+    OPT_OUT,
+    Words,
+    game_named,
+    new_keywords,
+    seat_range,
+)
+from host.channels.sms.text import fit, sanitize_name, turn_prefix
+from host.config import Settings
+from host.lobby import CODE_DIGITS, Joined, Lobby, Member, host_number
+from host.notify import Notifiers
+from host.outbound import Outbound
+from host.referee import Referee, prompt_text
+from host.reply import Reply
+from host.session import SessionConfig, Table
+
+log = logging.getLogger(__name__)
+
+MAX_BODY = 1600  # Twilio's own limit for one message; anything longer is not a person typing
+MAX_PLAYERS = 10  # an SMS game's seats when the game itself sets no limit (Up-or-Down)
+MAX_NUMBER = 10**7  # larger numbers are typing accidents, not moves (see _member)
+
+
+@dataclass
+class SmsAnswer:
+    """What one text brings about: the sender's messages (TwiML) and the replies everyone
+    else is told about."""
+
+    messages: list[str] = field(default_factory=list)
+    tell: list[tuple[Reply, str | None]] = field(default_factory=list)  # (reply, excluded address)
+    session_id: str | None = None
+
+
+class SmsChannel:
+    """The SMS channel's service (``app.state.sms``)."""
+
+    def __init__(
+        self, settings: Settings, referee: Referee, lobby: Lobby, outbound: Outbound, notifiers: Notifiers
+    ) -> None:
+        self.settings = settings
+        self.referee = referee
+        self.lobby = lobby
+        self.outbound = outbound
+        self.notifiers = notifiers
+        self.store = referee.store
+        self.g: Grammar = load(settings.lang)
+
+    # -- one incoming text -----------------------------------------------------------------
+
+    def receive(
+        self, address: str, host: str | None, body: str, key: str | None, token: str | None = None
+    ) -> SmsAnswer:
+        """Everything one text does, in one transaction; a repeated ``key`` (the signed
+        MessageSid) or idempotency ``token`` is answered as the first time and changes nothing."""
+        stored_key = f"sms:{key}" if key else None
+        token_key = f"sms-token:{token}" if token and token != key else None
+        keys = [k for k in (stored_key, token_key) if k is not None]
+        with self.store.transaction():
+            # Both keys in one look (on PostgreSQL locked first: a retry on another worker
+            # waits for the first's reply) and, in the same round trip, the sender, their
+            # game's members, opt-outs, our numbers and the game's row: nothing below reads
+            # them again.
+            saved = self.store.replies(*keys, also=self.lobby.reading_game_of(address))
+            for k in keys:
+                if k in saved:
+                    return SmsAnswer(list(saved[k].get("messages", [])))
+            if host:
+                self.lobby.texted(address, host, self.referee.clock())
+            answer = self._dispatch(address, body[:MAX_BODY], key)
+            # The others' messages go into the outbox in this same transaction: the move
+            # and the news of it are committed together (a sender thread delivers them).
+            self.tell(answer.tell)
+            for k in keys:
+                self.store.save_reply(k, answer.session_id, {"messages": answer.messages})
+        return answer
+
+    def _dispatch(self, address: str, text: str, key: str | None) -> SmsAnswer:
+        words = Words.of(text)
+        keyword, after = words.keyword()
+        if keyword in OPT_OUT:
+            # Twilio (or the carrier) confirms the opt-out itself; we only stop talking.
+            left = self.lobby.opt_out(address)
+            log.info("%s opted out", address)
+            if left is None:
+                return SmsAnswer()
+            self._stamp(left)
+            return SmsAnswer(tell=[(left, address)], session_id=left.session_id)
+        member = self.lobby.member(address)
+        if keyword in HELP:
+            return self._say(member, [self._help(member)])
+        if self.lobby.opted_out(address):
+            if keyword in OPT_IN:
+                self.lobby.opt_in(address)
+                log.info("%s opted in", address)
+                return self._say(None, [self.g.phrase("sms_opted_in")])
+            return SmsAnswer()  # nothing more until START/YES/UNSTOP
+        if member is None:
+            return self._stranger(address, keyword, words, after)
+        return self._member(member, keyword, words, after, text, key)
+
+    # -- not in a game ---------------------------------------------------------------------
+
+    def _stranger(self, address: str, keyword: str | None, words: Words, after: int) -> SmsAnswer:
+        g = self.g
+        if keyword == "NEW":
+            return self._create(address, words, after)
+        if keyword == "JOIN":
+            return self._join(address, words, after)
+        if keyword == "RULES":
+            return self._rules(None, words, after)
+        if keyword in ("START", "STATUS", "LEAVE"):
+            return self._say(None, [g.phrase("sms_not_in_game")])
+        return self._say(None, [g.phrase("sms_welcome", games=new_keywords())])
+
+    def _create(self, address: str, words: Words, after: int) -> SmsAnswer:
+        rest = list(range(after, len(words.raw)))
+        named = game_named(words.keys[rest[0]]) if rest else None
+        spec = named or default_game()
+        if named is not None:
+            rest.pop(0)
+        options: dict[str, object] = {}
+        while rest and (chosen := spec.option_words.get(words.keys[rest[0]].lower())) is not None:
+            options.update(chosen)
+            rest.pop(0)
+        asked = " ".join(words.raw[i] for i in rest)
+        name = sanitize_name(asked) or "Player 1"
+        config = SessionConfig(
+            game=spec.name,
+            options=options,
+            lang=self.settings.lang,
+            undo_grace=self.settings.sms_undo_grace,
+            confirm_below=self.settings.confirm_below,
+            # A game without a turn clock plays at the table's pace.
+            turn_timeout=self.settings.sms_turn_timeout if spec.timed else None,
+        )
+        try:
+            joined = self.lobby.create(address, name, CHANNEL, config)
+        except ValueError as exc:  # options the game refuses (a deck file that does not load)
+            return self._say(None, [f"{spec.title}: {exc}"])
+        log.info("%s made game %s (%s, %s)", address, joined.session_id, spec.name, options)
+        if spec.default:
+            line = self.g.phrase("sms_created", code=joined.code, name=name)
+        else:
+            line = self.g.phrase(
+                "sms_created_game", code=joined.code, name=name, game=spec.title, seats=seat_range(spec)
+            )
+        answer = self._say(None, [*self._renamed(asked, name), line])
+        answer.session_id = joined.session_id
+        return answer
+
+    def _renamed(self, asked: str, name: str) -> list[str]:
+        """Telling someone whose name cannot be texted (not GSM-7) the one they play under."""
+        replaced = asked.strip() and not sanitize_name(asked)
+        return [self.g.phrase("sms_name_replaced", name=name)] if replaced else []
+
+    def _join(self, address: str, words: Words, after: int, default: str | None = None) -> SmsAnswer:
+        g = self.g
+        code, i = "", after
+        while i < len(words.raw) and len(code) < CODE_DIGITS:
+            key = words.keys[i]
+            if key == "CODE" and not code:
+                i += 1
+                continue
+            if not key.isdigit():
+                break
+            code += key
+            i += 1
+        if not code:
+            return self._say(None, [g.phrase("sms_join_how")])
+        code = code[:12]
+        row = self.store.session_by_code(code)
+        table = self.referee.table(row.id) if row is not None and row.status != "closed" else None
+        if table is not None and len(table.players) >= _seats(table) and not table.running:
+            return self._say(None, [g.phrase("sms_full", count=_seats(table))])
+        typed = " ".join(words.raw[i:])
+        asked = sanitize_name(typed)
+        taken = table.names if table is not None else ()
+        if not asked and default and default.casefold() not in {n.casefold() for n in taken}:
+            asked = default  # the name they played under last time
+        name = asked or _default_name(taken)
+        result = self.lobby.join(address, code, name, CHANNEL)
+        if not isinstance(result, Joined):
+            key = {
+                "no_such_game": "sms_no_such_game",
+                "already_in_game": "sms_in_game",
+                "started": "sms_started",
+                "name_taken": "sms_name_taken",
+                "too_many_tries": "sms_too_many_tries",
+                "full": "sms_full",
+            }[result]
+            seats = _seats(table) if table is not None else MAX_PLAYERS
+            return self._say(None, [g.phrase(key, code=code, name=name, count=seats)])
+        table = self.referee.table(result.session_id)
+        players = ", ".join(table.names)
+        creator = table.players[0].name
+        log.info("%s joined game %s as %s", address, result.session_id, name)
+        joined_line = g.phrase("sms_joined", code=code, name=name, players=players, creator=creator)
+        answer = self._say(None, [*self._renamed(typed, name), joined_line])
+        news = Reply(result.session_id, news=[g.phrase("sms_joined_others", name=name, players=players)])
+        answer.tell.append((news, address))
+        answer.session_id = result.session_id
+        return answer
+
+    # -- in a game -------------------------------------------------------------------------
+
+    def _member(
+        self, member: Member, keyword: str | None, words: Words, after: int, text: str, key: str | None
+    ) -> SmsAnswer:
+        g = self.g
+        session_id = member.session_id
+        table = self.referee.table(session_id)
+        in_lobby = table.state is None
+        lang = table.config.lang
+        if keyword == "LEAVE":
+            return self._leave(member)
+        if keyword is None and table.running and any(abs(n) > MAX_NUMBER for n in parse(text, lang).numbers):
+            # A typing accident, not a move (which the rules would rule a mistake); nor could
+            # it be told to anyone in one text.
+            return self._say(member, [g.phrase("not_understood", turn=prompt_text(table))])
+        if keyword == "JOIN":
+            if not in_lobby and not table.running:
+                # The old game is over: moving on to another one needs no LEAVE first.
+                left = self._leave(member)
+                joined = self._join(member.address, words, after, default=member.name)
+                joined.tell[:0] = left.tell
+                return joined
+            return self._say(member, [g.phrase("sms_in_game", code=self._code(session_id))])
+        if keyword == "RULES":
+            return self._rules(member, words, after, table)
+        if in_lobby:
+            creator = table.players[0]
+            if keyword == "START":
+                if creator.address != member.address:
+                    return self._say(member, [g.phrase("sms_only_creator", creator=creator.name)])
+                need = table.spec.min_players
+                if len(table.players) < need:
+                    return self._say(member, [g.phrase("need_players", count=need)])
+                return self._ruled(member, self.referee.begin(session_id))
+            if keyword == "NEW":
+                return self._say(member, [g.phrase("sms_in_game", code=self._code(session_id))])
+            if keyword is None and parse(text, lang).intent() == CommandSaid("leave"):
+                return self._leave(member)  # the referee reads nothing before the game
+            # Nothing else means anything before START; in particular the referee's
+            # "new game" must not let anyone but the creator begin.
+            lobby_line = g.phrase(
+                "sms_lobby", code=self._code(session_id), players=", ".join(table.names), creator=creator.name
+            )
+            return self._say(member, [lobby_line])
+        if keyword in ("NEW", "START"):
+            # Over: a rematch with the same table ("winner opens the next game").
+            # Running: the referee says a game is running.
+            text = "new game"
+        elif keyword == "STATUS":
+            text = "status"
+        # No key of its own: this text's answer, stored under its MessageSid in this same
+        # transaction (``receive``), is what a retry finds.
+        reply = self.referee.handle(session_id, text, member.name)
+        if self.lobby.left(member.address, reply):  # "leave the game": ruled by the referee
+            return self._left(member, reply)
+        return self._ruled(member, reply)
+
+    def _leave(self, member: Member) -> SmsAnswer:
+        """LEAVE (or an old game left for a new one): out of the game and its members."""
+        return self._left(member, self.lobby.leave(member.address))
+
+    def _left(self, member: Member, reply: Reply | None) -> SmsAnswer:
+        """Out of the game: the sender is told so, the others the referee's news."""
+        log.info("%s left game %s", member.address, member.session_id)
+        answer = self._say(None, [self.g.phrase("sms_left")])
+        if reply is not None:
+            self._stamp(reply)
+            answer.tell.append((reply, member.address))
+        answer.session_id = member.session_id
+        return answer
+
+    def _ruled(self, member: Member, reply: Reply) -> SmsAnswer:
+        """The referee's reply: all of it to the sender, the public part to the others."""
+        self._stamp(reply)
+        answer = SmsAnswer(fit(reply.lines, turn_prefix(reply.turn)), session_id=member.session_id)
+        if reply.public:
+            answer.tell.append((reply, member.address))
+        return answer
+
+    def _turn(self, session_id: str) -> int | None:
+        state = self.referee.table(session_id).state
+        return state.turn if state is not None else None
+
+    def _help(self, member: Member | None) -> str:
+        if member is not None:
+            table = self.referee.table(member.session_id)
+            if not table.spec.default:
+                return table.spec.talk.help(table.lang)
+        return self.g.phrase("sms_help", games=new_keywords())
+
+    def _stamp(self, reply: Reply) -> None:
+        """Replies that did not move the game still carry the current turn number."""
+        if reply.turn is None:
+            try:
+                reply.turn = self._turn(reply.session_id)
+            except KeyError:
+                return
+
+    def _say(self, member: Member | None, lines: list[str]) -> SmsAnswer:
+        turn = self._turn(member.session_id) if member is not None else None
+        return SmsAnswer(fit(lines, turn_prefix(turn)))
+
+    def _rules(
+        self, member: Member | None, words: Words, after: int, table: Table | None = None
+    ) -> SmsAnswer:
+        """The rules of the game named ("RULES BLOFA", also during another game), else of the
+        game being played, else of the default game; in full, over numbered texts."""
+        named = [s for k in words.keys[after:] if (s := game_named(k)) is not None]  # "RULES CARDS"
+        lang = table.lang if table is not None else self.settings.lang
+        if named:
+            text = named[0].talk.rules(named[0].make_options(), lang)
+        elif table is not None:
+            text = table.spec.talk.rules(table.options, lang)
+        else:
+            spec = default_game()
+            text = spec.talk.rules(spec.make_options(), lang)
+        turn = self._turn(member.session_id) if member is not None else None
+        return SmsAnswer(fit([text], turn_prefix(turn), numbered=True))
+
+    def _code(self, session_id: str) -> str:
+        row = self.store.session(session_id)
+        return row.code if row is not None and row.code else "?"
+
+    # -- telling the others ----------------------------------------------------------------
+
+    def tell(self, items: list[tuple[Reply, str | None]]) -> None:
+        for reply, exclude in items:
+            self.notifiers.fan_out(reply, exclude=exclude)
+
+    def notify(self, member: Member, reply: Reply) -> None:
+        """The ``sms`` notifier: a REST message (or outbox entry) per segment-sized chunk,
+        from the number of ours the member last texted."""
+        from_ = host_number(self.store, member.address)
+        for body in fit(reply.public, turn_prefix(reply.turn)):
+            self.outbound.send_sms(member.address, body, from_=from_)
+
+
+def _seats(table: Table) -> int:
+    """How many a game by text seats: the game's own limit, else the channel's."""
+    limit = table.spec.max_players
+    return min(limit, MAX_PLAYERS) if limit is not None else MAX_PLAYERS
+
+
+def _default_name(taken: tuple[str, ...]) -> str:
+    used = {n.casefold() for n in taken}
+    n = len(taken) + 1
+    while f"player {n}" in used:
+        n += 1
+    return f"Player {n}"

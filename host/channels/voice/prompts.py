@@ -1,0 +1,164 @@
+"""What the host says on a phone call, and how it reads what callers say outside a move.
+(A ruling as a caller hears it is ``host/channels/spoken.py``, shared with media streams.)
+
+Pure functions over the grammar data: ``grammars/<lang>/voice.yaml`` holds the spoken
+wording (a key a language lacks falls back to English), ``numbers.yaml`` and
+``commands.yaml`` give the ``<Gather>`` hints. Numbers are read out as words:
+
+>>> spoken("Ann said 53. Turn 4.")
+'Ann said fifty three. Turn four.'
+>>> spoken_code("048213")
+'zero, four, eight, two, one, three'
+>>> code_heard("four eight one, five nine two")
+'481592'
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from functools import cache, lru_cache
+
+from grammars import voice_phrase
+from grammars.reader import command_phrases, normalise, number_phrases, parse, to_words
+
+# Twilio allows 500 hint entries of at most 100 characters each.
+MAX_HINTS = 500
+# BCP-47 tags for <Say> and <Gather language=...>.
+LANGUAGE_TAGS = {"en": "en-US", "ko": "ko-KR"}
+
+_NAME_CHARS = re.compile(r"[^\w' -]+")
+
+
+say = voice_phrase
+
+
+def language_tag(lang: str) -> str:
+    return LANGUAGE_TAGS.get(lang, lang)
+
+
+def spoken_code(code: str, lang: str = "en") -> str:
+    """A join code digit by digit, with pauses: "four, eight, one"."""
+    return ", ".join(to_words(int(d), lang) for d in code if d.isdigit())
+
+
+# -- hints -------------------------------------------------------------------------------
+
+
+def _hints(entries: Iterable[str]) -> str:
+    seen: dict[str, None] = {}
+    for entry in entries:
+        entry = entry.replace(",", " ").strip()[:100]
+        if entry:
+            seen.setdefault(entry, None)
+        if len(seen) >= MAX_HINTS:
+            break
+    return ", ".join(seen)
+
+
+def move_hints(lang: str, moves: Sequence[str]) -> str:
+    """Hints for a move: the commands, then what makes a move now (as much as fits)."""
+    return _move_hints(lang, tuple(moves))
+
+
+@lru_cache(maxsize=256)
+def _move_hints(lang: str, moves: tuple[str, ...]) -> str:
+    # The same few lists over and over (a game's whole range, each turn): made once.
+    return _hints([*command_phrases(lang), *moves])
+
+
+@cache
+def confirm_hints(lang: str) -> str:
+    return _hints([*command_phrases(lang, ["yes", "no"]), *number_phrases(range(0, 101), lang)])
+
+
+@cache
+def digit_hints(lang: str) -> str:
+    return _hints(["$OOV_CLASS_DIGIT_SEQUENCE", *number_phrases(range(10), lang)])
+
+
+def word_hints(lang: str, *keys: str) -> str:
+    """Hints from voice.yaml word lists (menu entries)."""
+    return _hints(w for key in keys for w in _words(lang, key))
+
+
+def command_hints(lang: str, *names: str) -> str:
+    return _hints(command_phrases(lang, names))
+
+
+def count_hints(lang: str, low: int, high: int) -> str:
+    return _hints(number_phrases(range(low, high + 1), lang))
+
+
+# -- reading callers ---------------------------------------------------------------------
+
+
+def _words(lang: str, key: str) -> list[str]:
+    return [w.strip() for w in say(lang, key).split(",") if w.strip()]
+
+
+def choice(text: str, lang: str, options: dict[str, str]) -> str | None:
+    """Which option ``text`` names, from ``{option: voice.yaml word-list key}``. The longest
+    phrase found wins, so "one phone" is not read as "one"."""
+    tokens = normalise(text).split()
+    candidates = sorted(
+        ((tuple(normalise(w).split()), option) for option, key in options.items() for w in _words(lang, key)),
+        key=lambda item: -len(item[0]),
+    )
+    for phrase, option in candidates:
+        size = len(phrase)
+        if size and any(tuple(tokens[i : i + size]) == phrase for i in range(len(tokens) - size + 1)):
+            return option
+    return None
+
+
+def code_heard(text: str, lang: str = "en") -> str:
+    """Digits of a spoken or keyed code: "four eight one", "48 15 92", "oh" for zero.
+    Digit strings are kept as they are, so a leading zero survives."""
+    out: list[str] = []
+    run: list[str] = []
+
+    def flush() -> None:
+        out.extend(str(n) for n in parse(" ".join(run), lang).numbers if n >= 0)
+        run.clear()
+
+    for token in normalise(text).split():
+        if token.isdigit():
+            flush()
+            out.append(token)
+        else:
+            run.append("zero" if token in ("oh", "o") and lang == "en" else token)
+    flush()
+    return "".join(out)
+
+
+def count_heard(digits: str | None, speech: str | None, lang: str = "en") -> int | None:
+    if digits and digits.isascii() and digits.isdigit():
+        # Keys for a head count: a long run is a held key or a forged request, not a count
+        # (and int() refuses more than 4,300 digits).
+        return int(digits) if len(digits) <= 3 else None
+    numbers = parse(speech or "", lang).distinct_numbers
+    return numbers[0] if len(numbers) == 1 else None
+
+
+def name_heard(speech: str | None, lang: str = "en", limit: int = 20) -> str | None:
+    """A player's name from what they said: fillers dropped, at most two words, Title Case."""
+    text = _NAME_CHARS.sub(" ", (speech or "").replace("\u2019", "'")).strip().lower()
+    for filler in sorted(_words(lang, "name_fillers"), key=len, reverse=True):
+        if text.startswith(filler + " "):
+            text = text[len(filler) :].strip()
+            break
+    words = [w.strip("'-") for w in text.split() if w.strip("'-")][:2]
+    name = " ".join(w[:1].upper() + w[1:] for w in words)[:limit].strip()
+    return name or None
+
+
+def unique_name(name: str, taken: Iterable[str]) -> str:
+    """``name``, or ``name 2``, ``name 3``... when someone at the table already has it."""
+    folded = {t.casefold() for t in taken}
+    if name.casefold() not in folded:
+        return name
+    n = 2
+    while f"{name} {n}".casefold() in folded:
+        n += 1
+    return f"{name} {n}"

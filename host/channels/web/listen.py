@@ -1,0 +1,277 @@
+""""Listen here": a browser's microphone as the table's microphone, at ``/t/<code>/listen``.
+
+The page captures the microphone, resamples it to 16 kHz mono pcm16 in an AudioWorklet and
+sends it over this WebSocket as binary frames. The table is built by
+:func:`host.channels.table.open_table`, as for ``gamehost table`` (a shared microphone:
+``speaker=None``), so the audio is ruled by the Referee like any move; the phones in the
+game are told as for any other channel (their messages are written in the move's own
+transaction, through the listener's ``on_reply``). Each reply comes back as a JSON text
+frame (its lines) and as a binary WAV frame of the host's voice, which the page plays. As
+at the CLI table, the input the announcement covers is dropped (the host never hears
+itself).
+
+The socket lives with the web page, not in host/channels/table/: everything here is the
+page's side of it (who may stream: the Origin, the microphone cookie and the join-code
+lock-out of mic.py and codes.py; the frames listen.js sends and reads), while the table
+channel knows no web and is the same for the sound card, a WAV file and this page.
+
+Who may stream: a browser holding the game's table-microphone cookie (minted by the server
+for that game from the link ``gamehost mic CODE`` prints; see host/channels/web/mic.py),
+for an active game that has a table microphone, from a page of this server (the Origin
+header must be this host or ``GAMEHOST_PUBLIC_URL``), and over HTTPS unless the page is on
+a loopback address. The join code alone is not enough: it is six digits, and the
+microphone plays the current player's moves. Code lookups count against the client like
+any on the web (host/channels/web/codes.py). A refusal closes the handshake with 1008,
+which the server sends as HTTP 403.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import io
+import json
+import logging
+import threading
+import wave
+from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+from fastapi import APIRouter, WebSocket, WebSocketDisconnect
+from starlette.datastructures import State
+
+from host.channels.table import TableRunner, open_table
+from host.channels.web import codes, mic
+from host.config import Settings
+from host.listening.listener import Heard
+from host.notify import Notifiers
+from host.referee import Referee
+from host.reply import Reply
+from host.speech.audio import SAMPLE_RATE, SAMPLE_WIDTH
+from host.speech.model import ModelUnavailable, SpeechModel, describe_model, load_model
+from host.store import SessionRow, Store
+
+log = logging.getLogger(__name__)
+
+router = APIRouter()
+POLICY_VIOLATION = 1008
+#: Microphone audio waiting for the recogniser; beyond it the oldest is dropped (a page
+#: sending faster than real time must not grow memory without bound).
+MAX_QUEUED_S = 5.0
+MAX_FRAME_BYTES = 64 * 1024
+LOOPBACK = frozenset({"localhost", "127.0.0.1", "::1"})
+
+
+def origin_problem(origin: str | None, host: str | None, settings: Settings) -> str | None:
+    """Why a page at ``origin`` may not stream to this server reached as ``host``; None: it may.
+
+    A browser always sends Origin on a WebSocket. It must be a page of this server (its Host,
+    or the public address behind a proxy), and HTTPS unless on a loopback address: a
+    microphone must not travel in the clear (and browsers give pages on plain http no
+    microphone anyway)."""
+    if not origin:
+        return "no Origin header"
+    parts = urlsplit(origin)
+    name = (parts.hostname or "").lower()
+    local = name in LOOPBACK or name.endswith(".localhost")
+    if parts.scheme != "https" and not (local and parts.scheme == "http"):
+        return f"{parts.scheme or 'no'} scheme from {name or origin!r}: HTTPS only"
+    allowed = {host.lower()} if host else set()
+    if settings.public_url:
+        allowed.add(urlsplit(settings.public_url).netloc.lower())
+    if parts.netloc.lower() not in allowed:
+        return f"origin {origin!r} is not this server"
+    return None
+
+
+def wav_bytes(pcm: bytes, rate: int) -> bytes:
+    out = io.BytesIO()
+    with wave.open(out, "wb") as w:
+        w.setnchannels(1)
+        w.setsampwidth(SAMPLE_WIDTH)
+        w.setframerate(rate)
+        w.writeframes(pcm)
+    return out.getvalue()
+
+
+class Models:
+    """Speech models by language for the page, loaded once (in a thread) and shared."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self._models: dict[str, SpeechModel] = {}
+        self._lock = threading.Lock()
+
+    def __call__(self, lang: str) -> SpeechModel:
+        with self._lock:
+            model = self._models.get(lang)
+            if model is None:
+                engine = self.settings.speech_engine
+                if self.settings.media_model_dir is not None:
+                    model = load_model(self.settings.media_model_dir, lang=lang, engine=engine)
+                else:
+                    model = load_model(lang=lang, download=self.settings.media_model_download, engine=engine)
+                self._models[lang] = model
+            return model
+
+
+def _models(state: State) -> Models:
+    models: Models | None = getattr(state, "web_models", None)
+    if models is None:
+        models = state.web_models = Models(state.settings)
+    return models
+
+
+@dataclass
+class Room:
+    """One page listening to one game: where the runner's output goes."""
+
+    notifiers: Notifiers
+    out: asyncio.Queue[str | bytes]
+    loop: asyncio.AbstractEventLoop
+
+    def send(self, item: str | bytes) -> None:
+        """From the decoder's thread."""
+        self.loop.call_soon_threadsafe(self.out.put_nowait, item)
+
+    def tell_others(self, reply: Reply) -> None:
+        """Inside the ruling's transaction (the listener's ``on_reply``): the phones' news
+        goes into the outbox with the move, so a crash can lose neither."""
+        if reply.accepted and reply.public:
+            self.notifiers.fan_out(reply)
+
+    def emit(self, reply: Reply) -> None:
+        """After the commit: the page shows (and says) the ruling."""
+        self.send(json.dumps({"type": "reply", "lines": reply.lines, "accepted": reply.accepted}))
+
+    def play(self, pcm: bytes, rate: int) -> None:
+        """The host's voice, for the page to play (the table's loudspeaker)."""
+        self.send(wav_bytes(pcm, rate))
+
+    def heard(self, heard: Heard) -> None:
+        if heard.reply is None:
+            self.send(json.dumps({"type": "ignored", "text": heard.hearing.text, "why": heard.ignored}))
+
+
+def _open(state: State, row: SessionRow, room: Room) -> tuple[TableRunner, str]:
+    """Load the model and make the table (slow: in a thread)."""
+    referee: Referee = state.referee
+    model = _models(state)(referee.table(row.id).config.lang)
+    # live=False: the input dropped after an announcement is as long as its audio, which
+    # the page plays while the microphone keeps sending.
+    runner = open_table(
+        referee, row.id, model, room.emit, live=False, confirm_lapse=state.settings.confirm_lapse,
+        player=room.play, on_reply=room.tell_others, on_heard=room.heard,
+    )
+    return runner, describe_model(model)
+
+
+async def _receive(websocket: WebSocket, audio: asyncio.Queue[bytes | None]) -> None:
+    """Microphone frames into ``audio`` until the page goes; text frames are ignored."""
+    limit = round(MAX_QUEUED_S * SAMPLE_RATE) * SAMPLE_WIDTH
+    while True:
+        message = await websocket.receive()
+        if message["type"] == "websocket.disconnect":
+            return
+        data = message.get("bytes")
+        if not data:
+            continue
+        if len(data) > MAX_FRAME_BYTES or len(data) % SAMPLE_WIDTH:
+            log.warning("browser microphone: a %d-byte frame; closing", len(data))
+            await websocket.close(code=POLICY_VIOLATION)
+            return
+        if audio.qsize() * len(data) > limit:
+            continue  # the decoder is far behind: drop rather than grow
+        audio.put_nowait(data)
+
+
+async def _decode(runner: TableRunner, audio: asyncio.Queue[bytes | None], room: Room) -> None:
+    try:
+        await _feed(runner, audio)
+    except Exception:
+        # The page is told, and stops (closing the socket): no microphone into the void.
+        log.exception("browser microphone: the listener failed")
+        room.send(json.dumps({"type": "error", "text": "The host stopped listening (an error)."}))
+
+
+async def _feed(runner: TableRunner, audio: asyncio.Queue[bytes | None]) -> None:
+    """Feed the runner in a thread, everything queued at once (one hop per batch)."""
+    while True:
+        chunk = await audio.get()
+        if chunk is None:
+            return
+        batch = [chunk]
+        while not audio.empty():
+            more = audio.get_nowait()
+            if more is None:
+                await asyncio.to_thread(runner.feed, b"".join(batch))
+                return
+            batch.append(more)
+        await asyncio.to_thread(runner.feed, b"".join(batch))
+
+
+async def _send(websocket: WebSocket, out: asyncio.Queue[str | bytes]) -> None:
+    while True:
+        item = await out.get()
+        if isinstance(item, bytes):
+            await websocket.send_bytes(item)
+        else:
+            await websocket.send_text(item)
+
+
+def _admit(store: Store, websocket: WebSocket, code: str) -> tuple[SessionRow | None, str | None]:
+    """The game this handshake may stream to, or why not."""
+    try:
+        row = codes.find_game(store, codes.client(websocket), code)
+    except codes.TooManyGuesses:
+        return None, "too many wrong join codes from this client"
+    if row is None or row.status != "active":
+        return None, f"no active game has the code {code}"
+    if not mic.cookie_ok(store, row.id, websocket.cookies.get(mic.COOKIE)):
+        return None, "no table-microphone key for this game (open the link `gamehost mic CODE` prints)"
+    return row, None
+
+
+@router.websocket("/t/{code}/listen")
+async def listen(websocket: WebSocket, code: str) -> None:
+    state = websocket.app.state
+    settings: Settings = state.settings
+    problem = origin_problem(websocket.headers.get("origin"), websocket.headers.get("host"), settings)
+    row = None
+    if problem is None:
+        row, problem = await asyncio.to_thread(_admit, state.store, websocket, code)
+    if problem is not None or row is None:
+        log.warning("refused a browser microphone for game %s: %s", code, problem)
+        await websocket.close(code=POLICY_VIOLATION)
+        return
+    await websocket.accept()
+    out: asyncio.Queue[str | bytes] = asyncio.Queue()
+    room = Room(state.notifiers, out, asyncio.get_running_loop())
+    sender = asyncio.create_task(_send(websocket, out))
+    audio: asyncio.Queue[bytes | None] = asyncio.Queue()
+    decoder: asyncio.Task[None] | None = None
+    try:
+        try:
+            runner, engine = await asyncio.to_thread(_open, state, row, room)
+        except (ModelUnavailable, ValueError) as exc:
+            log.warning("browser microphone for game %s: %s", code, exc)
+            room.send(json.dumps({"type": "error", "text": str(exc)}))
+            await asyncio.sleep(0.1)  # let the sender pass it on
+            return
+        log.info("browser microphone on game %s (session %s): %s", code, row.id, engine)
+        room.send(json.dumps({"type": "ready", "engine": engine}))
+        decoder = asyncio.create_task(_decode(runner, audio, room))
+        await _receive(websocket, audio)
+    except (WebSocketDisconnect, RuntimeError, ConnectionError):
+        log.info("browser microphone on game %s: the page went", code)
+    finally:
+        audio.put_nowait(None)
+        if decoder is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(decoder, timeout=10)
+        sender.cancel()
+        with contextlib.suppress(BaseException):
+            await sender
+        if websocket.application_state.name == "CONNECTED":
+            with contextlib.suppress(Exception):
+                await websocket.close()

@@ -1,0 +1,131 @@
+"""When a ruling is read back first ("Did you say 15?"), and how the question is put.
+
+Misrecognition must not cost anyone. The referee rules typed words as they stand; what was
+heard is read back before it counts when:
+
+* it is a command that takes something back or ends something (:data:`DESTRUCTIVE`) heard
+  unsurely, or heard at all by an open microphone (:func:`command_read_back`);
+* it is a move that would cost its mover (``Talk.costly``) and the hearing is unsure, or
+  a move easily confused with it, or another reading of the same sound, would cost nothing
+  (:func:`needs_confirmation`);
+* the hearing itself is doubtful, whatever the move (:func:`doubtful`: the listener's
+  shares, rivals, the room's noise).
+
+A listener (``host/listening/``) also drops what is too shaky even to ask about; the shares
+it needs to act on a command or an answer at all are here too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from games.base import Command, Moves, Proposal, Talk
+from grammars import load
+from host.session import Table
+
+#: Commands that take something back or end something: heard unsurely, they are read back.
+#: At a table's microphone chatter must not trigger them, so they must also be what the
+#: decoder's best path says, with at least DESTRUCTIVE_SHARE of the share.
+DESTRUCTIVE = ("undo", "finish", "leave", "new_game")
+DESTRUCTIVE_SHARE = 0.5
+#: While a question waits, what is heard must be the decoder's best path with this share to
+#: count as the answer (yes, no, or the move said again).
+ANSWER_SHARE = 0.5
+#: A move read from less than this share of the hearing is read back, even when it would
+#: cost nothing: espeak-ng's "sixty six" heard as 62 (share 0.46) would have been ruled at
+#: once; moves heard right held 0.81 or more (tests/bench/bench_table_talk.py --dump).
+MOVE_SHARE = 0.75
+#: A move is read back, even when it would cost nothing, while another reading at least this
+#: fraction as strong is a different move players would usually make now: one of the two
+#: is a wrong number in the chain, and a read-back costs less. Ruled wrong at once before:
+#: espeak-ng's "ten" in white noise as "two" (rival "ten" at 0.27 of its weight), Piper's
+#: "fifty three" in fan noise 10 dB as "thirty three" (0.18); moves heard right had rivals
+#: of 0.13 or less in the English benches' dumps (tests/bench/bench_table_talk.py --dump).
+RIVAL_SHARE = 0.15
+#: :data:`RIVAL_SHARE` in a noisy room (``StreamListener._noisy``): there a
+#: weak second reading is the word said often enough. espeak-ng's "ten" in fan noise 20 and
+#: 10 dB below was ruled as "two" with "ten" at 0.05 and 0.07 of its weight, "thirteen" in
+#: fan noise 10 dB as "thirty five" with "thirty four" at 0.04; of the moves heard right in
+#: the English noise benches, 2-6 of 82 per run had a rival this strong and are read back.
+NOISY_RIVAL_SHARE = 0.03
+#: An utterance whose speech stood less than this far above the noise floor (dB, see
+#: ``Hearing.snr_db``) was heard in a loud room: a move read from it is read back, and
+#: anything heard right after talk is dropped as a reply to it. White or fan noise 20 dB
+#: below a voice measures 23-29 dB, 10 dB below 13-19 dB. With Vosk (Korean) in white noise
+#: 10 dB below, 0 of 75 moves were heard right, 2 of 75 talk sentences' replies were ruled as
+#: moves and a card was given on "카운터" heard as "했어". English is heard through the
+#: denoiser (host/speech/denoise.py), whose output stands far above its floor.
+LOUD_SNR_DB = 20.0
+#: Seconds a read-back at the table waits for its answer (GAMEHOST_CONFIRM_LAPSE): long
+#: enough to hear the question and answer, short enough that later talk is not taken for one.
+CONFIRM_LAPSE = 8.0
+
+
+def unsure(confidence: float | None, confirm_below: float) -> bool:
+    """Whether a hearing's confidence is below the table's bar (none given counts as low)."""
+    return confidence is None or confidence < confirm_below
+
+
+def command_read_back(name: str, *, open_mic: bool, unsure: bool, running: bool) -> bool:
+    """Whether a heard command is read back before it counts: what takes back or ends
+    something, when heard unsurely while a game runs, and always by an open microphone,
+    where anyone's remark may sound like it ("hi everyone" was once heard as "I'm
+    leaving")."""
+    return name in DESTRUCTIVE and (open_mic or (running and unsure))
+
+
+def needs_confirmation(
+    talk: Talk[Any, Any, Any], state: Any, move: Any, lang: str, *, unsure: bool, readings: Sequence[Proposal]
+) -> bool:
+    """Misrecognition must not cost anyone: a costly move is read back when the hearing
+    is unsure, or when something it is easily confused with, or another reading of the
+    same utterance (``readings``), would not be costly."""
+    if unsure and any(isinstance(r, Command) and r.name in DESTRUCTIVE for r in readings):
+        return True  # "undo" heard as a number must not be ruled as one without a question
+    if not talk.costly(state, move):
+        return False
+    if unsure:
+        return True
+    if any(not talk.costly(state, m) for m in talk.confusable(move, lang)):
+        return True
+    return any(
+        isinstance(r, Moves) and any(not talk.costly(state, m) for m in r.candidates) for r in readings
+    )
+
+
+def doubtful(
+    share: float, rival: float, *, noisy: bool, lone: bool, near_talk: bool, loud: bool, confused: bool
+) -> bool:
+    """Whether a move a listener read is read back even when it would cost nothing: other
+    readings hold much of the sound (``share`` below :data:`MOVE_SHARE`), another move
+    players would make now is a close second (``rival``: :data:`RIVAL_SHARE`; any second at
+    all in a ``noisy`` room, :data:`NOISY_RIVAL_SHARE`), only the lenient gate kept it
+    (``near_talk``), it was heard in a ``loud`` room (:data:`LOUD_SNR_DB`) or is a ``lone``
+    syllable the grammar names, or, in a noisy room, a likely move is often heard as it
+    (``confused``: espeak-ng's "thirteen" in white noise 20 dB below was heard as "thirty
+    five" with no rival at all, and ruled)."""
+    least_rival = NOISY_RIVAL_SHARE if noisy else RIVAL_SHARE
+    return share < MOVE_SHARE or rival >= least_rival or lone or near_talk or loud or (noisy and confused)
+
+
+def confirm_line(lang: str, what: str, player: str = "", *, again: bool = False) -> str:
+    """The read-back: "Did you say 15?", or at a shared microphone, where anyone may be
+    heard, naming whose move it is: "Bob, 15?". ``again``: a command that must be said
+    again to count: "Ann, leave? Say leave again to be sure."."""
+    g = load(lang)
+    if player and what.startswith(player) and not what[len(player) : len(player) + 1].isalnum():
+        player = ""  # the move's words name them already ("Ann plays Bury?")
+    if again:
+        line = g.phrase("confirm_again", what=what)
+        return f"{player}, {line}" if player else line
+    return g.phrase("confirm_player", player=player, what=what) if player else g.phrase("confirm", what=what)
+
+
+def asked_words(table: Table) -> str:
+    """The read-back waiting, in words: the move ("15") or the command ("undo")."""
+    asked = table.asked
+    assert asked is not None
+    if asked.command is not None:
+        return load(table.lang).commands[asked.command][0]
+    return table.spec.talk.move_text(asked.move, table.lang)

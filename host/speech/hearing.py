@@ -1,0 +1,166 @@
+"""What a recogniser heard, whichever engine: the values both engines hand the end-pointer.
+
+A recogniser run gives a :class:`Segment` (its N-best :class:`Alternative` readings, with
+:class:`WordTiming` words); the end-pointer joins the segments of one utterance
+(:func:`combine`) and turns them into a :class:`Hearing` (:func:`make_hearing`), which is
+what the listener reads.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from host.speech.model import UNK
+
+
+@dataclass(frozen=True)
+class WordTiming:
+    """One recognised word; times are seconds on the stream fed to the recogniser."""
+
+    word: str
+    start: float
+    end: float
+    #: Posterior probability (0..1) from vosk's MBR decoding, when word confidences are on
+    #: and the MBR words agree with the best alternative; otherwise None.
+    confidence: float | None = None
+
+
+@dataclass(frozen=True)
+class Hearing:
+    """What was heard in one utterance.
+
+    ``alternatives`` are ``(text, share)`` pairs, best first. Vosk's per-alternative
+    "confidence" is the total lattice score of that path (acoustic log-likelihood plus
+    grammar log-probability); only differences between alternatives of the same utterance
+    mean anything (exp(difference) ~ likelihood ratio). ``share`` is the softmax of those
+    scores over the N-best list, i.e. an approximate posterior *among the alternatives
+    returned*: it sums to 1, is overconfident (the list is truncated) and says nothing about
+    whether the speech was in the grammar at all. ``scores`` keeps the raw values.
+    """
+
+    alternatives: tuple[tuple[str, float], ...]
+    scores: tuple[float, ...]
+    words: tuple[WordTiming, ...]  # of the best alternative
+    start: float  # first word start (or first speech frame), stream seconds
+    end: float  # last word end (or last speech frame), stream seconds
+    unknown: bool  # "[unk]"/nothing holds at least half of the share
+    speech_end: float  # stream time the voice activity detector last heard speech
+    emitted_at: float  # stream time at which the end of the utterance was decided
+    forced: bool = False  # ended by the maximum utterance length, not by silence
+    #: What a recogniser with a talk loop (pocketsphinx) made of the utterance when it was
+    #: table talk rather than one whole phrase ("" if it was a phrase, or no loop ran).
+    talk: str = ""
+    #: The talk loop's words when the phrase was kept only by a lenient talk prior (see
+    #: :data:`host.speech.sphinx.LENIENT_TALK_WEIGHT`): a doubtful hearing of the phrase.
+    near_talk: str = ""
+    #: How far the utterance's speech stood above the noise floor of the audio the
+    #: recogniser heard, in dB (:func:`~host.speech.audio.speech_to_noise_db`): about 70 in
+    #: digital silence, 23-29 with white or fan noise 20 dB below a voice, 13-19 at 10 dB.
+    snr_db: float = math.inf
+
+    @property
+    def text(self) -> str:
+        return self.alternatives[0][0] if self.alternatives else ""
+
+    @property
+    def confidence(self) -> float:
+        """Share of the best alternative (see class docstring for what it means)."""
+        return self.alternatives[0][1] if self.alternatives else 0.0
+
+    @property
+    def latency(self) -> float:
+        """Seconds from the end of speech to the decision (stream time, not wall time)."""
+        return self.emitted_at - self.speech_end
+
+
+@dataclass
+class Alternative:
+    """One reading of a segment: its words, its score (see :class:`Hearing`), their times."""
+
+    tokens: tuple[str, ...]
+    score: float
+    words: list[WordTiming]
+
+
+@dataclass
+class Segment:
+    """Result of one recogniser run (one vosk "utterance", one pocketsphinx utterance)."""
+
+    alternatives: list[Alternative]
+    mbr_words: list[WordTiming] | None = None  # best path with per-word posteriors
+    talk: str = ""  # the talk loop's words, when it explained the audio better than a phrase
+    near_talk: str = ""  # the talk loop's words, when only a lenient prior kept the phrase
+
+    @property
+    def empty(self) -> bool:
+        return all(not a.tokens for a in self.alternatives)
+
+
+def combine(segments: Sequence[Segment], max_alternatives: int) -> list[Alternative]:
+    """N-best of a sequence of independent segments (scores add up).
+
+    The best combination is the concatenation of each segment's best alternative, so the
+    MBR word confidences of each segment can be attached to it where the words agree.
+    """
+    combined = [Alternative((), 0.0, [])]
+    for segment in segments:
+        best_words = _with_confidences(segment)
+        options = [
+            Alternative(a.tokens, a.score, best_words if i == 0 else a.words)
+            for i, a in enumerate(segment.alternatives)
+        ]
+        combined = sorted(
+            (
+                Alternative(c.tokens + o.tokens, c.score + o.score, c.words + o.words)
+                for c in combined
+                for o in options
+            ),
+            key=lambda a: -a.score,
+        )[: max(1, max_alternatives)]
+    return combined
+
+
+def _with_confidences(segment: Segment) -> list[WordTiming]:
+    best = segment.alternatives[0].words if segment.alternatives else []
+    mbr = segment.mbr_words
+    if mbr is not None and [w.word for w in mbr] == [w.word for w in best]:
+        return mbr
+    return best
+
+
+def make_hearing(
+    alternatives: Sequence[Alternative],
+    *,
+    speech_start: float,
+    speech_end: float,
+    emitted_at: float,
+    forced: bool = False,
+) -> Hearing | None:
+    """Turn combined alternatives into a :class:`Hearing`; None if nothing was decoded."""
+    if not alternatives or all(not a.tokens for a in alternatives):
+        return None
+    top = max(a.score for a in alternatives)
+    # Merge alternatives that differ only in timing: their probability mass adds up.
+    mass: dict[str, float] = {}
+    scores: dict[str, float] = {}
+    for a in alternatives:
+        text = " ".join(a.tokens)
+        mass[text] = mass.get(text, 0.0) + math.exp(a.score - top)
+        scores.setdefault(text, a.score)
+    total = sum(mass.values())
+    ranked = sorted(mass, key=lambda t: -mass[t])
+    best_words = tuple(next(a.words for a in alternatives if " ".join(a.tokens) == ranked[0]))
+    unknown_share = sum(mass[t] for t in ranked if all(tok == UNK for tok in t.split())) / total
+    return Hearing(
+        alternatives=tuple((t, mass[t] / total) for t in ranked),
+        scores=tuple(scores[t] for t in ranked),
+        words=best_words,
+        start=best_words[0].start if best_words else speech_start,
+        end=best_words[-1].end if best_words else speech_end,
+        unknown=unknown_share >= 0.5,
+        speech_end=speech_end,
+        emitted_at=emitted_at,
+        forced=forced,
+    )
