@@ -1,4 +1,5 @@
-"""Fixtures shared by the phone channels' tests."""
+"""Fixtures shared by the phone channels' tests; the suite's time by folder
+(tests/timing.py) and its timeouts stretched on a busy machine (tests/timeouts.py)."""
 
 from __future__ import annotations
 
@@ -7,9 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from tests import pg
+from tests import pg, timeouts, timing
 from tests.pg import PgServer
 from tests.twilio_helpers import FakeTwilio
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    timing.register(config)
+    timeouts.register(config)
 
 
 @pytest.fixture

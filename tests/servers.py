@@ -12,6 +12,8 @@ from typing import Any
 
 import httpx
 
+from tests.timeouts import stretch
+
 POLL_S = 0.05  # loopback: a refused connection costs next to nothing
 
 
@@ -32,7 +34,9 @@ def wait_healthy(
     error: type[Exception] = AssertionError,
 ) -> None:
     """Poll ``GET {base}/healthz`` until it answers 200. Raises ``error`` if ``proc`` exits
-    first or ``timeout`` seconds pass, naming ``what`` and quoting the end of ``log``."""
+    first or ``timeout`` seconds pass (times the load per core: a busy machine starts a
+    server slower, and that is no failure), naming ``what`` and quoting the end of ``log``."""
+    timeout *= stretch()
     deadline = time.monotonic() + timeout
     while True:
         if proc is not None and proc.poll() is not None:

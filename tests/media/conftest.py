@@ -19,9 +19,8 @@ from host.app import create_app
 from host.config import Settings
 from host.referee import Referee
 from host.session import SessionConfig, Table
-from host.speech.audio import SAMPLE_RATE
-from host.speech.tts import espeak_synthesize
 from host.store import Store
+from tests import voices
 from tests.speech.conftest import ko_model, trim  # noqa: F401  (ko_model: a shared fixture)
 from tests.twilio_helpers import TEST_AUTH_TOKEN
 
@@ -41,7 +40,7 @@ PHONE_WORDS = ("오", "이")
 @pytest.fixture(scope="session")
 def say_on_phone() -> dict[str, bytes]:
     """16 kHz pcm16 of each of PHONE_WORDS (the client turns it into Twilio's mu-law)."""
-    return {word: trim(espeak_synthesize(word, "ko", SAMPLE_RATE)) for word in PHONE_WORDS}
+    return {word: trim(voices.espeak(word, "ko")) for word in PHONE_WORDS}
 
 
 @dataclass

@@ -14,8 +14,7 @@ from pathlib import Path
 import pytest
 
 from host.session import SessionConfig
-from host.speech.audio import SAMPLE_RATE
-from host.speech.tts import piper_synthesize
+from tests import voices
 from tests.media.conftest import SIGNED_URL, Host, make_host
 from tests.media.stream_client import open_stream
 from tests.media.test_stream import start_call
@@ -23,10 +22,7 @@ from tests.speech.conftest import silence, trim
 
 
 def piper(text: str) -> bytes:
-    from piper import SynthesisConfig
-
-    steady = SynthesisConfig(noise_scale=0.0, noise_w_scale=0.0)
-    return trim(piper_synthesize(text, SAMPLE_RATE, syn_config=steady))
+    return trim(voices.piper(text))
 
 
 @pytest.fixture

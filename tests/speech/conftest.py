@@ -17,7 +17,7 @@ from host.speech.audio import SAMPLE_RATE, read_wav, write_wav
 from host.speech.endpointer import Endpointer
 from host.speech.model import SpeechModel, load_model
 from host.speech.recognizer import GrammarRecognizer
-from host.speech.tts import espeak_synthesize
+from tests import voices
 from tests.speech.korean import sino
 
 # Words spoken in the tests; all are recognised reliably from espeak-ng's Korean voice.
@@ -51,7 +51,7 @@ def ko_wavs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     paths = {}
     for i, text in enumerate(SPOKEN):
         path = directory / f"{i}.wav"
-        write_wav(path, trim(espeak_synthesize(text, "ko", SAMPLE_RATE)), SAMPLE_RATE)
+        write_wav(path, trim(voices.espeak(text, "ko")), SAMPLE_RATE)
         paths[text] = path
     return paths
 

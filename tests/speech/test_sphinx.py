@@ -18,7 +18,7 @@ from host.speech.engines import recognizer_for
 from host.speech.hearing import Hearing
 from host.speech.model import SpeechModel, load_model
 from host.speech.sphinx import SphinxRecognizer, jsgf
-from host.speech.tts import espeak_synthesize, piper_synthesize
+from tests import voices
 from tests.speech.conftest import silence, trim
 from tests.speech.english import NUMBERS_EN, parse_english
 
@@ -33,25 +33,15 @@ def en_model() -> SpeechModel:
 
 @pytest.fixture(scope="session")
 def piper() -> Say:
-    from piper import SynthesisConfig
-
-    cache: dict[str, bytes] = {}
     # Without noise Piper says a text the same way every run: tests that cannot flake.
-    steady = SynthesisConfig(noise_scale=0.0, noise_w_scale=0.0)
-
-    def say(text: str) -> bytes:
-        if text not in cache:
-            cache[text] = trim(piper_synthesize(text, SAMPLE_RATE, syn_config=steady))
-        return cache[text]
-
-    return say
+    return lambda text: trim(voices.piper(text))
 
 
 @pytest.fixture(scope="session")
 def espeak() -> Say:
     if shutil.which("espeak-ng") is None:
         pytest.skip("needs espeak-ng")
-    return lambda text: trim(espeak_synthesize(text, "en-us", SAMPLE_RATE))
+    return lambda text: trim(voices.espeak(text, "en-us"))
 
 
 def hear(endpointer: Endpointer, pcm: bytes) -> list[Hearing]:
@@ -291,20 +281,26 @@ def test_a_second_pronunciation_lets_a_voice_the_dictionary_does_not_expect_be_h
     assert set(without) <= set(with_variants), (without, with_variants)
 
 
-def test_the_lenient_gate_keeps_card_names_said_as_a_few_talk_words(
-    en_model: SpeechModel, espeak: Say, piper: Say, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    # espeak-ng's "one of hearts" decodes as the talk words "was on party": as many words
-    # as the card, and talk only by the strict gate's prior. The lenient gate hears the
-    # card, so it is the card; sentences, more words than any card, stay talk.
-    # Without the second pronunciations (grammars/en/variants.yaml): this is about a voice
-    # the dictionary fits poorly, and they make espeak-ng's spades fit.
+def _lenient_gate_words(en_model: SpeechModel, monkeypatch: pytest.MonkeyPatch) -> tuple[list[str], ...]:
+    """The lenient gate's tests: the cards said, the phrases listened for, the talk words.
+    Without the second pronunciations (grammars/en/variants.yaml): this is about a voice
+    the dictionary fits poorly, and they make espeak-ng's spades fit."""
     monkeypatch.setattr(en_model, "variants", {})
     grammar = load("en")
     ranks = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
     cards = [f"{rank} of {suit}" for rank in ranks for suit in ("hearts", "spades")]
     phrases = [*cards, "whose turn", "score", "undo", "help"]
     talk = [w for w in (*grammar.decoys, *grammar.talk) if w not in grammar.card_lookalikes]
+    return cards, phrases, talk
+
+
+def test_the_lenient_gate_keeps_card_names_said_as_a_few_talk_words(
+    en_model: SpeechModel, espeak: Say, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # espeak-ng's "one of hearts" decodes as the talk words "was on party": as many words
+    # as the card, and talk only by the strict gate's prior. The lenient gate hears the
+    # card, so it is the card (sentences stay talk: the next test).
+    cards, phrases, talk = _lenient_gate_words(en_model, monkeypatch)
 
     def lost(lenient: float) -> list[str]:
         monkeypatch.setattr(sphinx, "LENIENT_TALK_WEIGHT", lenient)
@@ -319,6 +315,14 @@ def test_the_lenient_gate_keeps_card_names_said_as_a_few_talk_words(
     chosen = sphinx.LENIENT_TALK_WEIGHT
     strict, lenient = lost(sphinx.TALK_WEIGHT), lost(chosen)  # off (the gate's own prior), on
     assert len(lenient) <= len(strict) - 2 and set(lenient) < set(strict), (strict, lenient)
+
+
+def test_the_lenient_gate_still_hears_sentences_as_talk(
+    en_model: SpeechModel, espeak: Say, piper: Say, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Sentences, more words than any card, stay talk with the lenient gate listening
+    # (LENIENT_TALK_WEIGHT as chosen).
+    _, phrases, talk = _lenient_gate_words(en_model, monkeypatch)
     endpointer = Endpointer(recognizer_for(en_model, SAMPLE_RATE, phrases, talk=talk))
     for sentence in ("could you pass me the salt", "my brother turns thirty next month", "hold on a second"):
         for voice in (espeak, piper):

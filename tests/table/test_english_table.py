@@ -12,8 +12,8 @@ import pytest
 from typer.testing import CliRunner
 
 from host.cli import app
-from host.speech.audio import SAMPLE_RATE, write_wav
-from host.speech.tts import espeak_synthesize, piper_synthesize
+from host.speech.audio import write_wav
+from tests import voices
 from tests.speech.conftest import silence, trim
 
 runner = CliRunner()
@@ -21,14 +21,11 @@ Voice = Callable[[str], bytes]
 
 
 def piper(text: str) -> bytes:
-    from piper import SynthesisConfig
-
-    steady = SynthesisConfig(noise_scale=0.0, noise_w_scale=0.0)  # the same audio every run
-    return trim(piper_synthesize(text, SAMPLE_RATE, syn_config=steady))
+    return trim(voices.piper(text))  # the same audio every run
 
 
 def espeak(text: str) -> bytes:
-    return trim(espeak_synthesize(text, "en-us", SAMPLE_RATE))
+    return trim(voices.espeak(text, "en-us"))
 
 
 def wav(tmp_path: Path, voice: Voice, utterances: Sequence[str], gap: float = 1.2) -> Path:
