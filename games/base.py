@@ -249,7 +249,12 @@ class Reader(ABC, Generic[S, M]):
 
     @abstractmethod
     def read(
-        self, text: str, state: S | None, players: tuple[str, ...], speaker: str | None, asked: M | None,
+        self,
+        text: str,
+        state: S | None,
+        players: tuple[str, ...],
+        speaker: str | None,
+        asked: M | None,
         lang: str,
     ) -> Proposal:
         """What ``text`` proposes. ``speaker`` None is a shared device: a move is the

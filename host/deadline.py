@@ -91,8 +91,11 @@ class SkipClock:
         self.skipped += seconds
 
 
-_WAIT = re.compile(r"\s*\(?\s*(?:wait\s+(\d{1,5}(?:\.\d+)?)\s*(?:s|secs?|seconds?)?|(\d{1,5}(?:\.\d+)?)\s*"
-                   r"(?:s|secs?|seconds?)\s+pass(?:es)?)\s*\)?\s*", re.IGNORECASE)
+_WAIT = re.compile(
+    r"\s*\(?\s*(?:wait\s+(\d{1,5}(?:\.\d+)?)\s*(?:s|secs?|seconds?)?|(\d{1,5}(?:\.\d+)?)\s*"
+    r"(?:s|secs?|seconds?)\s+pass(?:es)?)\s*\)?\s*",
+    re.IGNORECASE,
+)
 
 
 def waited(line: str) -> float | None:

@@ -313,8 +313,9 @@ class Outbound:
             if item.kind == "sms" and posted is not None and self.clock() < posted + self.settle:
                 # Not there yet, but Twilio may still be making it: asked again once it has
                 # had the request long enough. A look is not a try (the attempt is given back).
-                self._update(item, "status = 'unknown', next_at = ?, attempts = attempts - 1",
-                             (posted + self.settle,))
+                self._update(
+                    item, "status = 'unknown', next_at = ?, attempts = attempts - 1", (posted + self.settle,)
+                )
                 return
         if item.attempts > self.settings.outbox_attempts:
             # Only an unknown row comes here out of tries, and its lookup found nothing.
@@ -424,19 +425,35 @@ class Outbound:
         if may_have_reached_twilio(exc):
             # The next try is a lookup: found, the row is sent; not found, it is sent again
             # only once Twilio has had the request for ``settle`` seconds.
-            log.info("outbox %d (%s to %s): outcome unknown, looked up in %.0f s: %s",
-                     item.id, item.kind, item.to, delay, error)
+            log.info(
+                "outbox %d (%s to %s): outcome unknown, looked up in %.0f s: %s",
+                item.id,
+                item.kind,
+                item.to,
+                delay,
+                error,
+            )
             # sent_at: when it was handed over (the claim was renewed just before).
-            self._update(item, "status = 'unknown', detail = ?, next_at = ?, sent_at = ?",
-                         (error, self.clock() + delay, item.claimed_at))
+            self._update(
+                item,
+                "status = 'unknown', detail = ?, next_at = ?, sent_at = ?",
+                (error, self.clock() + delay, item.claimed_at),
+            )
             return
         if isinstance(exc, Permanent) or item.attempts >= self.settings.outbox_attempts:
-            log.warning("outbox %d (%s to %s) is dead after %d tries: %s", item.id, item.kind, item.to,
-                        item.attempts, error)
+            log.warning(
+                "outbox %d (%s to %s) is dead after %d tries: %s",
+                item.id,
+                item.kind,
+                item.to,
+                item.attempts,
+                error,
+            )
             self._settle(item, "dead", error)
             return
-        log.info("outbox %d (%s to %s) failed, retry in %.0f s: %s", item.id, item.kind, item.to,
-                 delay, error)
+        log.info(
+            "outbox %d (%s to %s) failed, retry in %.0f s: %s", item.id, item.kind, item.to, delay, error
+        )
         self._update(item, "status = 'pending', detail = ?, next_at = ?", (error, self.clock() + delay))
 
     def _unknown(self, item: OutboxItem, detail: str, delay: float | None) -> None:

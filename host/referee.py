@@ -341,8 +341,16 @@ class Referee:
                 proposal.name, open_mic=open_mic, unsure=_unsure(table, hearing), running=table.running
             ):
                 return self._ask(
-                    session_id, table, None, reply, now, command=proposal.name, player=speaker,
-                    shared=speaker is None, again=open_mic, hearing=hearing,
+                    session_id,
+                    table,
+                    None,
+                    reply,
+                    now,
+                    command=proposal.name,
+                    player=speaker,
+                    shared=speaker is None,
+                    again=open_mic,
+                    hearing=hearing,
                 )
             return self._command(session_id, table, proposal.name, speaker, reply, now)
         if isinstance(proposal, Unclear) and not proposal.about_move:
@@ -374,8 +382,16 @@ class Referee:
         return reply
 
     def _judge(
-        self, session_id: str, table: Table, move: Any, text: str, hearing: Spoken, reply: Reply,
-        now: float, *, shared: bool = False,
+        self,
+        session_id: str,
+        table: Table,
+        move: Any,
+        text: str,
+        hearing: Spoken,
+        reply: Reply,
+        now: float,
+        *,
+        shared: bool = False,
     ) -> Reply:
         spec, state = table.spec, table.state
         problem = spec.rules.refusal(state, move)
@@ -388,7 +404,11 @@ class Referee:
         if hearing is not None and (
             (isinstance(hearing, HeardMeaning) and hearing.doubtful)
             or needs_confirmation(
-                spec.talk, state, move, table.lang, unsure=_unsure(table, hearing),
+                spec.talk,
+                state,
+                move,
+                table.lang,
+                unsure=_unsure(table, hearing),
                 readings=other_readings(table, hearing),
             )
         ):
@@ -396,8 +416,17 @@ class Referee:
         return self._rule(session_id, move, text, reply, now)
 
     def _ask(
-        self, session_id: str, table: Table, move: Any, reply: Reply, now: float, *,
-        command: str | None = None, player: str | None = None, shared: bool = False, again: bool = False,
+        self,
+        session_id: str,
+        table: Table,
+        move: Any,
+        reply: Reply,
+        now: float,
+        *,
+        command: str | None = None,
+        player: str | None = None,
+        shared: bool = False,
+        again: bool = False,
         hearing: Spoken = None,
     ) -> Reply:
         """Speech: a costly move heard unsurely, or a command that takes back or ends
@@ -434,8 +463,16 @@ class Referee:
     # -- commands ------------------------------------------------------------------------------
 
     def _answer_command(
-        self, session_id: str, table: Table, command: str, words: frozenset[str], speaker: str | None,
-        reply: Reply, now: float, *, open_mic: bool = False,
+        self,
+        session_id: str,
+        table: Table,
+        command: str,
+        words: frozenset[str],
+        speaker: str | None,
+        reply: Reply,
+        now: float,
+        *,
+        open_mic: bool = False,
     ) -> Reply | None:
         """Yes or no to "Did you say undo?", or the command said again (``words``: the
         commands said); None: the words are read as they stand. By an open microphone only

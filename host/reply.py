@@ -41,4 +41,3 @@ class Reply:
         if not isinstance(data.get("confirm"), str | None):
             data["confirm"] = str(data["confirm"])
         return cls(**data)
-

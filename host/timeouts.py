@@ -120,8 +120,11 @@ class TurnTimer:
             left = max(1, math.ceil(started + step.seconds - now))  # seconds; under a minute said as such
             reply = Reply(
                 session_id,
-                news=[g.phrase("turn_reminder", player=player, minutes=math.ceil(left / 60)) if left >= 60
-                      else g.phrase("turn_reminder_seconds", player=player, seconds=left)],
+                news=[
+                    g.phrase("turn_reminder", player=player, minutes=math.ceil(left / 60))
+                    if left >= 60
+                    else g.phrase("turn_reminder_seconds", player=player, seconds=left)
+                ],
                 prompt=table.spec.talk.prompt(table.state, table.lang),
                 turn=turn,
                 next_player=player,

@@ -70,8 +70,11 @@ def signature_ok(
     if not signature:
         return False
     signed = _Values(params) if isinstance(params, FormData) else params
-    return any(_valid(RequestValidator(key.get_secret_value()), url, signed, signature, algorithm)
-               for key in keys if key is not None)
+    return any(
+        _valid(RequestValidator(key.get_secret_value()), url, signed, signature, algorithm)
+        for key in keys
+        if key is not None
+    )
 
 
 class _Values:

@@ -45,15 +45,26 @@ class PgServer:
         subprocess.run([*self._as, *args], check=True, capture_output=True, cwd=self.dir)
 
     def start(self) -> None:
-        self._run(str(BIN / "initdb"), "-D", str(self.data), "-U", "postgres", "-A", "trust", "-E", "UTF8",
-                  "--no-sync")
+        self._run(
+            str(BIN / "initdb"),
+            "-D",
+            str(self.data),
+            "-U",
+            "postgres",
+            "-A",
+            "trust",
+            "-E",
+            "UTF8",
+            "--no-sync",
+        )
         opts = (
             f"-c port={self.port} -c listen_addresses=127.0.0.1 -c unix_socket_directories={self.dir}"
             " -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=400"
             " -c shared_buffers=64MB"
         )
-        self._run(str(BIN / "pg_ctl"), "-D", str(self.data), "-o", opts, "-l", str(self.dir / "log"),
-                  "-w", "start")
+        self._run(
+            str(BIN / "pg_ctl"), "-D", str(self.data), "-o", opts, "-l", str(self.dir / "log"), "-w", "start"
+        )
 
     def stop(self) -> None:
         try:

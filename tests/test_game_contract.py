@@ -58,7 +58,6 @@ def utterance(rng: random.Random, phrases: tuple[str, ...]) -> str:
     return rng.choice(phrases)
 
 
-
 def test_every_game_has_a_golden_transcript() -> None:
     scripted = {SCRIPTS[name]()[0].game for name in SCRIPTS}
     assert {spec.name for spec in GAMES} <= scripted
@@ -92,8 +91,10 @@ def test_random_games_keep_the_contract(spec: GameSpec[Any, Any, Any], seed: int
             json.dumps(event_json(spec, event))
     live = referee.table(session)
     assert not live.running, f"{spec.name} did not end within {MOST_UTTERANCES} utterances"
-    rebuilt = replay(SessionConfig.model_validate(referee.store.session(session).config),  # type: ignore[union-attr]
-                     referee.store.inputs(session))
+    rebuilt = replay(
+        SessionConfig.model_validate(referee.store.session(session).config),  # type: ignore[union-attr]
+        referee.store.inputs(session),
+    )
     assert rebuilt.state == live.state
 
 
@@ -169,8 +170,10 @@ def test_timeouts_through_the_protocol(spec: GameSpec[Any, Any, Any], seed: int)
     live = referee.table(session)
     assert not live.running
     assert ruled or not (spec.timed or spec.has_deadlines), f"{spec.name}: no timeout was tried"
-    rebuilt = replay(SessionConfig.model_validate(referee.store.session(session).config),  # type: ignore[union-attr]
-                     referee.store.inputs(session))
+    rebuilt = replay(
+        SessionConfig.model_validate(referee.store.session(session).config),  # type: ignore[union-attr]
+        referee.store.inputs(session),
+    )
     assert rebuilt.state == live.state
 
 
@@ -225,8 +228,13 @@ class CountTalk(Talk[Count, int, object]):
     """Exactly the members a game must write; the defaults do the rest."""
 
     def read(
-        self, text: str, state: Count | None, players: tuple[str, ...], speaker: str | None,
-        asked: int | None, lang: str,
+        self,
+        text: str,
+        state: Count | None,
+        players: tuple[str, ...],
+        speaker: str | None,
+        asked: int | None,
+        lang: str,
     ) -> Proposal:
         if text.isdigit():
             return Moves((int(text),))
@@ -269,8 +277,17 @@ class CountTalk(Talk[Count, int, object]):
 def test_the_defaults_of_the_talk_protocol() -> None:
     talk = CountTalk()
     spec: GameSpec[Count, int, object] = GameSpec(
-        name="count", title="Count", aliases=(), min_players=1, max_players=None, options=object,
-        events=(), rules=CountRules(), talk=talk, encode=lambda m: {"n": m}, decode=lambda d: int(d["n"]),
+        name="count",
+        title="Count",
+        aliases=(),
+        min_players=1,
+        max_players=None,
+        options=object,
+        events=(),
+        rules=CountRules(),
+        talk=talk,
+        encode=lambda m: {"n": m},
+        decode=lambda d: int(d["n"]),
     )
     state = Count(4)
     assert talk.spoken_prompt(state, "en") == talk.prompt(state, "en") == "Say 5."

@@ -68,8 +68,12 @@ class Host:
 class UpOrDownText(up_or_down.RulesTable):
     def new_game(self, seated: tuple[str, ...]) -> None:
         if self.state is None:
-            options = {"low": self.options.low, "high": self.options.high, "mode": self.options.mode.value,
-                       "rounds": self.options.rounds}
+            options = {
+                "low": self.options.low,
+                "high": self.options.high,
+                "mode": self.options.mode.value,
+                "rounds": self.options.rounds,
+            }
             self.host = Host("up-or-down", seated, options)
         else:
             assert self.host.say(seated[0], "new game")
@@ -202,8 +206,12 @@ class BlofaText(blofa.Game):
 
 DECK = {f.name: f.card for f in load_deck("sample").faces if f.card is not None}
 SPECIAL_NAMES = {f.name for f in load_deck("sample").faces if f.special}
-STEP_WORDS = {"caster": "to the caster", "next": "to the next player", "previous": "to the previous player",
-              "any": "to anyone"}
+STEP_WORDS = {
+    "caster": "to the caster",
+    "next": "to the next player",
+    "previous": "to the previous player",
+    "any": "to anyone",
+}
 
 
 def number(n: int, rng: random.Random) -> str:

@@ -255,9 +255,14 @@ class FakeTwilio:
                 more = len(found) > (page + 1) * size
                 following = f"{uri}?{urlencode({**query, 'Page': page + 1, 'PageSize': size})}"
                 return 200, {
-                    "messages": records, "uri": uri, "first_page_uri": uri,
+                    "messages": records,
+                    "uri": uri,
+                    "first_page_uri": uri,
                     "next_page_uri": following if more else None,
-                    "previous_page_uri": None, "page": page, "page_size": size, "start": page * size,
+                    "previous_page_uri": None,
+                    "page": page,
+                    "page_size": size,
+                    "start": page * size,
                     "end": page * size + max(len(records) - 1, 0),
                 }
         return 404, _error(20404, f"The requested resource {path} was not found")

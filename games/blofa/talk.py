@@ -422,10 +422,13 @@ class BlofaTalk(Talk[State, Move, Options]):
             ],
             scores=[
                 ScoreView(label="VP", values=dict(state.total_vp()), big=True),
-                ScoreView(label="Hand", values={
-                    p: [backs(Colour.BLUE, h.blue), backs(Colour.YELLOW, h.yellow)]
-                    for p, h in zip(state.players, state.hands, strict=True)
-                }),
+                ScoreView(
+                    label="Hand",
+                    values={
+                        p: [backs(Colour.BLUE, h.blue), backs(Colour.YELLOW, h.yellow)]
+                        for p, h in zip(state.players, state.hands, strict=True)
+                    },
+                ),
                 ScoreView(label="Rule cards", values={p: captured[p] for p in state.players}),
             ],
             parts=[],
@@ -474,7 +477,11 @@ class BlofaTalk(Talk[State, Move, Options]):
         match move:
             case PlayCards(player, colours, declared):
                 return _say(
-                    lang, "move_play", player=player, cards=_cards(colours, lang), declared=declared,
+                    lang,
+                    "move_play",
+                    player=player,
+                    cards=_cards(colours, lang),
+                    declared=declared,
                     declared_words=to_words(declared, lang),
                 )
             case Pass(player, pile):
@@ -483,7 +490,9 @@ class BlofaTalk(Talk[State, Move, Options]):
                 return _say(lang, "move_challenge", player=player)
             case Reveal(values):
                 return _say(
-                    lang, "move_reveal", values=_join([str(v) for v in values], lang),
+                    lang,
+                    "move_reveal",
+                    values=_join([str(v) for v in values], lang),
                     values_words=_join([to_words(v, lang) for v in values], lang),
                 )
             case Keep(player, colour, rule):

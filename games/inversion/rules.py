@@ -544,8 +544,10 @@ def _play_card(state: State, move: PlayCard) -> tuple[State, list[Event]]:
         state = replace(state, follow=card)
         events.append(Inversion(player, card, follow, state.trick))
     state, revokes = _check_claims(state, player, card)
-    if not followed and not inverted and not any(
-        c.player == player and c.suit == follow.suit for c in state.claims
+    if (
+        not followed
+        and not inverted
+        and not any(c.player == player and c.suit == follow.suit for c in state.claims)
     ):
         state = replace(state, claims=(*state.claims, Claim(player, follow.suit, state.trick, card)))
     events.extend(revokes)
@@ -570,8 +572,14 @@ def _check_claims(state: State, player: str, card: Card) -> tuple[State, list[Re
         if others < hand:
             revokes.append(
                 Revoke(
-                    claim.player, claim.suit, claim.trick, claim.card, state.trick, "count",
-                    hand=hand, others=others,
+                    claim.player,
+                    claim.suit,
+                    claim.trick,
+                    claim.card,
+                    state.trick,
+                    "count",
+                    hand=hand,
+                    others=others,
                 )
             )
             continue
@@ -678,7 +686,6 @@ def playable(state: State) -> tuple[Card, ...]:
         return ()
     player = state.players[state.current]
     return tuple(sorted(c for c in state.unseen if refusal(state, PlayCard(player, c)) is None))
-
 
 
 class Rules:

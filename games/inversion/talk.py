@@ -58,13 +58,21 @@ def card_text(card: Card, lang: str = "en") -> str:
 #: How a screen draws each suit: its symbol and ink (red and black as printed; the clown purple).
 SUIT_SYMBOLS = {Suit.CLUB: "♣", Suit.SPADE: "♠", Suit.HEART: "♥", Suit.DIAMOND: "♦", Suit.CLOWN: "★"}
 SUIT_INK: dict[Suit, CardColour] = {
-    Suit.CLUB: "black", Suit.SPADE: "black", Suit.HEART: "red", Suit.DIAMOND: "red", Suit.CLOWN: "purple",
+    Suit.CLUB: "black",
+    Suit.SPADE: "black",
+    Suit.HEART: "red",
+    Suit.DIAMOND: "red",
+    Suit.CLOWN: "purple",
 }
 
 
 def _card_view(card: Card, lang: str, mark: CardMark | None = None, caption: str = "") -> CardView:
-    view = CardView(text=card_text(card, lang), rank=str(card.rank), suit=SUIT_SYMBOLS[card.suit],
-                    colour=SUIT_INK[card.suit])
+    view = CardView(
+        text=card_text(card, lang),
+        rank=str(card.rank),
+        suit=SUIT_SYMBOLS[card.suit],
+        colour=SUIT_INK[card.suit],
+    )
     if mark is not None:
         view["mark"] = mark
     if caption:
@@ -308,8 +316,10 @@ def _not_understood(talk: CardTalk, state: inv.State, lang: str, about_move: boo
 
 def _ambiguous(options: list[str], lang: str) -> Unclear:
     g = grammar(lang)
-    return Unclear(g.phrase("inv_ambiguous", cards=f" {g.phrases['or']} ".join(options)),
-                   {"type": "ambiguous", "options": options})
+    return Unclear(
+        g.phrase("inv_ambiguous", cards=f" {g.phrases['or']} ".join(options)),
+        {"type": "ambiguous", "options": options},
+    )
 
 
 def _propose(talk: CardTalk, state: inv.State, player: str | None, lang: str) -> Proposal:
@@ -348,21 +358,28 @@ def _half_card(talk: CardTalk, state: inv.State, lang: str) -> Unclear:
     faces = words_of(lang).cards.faces
     face = next((faces[w] for w in talk.leftovers if w in faces), None)
     if face is not None:  # "queen of hearts": cards are 1 to 10, there is no queen to ask about
-        return Unclear(g.phrase("inv_no_faces", faces=face, turn=prompt(state, lang)),
-                       {"type": "not_a_card", "text": talk.text})
+        return Unclear(
+            g.phrase("inv_no_faces", faces=face, turn=prompt(state, lang)),
+            {"type": "not_a_card", "text": talk.text},
+        )
     suit = state.follow.suit if state.follow is not None else (state.suits or (None,))[0]
     numbers = tuple(dict.fromkeys(talk.numbers))
     if len(numbers) == 1 and numbers[0] in RANKS and suit is not None and not talk.suits:
         example = card_text(Card(numbers[0], suit), lang)
-        return Unclear(g.phrase("inv_which_card", rank=numbers[0], example=example),
-                       {"type": "which_card", "rank": numbers[0]})
+        return Unclear(
+            g.phrase("inv_which_card", rank=numbers[0], example=example),
+            {"type": "which_card", "rank": numbers[0]},
+        )
     if numbers and not any(n in RANKS for n in numbers):
-        return Unclear(g.phrase("inv_not_a_card", turn=prompt(state, lang)),
-                       {"type": "not_a_card", "text": talk.text})
+        return Unclear(
+            g.phrase("inv_not_a_card", turn=prompt(state, lang)), {"type": "not_a_card", "text": talk.text}
+        )
     if len(talk.suits) == 1 and not numbers:
         example = card_text(Card(9, talk.suits[0]), lang)
-        return Unclear(g.phrase("inv_which_of_suit", suit=suit_words(talk.suits[0], lang), example=example),
-                       {"type": "which_card", "suit": talk.suits[0].value})
+        return Unclear(
+            g.phrase("inv_which_of_suit", suit=suit_words(talk.suits[0], lang), example=example),
+            {"type": "which_card", "suit": talk.suits[0].value},
+        )
     return _not_understood(talk, state, lang)
 
 
@@ -452,8 +469,13 @@ class InversionTalk(Talk[inv.State, inv.Move, inv.Options]):
     # so every move is costly (the default): a misheard one is read back.
 
     def read(
-        self, text: str, state: inv.State | None, players: tuple[str, ...], speaker: str | None,
-        asked: inv.Move | None, lang: str,
+        self,
+        text: str,
+        state: inv.State | None,
+        players: tuple[str, ...],
+        speaker: str | None,
+        asked: inv.Move | None,
+        lang: str,
     ) -> Proposal:
         g = grammar(lang)
         talk = parse_cards(text, lang, players=players)

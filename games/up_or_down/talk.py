@@ -121,8 +121,12 @@ def why(move: MoveMade, options: ud.Options, lang: str = "en", number: NumberSty
         c = ud.constraint(move.previous, options)
         broken, parity = "parity", g.phrases[c.up if c.up_possible else c.down]
     return g.phrase(
-        f"why_{broken}", number=number(move.number), parity=parity, last=last,
-        low=number(options.low), high=number(options.high),
+        f"why_{broken}",
+        number=number(move.number),
+        parity=parity,
+        last=last,
+        low=number(options.low),
+        high=number(options.high),
     )
 
 
@@ -315,8 +319,13 @@ class UpOrDownTalk(Talk[ud.State, Say, ud.Options]):
     calibration: tuple[float, float, float] | None = (-1.601, 0.044, 0.845)
 
     def read(
-        self, text: str, state: ud.State | None, players: tuple[str, ...], speaker: str | None,
-        asked: Say | None, lang: str,
+        self,
+        text: str,
+        state: ud.State | None,
+        players: tuple[str, ...],
+        speaker: str | None,
+        asked: Say | None,
+        lang: str,
     ) -> Proposal:
         utterance = parse(text, lang)
         if asked is not None:

@@ -581,8 +581,12 @@ class UpsideOutTalk(Talk[r.State, r.Move, r.Options]):
         if not state.discard:
             top = CardView(text="0", mark="empty", count=0)
         parts.append(PartView(label="Discard", big=not playing, cards=[top]))
-        parts.append(PartView(label="Deck", cards=[CardView(text=str(state.deck), back=True, colour="grey",
-                                                             count=state.deck)]))
+        parts.append(
+            PartView(
+                label="Deck",
+                cards=[CardView(text=str(state.deck), back=True, colour="grey", count=state.deck)],
+            )
+        )
         if state.out:
             view["out"] = list(state.out)
         return view

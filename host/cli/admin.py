@@ -28,21 +28,32 @@ def games(
     for spec in all_games():
         seats = seats_text(spec)
         options = [
-            {"name": o.name, "default": option_text(o.default) if o.default is not None else None,
-             "help": o.help, "flags": list(o.flags)}
+            {
+                "name": o.name,
+                "default": option_text(o.default) if o.default is not None else None,
+                "help": o.help,
+                "flags": list(o.flags),
+            }
             for o in spec.option_info()
         ]
         if as_json:
             row = {
-                "name": spec.name, "title": spec.title, "aliases": list(spec.aliases), "seats": seats,
-                "channels": sorted(spec.channels), "languages": list(spec.languages), "options": options,
+                "name": spec.name,
+                "title": spec.title,
+                "aliases": list(spec.aliases),
+                "seats": seats,
+                "channels": sorted(spec.channels),
+                "languages": list(spec.languages),
+                "options": options,
                 "summary": spec.summary,
             }
             out.print(json.dumps(row, ensure_ascii=False))
             continue
         out.print(f"{spec.name} ({spec.title}): {spec.summary}")
-        out.print(f"  also: {', '.join(spec.aliases) or '-'}; players {seats}; "
-                  f"channels {', '.join(sorted(spec.channels))}; languages {', '.join(spec.languages)}")
+        out.print(
+            f"  also: {', '.join(spec.aliases) or '-'}; players {seats}; "
+            f"channels {', '.join(sorted(spec.channels))}; languages {', '.join(spec.languages)}"
+        )
         for o in options:
             flags = f" ({', '.join(o['flags'])})" if o["flags"] else ""
             # No default is said in the help's own words ("default: the first seat").
@@ -51,7 +62,7 @@ def games(
 
 
 def seats_text(spec: GameSpec[Any, Any, Any]) -> str:
-    """"4", "2-4" or "2+"."""
+    """ "4", "2-4" or "2+"."""
     if spec.max_players is None:
         return f"{spec.min_players}+"
     if spec.max_players == spec.min_players:

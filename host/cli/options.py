@@ -95,13 +95,18 @@ def takes_game_flags(command: Callable[..., None]) -> Callable[..., None]:
             continue
         metavar = "LOW-HIGH" if flag.flag == RANGE else None
         option = typer.Option(flag.flag, metavar=metavar, help=flag.help)
-        added.append(inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=None,
-                                       annotation=Annotated[str | None, option]))
+        added.append(
+            inspect.Parameter(
+                name, inspect.Parameter.KEYWORD_ONLY, default=None, annotation=Annotated[str | None, option]
+            )
+        )
         by_name[name], taken = flag.flag, taken | {name}
     at = next((i + 1 for i, p in enumerate(own) if p.name == "say"), len(own))
     params = [*own[:at], *added, *own[at:]]
-    params = [p.replace(kind=inspect.Parameter.KEYWORD_ONLY) if p.kind is p.POSITIONAL_OR_KEYWORD else p
-              for p in params]
+    params = [
+        p.replace(kind=inspect.Parameter.KEYWORD_ONLY) if p.kind is p.POSITIONAL_OR_KEYWORD else p
+        for p in params
+    ]
 
     @functools.wraps(command)
     def with_flags(**kwargs: Any) -> None:

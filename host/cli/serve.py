@@ -70,8 +70,14 @@ def serve(
     # 5 s; a worker still importing the app on a busy machine can take longer, and was then
     # killed and restarted over and over, never serving.
     uvicorn.run(
-        "host.app:app_from_env", factory=True, workers=workers, host=host, port=port,
-        log_level="info", ws_max_size=1 << 20, timeout_worker_healthcheck=WORKER_HEALTHCHECK_S,
+        "host.app:app_from_env",
+        factory=True,
+        workers=workers,
+        host=host,
+        port=port,
+        log_level="info",
+        ws_max_size=1 << 20,
+        timeout_worker_healthcheck=WORKER_HEALTHCHECK_S,
     )
 
 
@@ -88,5 +94,7 @@ def check_port(host: str, port: int) -> None:
             probe.bind((host, port))
         except OSError as exc:
             if exc.errno == errno.EADDRINUSE:
-                raise fail(f"port {port} on {host} is in use: stop what uses it, or serve on another"
-                           f" with --port {port + 1}") from None
+                raise fail(
+                    f"port {port} on {host} is in use: stop what uses it, or serve on another"
+                    f" with --port {port + 1}"
+                ) from None

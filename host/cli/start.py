@@ -87,8 +87,10 @@ def said_first(referee: Referee, session_id: str, lines: list[tuple[str, str]]) 
         table = referee.table(session_id)
         if flag in steps and table.to_act():
             # Past the setup steps (or a game with none) the line would be taken as a move.
-            raise fail(f"{flag} does not apply to {table.spec.name}: it has no setup step for it"
-                       f" (it starts: {prompt_text(table)})")
+            raise fail(
+                f"{flag} does not apply to {table.spec.name}: it has no setup step for it"
+                f" (it starts: {prompt_text(table)})"
+            )
         speaker, text = split_speaker(line, table.names)
         reply = referee.handle(session_id, text, speaker)
         if not reply.accepted:
@@ -123,7 +125,10 @@ def pass_time(referee: Referee, session_id: str, seconds: float) -> list[Reply]:
 
 
 def check_setup(
-    spec: GameSpec[Any, Any, Any], names: list[str], options: dict[str, object], lang: str,
+    spec: GameSpec[Any, Any, Any],
+    names: list[str],
+    options: dict[str, object],
+    lang: str,
     setup: list[tuple[str, str]],
 ) -> None:
     """Judge the options and setup talk on a scratch table: a wrong one exits 2 before

@@ -132,10 +132,18 @@ def table(
         session_id = new_session(referee, spec, names, options, lang, confirm_below=settings.confirm_below)
         openings = said_first(referee, session_id, setup)
         runner = open_table(
-            referee, session_id, speech_model, lambda reply: emit(reply, as_json),
-            live=audio is None, confirm_lapse=settings.confirm_lapse, quiet=quiet, clock=clock,
-            on_heard=show, on_ignored=show_ignored if verbose else None,
-            due=Watch(referee, session_id).due, report_missing=False,
+            referee,
+            session_id,
+            speech_model,
+            lambda reply: emit(reply, as_json),
+            live=audio is None,
+            confirm_lapse=settings.confirm_lapse,
+            quiet=quiet,
+            clock=clock,
+            on_heard=show,
+            on_ignored=show_ignored if verbose else None,
+            due=Watch(referee, session_id).due,
+            report_missing=False,
         )
     except ValueError as exc:
         raise fail(str(exc)) from None

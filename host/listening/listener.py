@@ -192,8 +192,13 @@ class StreamListener(ABC):
         (:func:`host.confirm.doubtful`). A lone syllable and a loud room count only at a
         table's microphone: on a phone, held to a player's mouth, it is a move."""
         return confirm.doubtful(
-            reading.share, reading.rival, noisy=self._noisy(), lone=not self.phone and self._lone(hearing),
-            near_talk=bool(hearing.near_talk), loud=self._loud(hearing), confused=reading.confused,
+            reading.share,
+            reading.rival,
+            noisy=self._noisy(),
+            lone=not self.phone and self._lone(hearing),
+            near_talk=bool(hearing.near_talk),
+            loud=self._loud(hearing),
+            confused=reading.confused,
         )
 
     def _lone(self, hearing: Hearing) -> bool:
@@ -256,8 +261,13 @@ class StreamListener(ABC):
                 self._talk_end = hearing.end  # a reply dropped does not hold the next one off
             return Heard(hearing, None, reading)
         heard = HeardMeaning(
-            reading.meaning, reading.confidence, reading.others, reading.text, open_mic=True,
-            lapse=self.confirm_lapse, doubtful=self._doubtful(hearing, reading),
+            reading.meaning,
+            reading.confidence,
+            reading.others,
+            reading.text,
+            open_mic=True,
+            lapse=self.confirm_lapse,
+            doubtful=self._doubtful(hearing, reading),
         )
         with self.referee.store.transaction():
             reply = self.referee.handle_heard(self.session_id, heard, self.speaker)
@@ -417,8 +427,10 @@ class Listener(StreamListener):
         if mode == IDLE and not isinstance(said, Command):
             # With no game running only commands mean anything; anything else is chatter.
             return replace(reading, ignored="chatter")
-        if isinstance(said, Command) and said.name in DESTRUCTIVE and not (
-            reading.top and reading.share >= DESTRUCTIVE_SHARE
+        if (
+            isinstance(said, Command)
+            and said.name in DESTRUCTIVE
+            and not (reading.top and reading.share >= DESTRUCTIVE_SHARE)
         ):
             return replace(reading, ignored="unsure command")
         if mode == CONFIRMING and not (reading.top and reading.share >= ANSWER_SHARE):

@@ -222,6 +222,7 @@ def speed(model: SpeechModel, ko_model: SpeechModel, clips: dict[str, list[bytes
         ("pocketsphinx 16k, Silero, talk gate", model, NUMBERS_EN, stream, "silero", talk),
         ("vosk ko 16k, Silero VAD", ko_model, [sino(n) for n in range(1, 101)], ko_stream, "silero", ()),
     ]
+
     def rtf(m: SpeechModel, phrases: Sequence[str], pcm: bytes, vad: str, words: Sequence[str]) -> float:
         endpointer = Endpointer(recognizer_for(m, SAMPLE_RATE, phrases, talk=words), vad=vad)
         started = time.process_time()

@@ -64,8 +64,13 @@ def serve(port: int, db: str) -> None:
 
     _more_files()
     settings = Settings(
-        db=Path(db), database_url=None, twilio_auth_token=TEST_AUTH_TOKEN, twilio_account_sid=None,
-        public_url=f"http://127.0.0.1:{port}", sms_turn_timeout=None, mode="production",
+        db=Path(db),
+        database_url=None,
+        twilio_auth_token=TEST_AUTH_TOKEN,
+        twilio_account_sid=None,
+        public_url=f"http://127.0.0.1:{port}",
+        sms_turn_timeout=None,
+        mode="production",
     )
     store = Store(settings.database)
     statements = [0]
@@ -137,7 +142,10 @@ def sample_healthz(base: str, seconds: float) -> None:
 def healthz_from_another_process(base: str, seconds: float) -> dict[str, Any]:
     done = subprocess.run(
         [sys.executable, __file__, "--healthz", base, "--seconds", str(seconds)],
-        capture_output=True, text=True, timeout=seconds + 60, check=True,
+        capture_output=True,
+        text=True,
+        timeout=seconds + 60,
+        check=True,
     )
     result: dict[str, Any] = json.loads(done.stdout)
     return result
@@ -164,8 +172,10 @@ class Streams:
     async def one(self, ip: str) -> int:
         """Open one stream from the address ``ip``; its HTTP status."""
         reader, writer = await asyncio.open_connection("127.0.0.1", self.port, local_addr=(ip, 0))
-        writer.write(f"GET {self.path} HTTP/1.1\r\nHost: 127.0.0.1:{self.port}\r\n"
-                     "Accept: text/event-stream\r\n\r\n".encode())
+        writer.write(
+            f"GET {self.path} HTTP/1.1\r\nHost: 127.0.0.1:{self.port}\r\n"
+            "Accept: text/event-stream\r\n\r\n".encode()
+        )
         await writer.drain()
         status = int((await reader.readline()).split()[1])
         while (await reader.readline()).strip():
@@ -210,10 +220,16 @@ async def statements_per_second(client: httpx.AsyncClient, seconds: float) -> fl
 
 
 def text(client: httpx.Client, base: str, phone: str, body: str, n: int) -> str:
-    params = {"From": phone, "To": HOST_NUMBER, "Body": body, "MessageSid": f"SM{n:032x}",
-              "AccountSid": TEST_ACCOUNT_SID}
-    answer = client.post("/twilio/sms", data=params,
-                         headers={"X-Twilio-Signature": sign(base + "/twilio/sms", params)})
+    params = {
+        "From": phone,
+        "To": HOST_NUMBER,
+        "Body": body,
+        "MessageSid": f"SM{n:032x}",
+        "AccountSid": TEST_ACCOUNT_SID,
+    }
+    answer = client.post(
+        "/twilio/sms", data=params, headers={"X-Twilio-Signature": sign(base + "/twilio/sms", params)}
+    )
     answer.raise_for_status()
     return answer.text
 
@@ -315,7 +331,9 @@ def main() -> None:
             db = str(Path(tmp) / "live.sqlite3")
             proc = subprocess.Popen(
                 [sys.executable, __file__, "--serve", "--port", str(port), "--db", db],
-                stdout=out, stderr=subprocess.STDOUT, env={**os.environ, "PYTHONUNBUFFERED": "1"},
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                env={**os.environ, "PYTHONUNBUFFERED": "1"},
             )
             try:
                 wait_healthy(base, proc, 60, "the live-page server", log, error=RuntimeError)
@@ -325,27 +343,43 @@ def main() -> None:
     health = figures["healthz"]["ms"]
     n, f = args.streams, figures
     print(f"Live pages: {n} SSE streams on one game, one server process (SQLite), {os.cpu_count()} cores")
-    print(f"  opened in {f['open_seconds']:.1f} s; open {f['streams_open']}, refused within the cap"
-          f" {f['refused_within_cap']}, a 21st from one address: HTTP {f['extra_over_cap']}")
+    print(
+        f"  opened in {f['open_seconds']:.1f} s; open {f['streams_open']}, refused within the cap"
+        f" {f['refused_within_cap']}, a 21st from one address: HTTP {f['extra_over_cap']}"
+    )
     one, many = f["statements_1"], f["statements_many"]
-    print(f"  SQL statements/s, quiet: 1 stream {one:.1f}, {n} streams {many:.1f} (ratio {many / one:.2f}x;"
-          f" a poll per stream every 50 ms, as before, would be {OLD_POLLS_PER_STREAM * n:,})")
+    print(
+        f"  SQL statements/s, quiet: 1 stream {one:.1f}, {n} streams {many:.1f} (ratio {many / one:.2f}x;"
+        f" a poll per stream every 50 ms, as before, would be {OLD_POLLS_PER_STREAM * n:,})"
+    )
     print(f"  with a move a second: {f['statements_moves']:.1f} statements/s")
-    print(f"  /healthz from another process ({len(health)} samples, {f['healthz']['failures']} failures):"
-          f" p50 {statistics.median(health):.1f} ms, p99 {pct(health, 99):.1f} ms, max {max(health):.1f} ms")
+    print(
+        f"  /healthz from another process ({len(health)} samples, {f['healthz']['failures']} failures):"
+        f" p50 {statistics.median(health):.1f} ms, p99 {pct(health, 99):.1f} ms, max {max(health):.1f} ms"
+    )
     wh, fo = figures["webhook_ms"], figures["fanout_ms"]
-    print(f"  SMS move webhook: p50 {statistics.median(wh):.0f} ms, max {max(wh):.0f} ms;"
-          f" answer to the last of {n} streams: p50 {statistics.median(fo):.0f} ms, max {max(fo):.0f} ms")
+    print(
+        f"  SMS move webhook: p50 {statistics.median(wh):.0f} ms, max {max(wh):.0f} ms;"
+        f" answer to the last of {n} streams: p50 {statistics.median(fo):.0f} ms, max {max(fo):.0f} ms"
+    )
     lag, gc2 = figures["server"]["lag_ms"], figures["server"]["gc2_ms"]
-    print(f"  the server's event loop meanwhile: late by p50 {statistics.median(lag):.1f} ms,"
-          f" p99 {pct(lag, 99):.1f} ms, max {max(lag):.1f} ms; full garbage collections {len(gc2)},"
-          f" longest {max(gc2, default=0.0):.0f} ms")
+    print(
+        f"  the server's event loop meanwhile: late by p50 {statistics.median(lag):.1f} ms,"
+        f" p99 {pct(lag, 99):.1f} ms, max {max(lag):.1f} ms; full garbage collections {len(gc2)},"
+        f" longest {max(gc2, default=0.0):.0f} ms"
+    )
     print(f"  streams still open at the end: {figures['streams_at_end']}")
-    print(json.dumps({
-        "streams": n, "statements_1": round(figures["statements_1"], 1),
-        "statements_many": round(figures["statements_many"], 1),
-        "healthz_p99_ms": round(pct(health, 99), 1), "fanout_max_ms": round(max(fo), 1),
-    }))
+    print(
+        json.dumps(
+            {
+                "streams": n,
+                "statements_1": round(figures["statements_1"], 1),
+                "statements_many": round(figures["statements_many"], 1),
+                "healthz_p99_ms": round(pct(health, 99), 1),
+                "fanout_max_ms": round(max(fo), 1),
+            }
+        )
+    )
 
 
 if __name__ == "__main__":

@@ -74,8 +74,10 @@ def copy_games(db: Path, template: str, count: int) -> list[tuple[str, str]]:
     try:
         conn.row_factory = sqlite3.Row
         session = dict(conn.execute("SELECT * FROM sessions WHERE id = ?", (template,)).fetchone())
-        inputs = [dict(r) for r in conn.execute("SELECT * FROM inputs WHERE session_id = ? ORDER BY seq",
-                                                (template,))]
+        inputs = [
+            dict(r)
+            for r in conn.execute("SELECT * FROM inputs WHERE session_id = ? ORDER BY seq", (template,))
+        ]
         members = [dict(r) for r in conn.execute("SELECT * FROM members WHERE session_id = ?", (template,))]
         old = [m["address"] for m in sorted(members, key=lambda m: m["joined"])]
         phones = [(f"+1777{i:07d}", f"+1888{i:07d}") for i in range(count)]
@@ -94,8 +96,10 @@ def copy_games(db: Path, template: str, count: int) -> list[tuple[str, str]]:
 
         def insert(table: str, rows: list[dict[str, object]]) -> None:
             cols = list(rows[0])
-            conn.executemany(f"INSERT INTO {table} ({', '.join(cols)}) VALUES ({', '.join('?' * len(cols))})",
-                             [tuple(r[c] for c in cols) for r in rows])
+            conn.executemany(
+                f"INSERT INTO {table} ({', '.join(cols)}) VALUES ({', '.join('?' * len(cols))})",
+                [tuple(r[c] for c in cols) for r in rows],
+            )
 
         with conn:
             insert("sessions", sessions)
@@ -128,8 +132,9 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         db = Path(tmp) / "memory.sqlite3"
-        settings = Settings(db=db, twilio_auth_token=None, twilio_account_sid=None, public_url=None,
-                            validate_signatures=False)
+        settings = Settings(
+            db=db, twilio_auth_token=None, twilio_account_sid=None, public_url=None, validate_signatures=False
+        )
         app = create_app(settings)  # no server loop: no timer or outbox thread runs meanwhile
         texts = Texts(app.state.sms)
         referee = app.state.referee
@@ -165,7 +170,7 @@ def main() -> None:
         # Cold: the first games moved are long gone from the cache; warm: the last ones.
         second = rng.choice(ud.valid_numbers(after))
         cold = [timed_move(texts, b, second) for _a, b in phones[: args.cold]]
-        warm = [timed_move(texts, b, second) for _a, b in phones[-args.cold:]]
+        warm = [timed_move(texts, b, second) for _a, b in phones[-args.cold :]]
         long_cold = timed_move(texts, long_phones[state.current], rng.choice(ud.valid_numbers(state)))
         timer = app.state.turn_timer
         ticks = []
@@ -180,14 +185,20 @@ def main() -> None:
         app.state.store.close()
 
     per_game = (full - idle) * 1024 * 1024 / args.sessions
-    print(f"Memory: {args.sessions:,} two-player SMS games, one move each, through SmsChannel.receive"
-          f" (SQLite); GAMEHOST_TABLE_CACHE {settings.table_cache:,}")
-    print(f"copied {args.sessions:,} started games in {copied:.1f} s; moved each once in {moved:.0f} s"
-          f" ({1000 * moved / args.sessions:.2f} ms a move)")
+    print(
+        f"Memory: {args.sessions:,} two-player SMS games, one move each, through SmsChannel.receive"
+        f" (SQLite); GAMEHOST_TABLE_CACHE {settings.table_cache:,}"
+    )
+    print(
+        f"copied {args.sessions:,} started games in {copied:.1f} s; moved each once in {moved:.0f} s"
+        f" ({1000 * moved / args.sessions:.2f} ms a move)"
+    )
     print(f"RSS idle (a game played)       {idle:8.1f} MB")
     print(f"RSS after the moves            {full:8.1f} MB")
-    print(f"above idle                     {full - idle:8.1f} MB   (goal <= 150 MB)"
-          f"  = {per_game:,.0f} bytes a game; tables held {held:,}")
+    print(
+        f"above idle                     {full - idle:8.1f} MB   (goal <= 150 MB)"
+        f"  = {per_game:,.0f} bytes a game; tables held {held:,}"
+    )
     print(f"a move on a game in the cache  {ms(warm)}")
     ratio = statistics.median(cold) / statistics.median(warm)
     print(f"a move on a game let go (cold) {ms(cold)}  ({ratio:.1f}x warm)")

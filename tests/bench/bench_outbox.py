@@ -30,7 +30,9 @@ from tests.twilio_helpers import FakeTwilio, make_settings
 def measure(fake: FakeTwilio, folder: Path, bound: int, rows: int, delay: float) -> tuple[float, int]:
     """(messages a second, rows not sent exactly once) for one bound."""
     settings = make_settings(
-        folder / f"outbox-{bound}.sqlite3", fake, outbox_concurrency=bound,
+        folder / f"outbox-{bound}.sqlite3",
+        fake,
+        outbox_concurrency=bound,
         twilio_timeout=max(10.0, delay * 4),
     )
     out = Outbound(settings, Store(settings.database))

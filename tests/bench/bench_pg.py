@@ -43,9 +43,14 @@ class Served:
     def __init__(self, database: str, workers: int) -> None:
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
-        env = {**os.environ, "TWILIO_AUTH_TOKEN": TOKEN, "GAMEHOST_MODE": "production",
-               "GAMEHOST_DATABASE_URL": database, "GAMEHOST_WORKERS": str(workers),
-               "GAMEHOST_PUBLIC_URL": self.base}  # production serve needs it; the moves are signed for it
+        env = {
+            **os.environ,
+            "TWILIO_AUTH_TOKEN": TOKEN,
+            "GAMEHOST_MODE": "production",
+            "GAMEHOST_DATABASE_URL": database,
+            "GAMEHOST_WORKERS": str(workers),
+            "GAMEHOST_PUBLIC_URL": self.base,
+        }  # production serve needs it; the moves are signed for it
         for unset in ("TWILIO_ACCOUNT_SID", "GAMEHOST_DB"):
             env.pop(unset, None)
         cmd = [sys.executable, "-m", "host.cli", "serve", "--port", str(self.port)]
@@ -130,13 +135,17 @@ def ratios(by: dict[str, Run], indent: str = "") -> None:
     one, four = by.get("PostgreSQL, 1 worker"), by.get("PostgreSQL, 4 workers")
     lite, two = by.get("SQLite, 1 worker"), by.get("PostgreSQL, 2 workers")
     if one and lite and lite.rate:
-        print(f"{indent}ratio PostgreSQL 1 worker : SQLite 1 worker: throughput {one.rate / lite.rate:.2f}x,"
-              f" p50 {one.pct(50) / lite.pct(50):.2f}x, p99 {one.pct(99) / lite.pct(99):.2f}x")
+        print(
+            f"{indent}ratio PostgreSQL 1 worker : SQLite 1 worker: throughput {one.rate / lite.rate:.2f}x,"
+            f" p50 {one.pct(50) / lite.pct(50):.2f}x, p99 {one.pct(99) / lite.pct(99):.2f}x"
+        )
     if one and two and one.rate:
         print(f"{indent}ratio PostgreSQL 2 workers : 1 worker: throughput {two.rate / one.rate:.2f}x")
     if one and four and one.rate:
-        print(f"{indent}ratio PostgreSQL 4 workers : 1 worker: throughput {four.rate / one.rate:.2f}x,"
-              f" p50 {four.pct(50) / one.pct(50):.2f}x, p99 {four.pct(99) / one.pct(99):.2f}x")
+        print(
+            f"{indent}ratio PostgreSQL 4 workers : 1 worker: throughput {four.rate / one.rate:.2f}x,"
+            f" p50 {four.pct(50) / one.pct(50):.2f}x, p99 {four.pct(99) / one.pct(99):.2f}x"
+        )
 
 
 def main() -> None:
@@ -163,25 +172,37 @@ def main() -> None:
                 results.append(("SQLite, 1 worker", measure(sqlite, 1, args, None)))
                 for workers in counts if server is not None else []:
                     url = server.new_database()
-                    results.append((f"PostgreSQL, {workers} worker{'s' * (workers > 1)}",
-                                    measure(url, workers, args, postmaster)))
+                    results.append(
+                        (
+                            f"PostgreSQL, {workers} worker{'s' * (workers > 1)}",
+                            measure(url, workers, args, postmaster),
+                        )
+                    )
                 rounds.append(results)
                 loads.append(load_average())
         finally:
             next(servers, None)  # stops the cluster
-    print(f"Signed SMS moves: {args.games} games, {args.clients} client threads, loopback,"
-          f" {args.seconds:.0f} s each, {args.rounds} round{'s' * (args.rounds > 1)}")
-    print(f"{os.cpu_count()} cores; load average (1 min) at the start, then after each round:"
-          f" {', '.join(loads)}")
-    header = (f"{'':24}{'req/s':>9}{'p50 ms':>9}{'p99 ms':>9}{'cpu ms':>8}{'pg cpu':>8}"
-              f"{'errors':>8}{'lost':>6}{'doubled':>9}")
+    print(
+        f"Signed SMS moves: {args.games} games, {args.clients} client threads, loopback,"
+        f" {args.seconds:.0f} s each, {args.rounds} round{'s' * (args.rounds > 1)}"
+    )
+    print(
+        f"{os.cpu_count()} cores; load average (1 min) at the start, then after each round:"
+        f" {', '.join(loads)}"
+    )
+    header = (
+        f"{'':24}{'req/s':>9}{'p50 ms':>9}{'p99 ms':>9}{'cpu ms':>8}{'pg cpu':>8}"
+        f"{'errors':>8}{'lost':>6}{'doubled':>9}"
+    )
     for r, results in enumerate(rounds, 1):
         print(f"round {r}:" if args.rounds > 1 else "")
         print(header)
         for name, m in results:
             run = m.run
-            print(f"{name:24}{run.rate:9.0f}{run.pct(50):9.1f}{run.pct(99):9.1f}{m.cpu_ms:8.2f}{m.pg_cpu_ms:8.2f}"
-                  f"{run.errors:8d}{m.lost:6d}{m.doubled:9d}")
+            print(
+                f"{name:24}{run.rate:9.0f}{run.pct(50):9.1f}{run.pct(99):9.1f}{m.cpu_ms:8.2f}{m.pg_cpu_ms:8.2f}"
+                f"{run.errors:8d}{m.lost:6d}{m.doubled:9d}"
+            )
         ratios({name: m.run for name, m in results}, "  " if args.rounds > 1 else "")
     if args.rounds > 1:
         pooled: dict[str, Run] = {}

@@ -131,8 +131,12 @@ class Run:
         return 1000 * self.cpu / len(self.latencies) if self.latencies else float("nan")
 
     def __add__(self, other: Run) -> Run:
-        return Run(self.latencies + other.latencies, self.errors + other.errors,
-                   self.elapsed + other.elapsed, self.cpu + other.cpu)
+        return Run(
+            self.latencies + other.latencies,
+            self.errors + other.errors,
+            self.elapsed + other.elapsed,
+            self.cpu + other.cpu,
+        )
 
     def pct(self, p: float) -> float:
         if not self.latencies:
@@ -150,8 +154,14 @@ def cpu_seconds(pid: int) -> float:
 
 
 def drive(
-    base: str, games: list[Game], workers: int, seconds: float, check: bool,
-    moves: dict[str, int] | None = None, timeout: float = 30.0, pid: int | None = None,
+    base: str,
+    games: list[Game],
+    workers: int,
+    seconds: float,
+    check: bool,
+    moves: dict[str, int] | None = None,
+    timeout: float = 30.0,
+    pid: int | None = None,
 ) -> Run:
     """``workers`` threads, each moving its share of the games, one request at a time;
     ``moves`` (if given) counts each game's answered moves, by its first phone; ``pid``:
@@ -215,16 +225,22 @@ def load() -> str:
 
 def rounds_table(name: str, ours: list[Run], bare: list[Run], label: str) -> None:
     """Each round's figures and all rounds pooled, ours against bare."""
-    print(f"{'':26}{'req/s':>8}{'p50 ms':>9}{'p99 ms':>9}{'cpu ms':>8}{'errors':>7}"
-          f"{'x req/s':>9}{'x p50':>7}{'x p99':>7}")
+    print(
+        f"{'':26}{'req/s':>8}{'p50 ms':>9}{'p99 ms':>9}{'cpu ms':>8}{'errors':>7}"
+        f"{'x req/s':>9}{'x p50':>7}{'x p99':>7}"
+    )
 
     def row(what: str, run: Run, base: Run | None) -> None:
         ratios = ""
         if base is not None and base.rate:
-            ratios = (f"{run.rate / base.rate:9.2f}{run.pct(50) / base.pct(50):7.1f}"
-                      f"{run.pct(99) / base.pct(99):7.1f}")
-        print(f"{what:26}{run.rate:8.0f}{run.pct(50):9.2f}{run.pct(99):9.2f}{run.cpu_ms:8.2f}"
-              f"{run.errors:7d}{ratios}")
+            ratios = (
+                f"{run.rate / base.rate:9.2f}{run.pct(50) / base.pct(50):7.1f}"
+                f"{run.pct(99) / base.pct(99):7.1f}"
+            )
+        print(
+            f"{what:26}{run.rate:8.0f}{run.pct(50):9.2f}{run.pct(99):9.2f}{run.cpu_ms:8.2f}"
+            f"{run.errors:7d}{ratios}"
+        )
 
     for i, (o, b) in enumerate(zip(ours, bare, strict=True), 1):
         row(f"round {i}: bare", b, None)
@@ -234,11 +250,13 @@ def rounds_table(name: str, ours: list[Run], bare: list[Run], label: str) -> Non
     row(f"all rounds: {label}", pooled_o, pooled_b)
     each = sorted(o.rate / b.rate for o, b in zip(ours, bare, strict=True) if b.rate)
     if each:
-        print(f"ratio {name}/bare: throughput {pooled_o.rate / pooled_b.rate:.2f}x pooled"
-              f" (rounds {', '.join(f'{r:.2f}' for r in each)}),"
-              f" p50 {pooled_o.pct(50) / pooled_b.pct(50):.1f}x,"
-              f" p99 {pooled_o.pct(99) / pooled_b.pct(99):.1f}x,"
-              f" server CPU per request {pooled_o.cpu_ms / pooled_b.cpu_ms:.1f}x")
+        print(
+            f"ratio {name}/bare: throughput {pooled_o.rate / pooled_b.rate:.2f}x pooled"
+            f" (rounds {', '.join(f'{r:.2f}' for r in each)}),"
+            f" p50 {pooled_o.pct(50) / pooled_b.pct(50):.1f}x,"
+            f" p99 {pooled_o.pct(99) / pooled_b.pct(99):.1f}x,"
+            f" server CPU per request {pooled_o.cpu_ms / pooled_b.cpu_ms:.1f}x"
+        )
 
 
 def statement_counts() -> None:
@@ -276,16 +294,20 @@ def main() -> None:
             drive(sms_server.base, games, workers, 1.0, check=True)  # warm up
             drive(bare_server.base, others, workers, 1.0, check=False)
             for _ in range(args.rounds):
-                bare.append(drive(bare_server.base, others, workers, args.seconds, False,
-                                  pid=bare_server.proc.pid))
-                ours.append(drive(sms_server.base, games, workers, args.seconds, True,
-                                  pid=sms_server.proc.pid))
+                bare.append(
+                    drive(bare_server.base, others, workers, args.seconds, False, pid=bare_server.proc.pid)
+                )
+                ours.append(
+                    drive(sms_server.base, games, workers, args.seconds, True, pid=sms_server.proc.pid)
+                )
         finally:
             sms_server.stop()
             bare_server.stop()
 
-    print(f"SMS webhook benchmark: {args.games} games, {workers} client threads, loopback, SQLite WAL;"
-          f" {args.rounds} rounds of {args.seconds:g} s each, taking turns")
+    print(
+        f"SMS webhook benchmark: {args.games} games, {workers} client threads, loopback, SQLite WAL;"
+        f" {args.rounds} rounds of {args.seconds:g} s each, taking turns"
+    )
     print(f"machine: {began} before, {load()} after")
     rounds_table("SMS", ours, bare, "signed SMS moves")
     print()

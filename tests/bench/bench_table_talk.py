@@ -305,8 +305,18 @@ class Microphone:
 
 
 def run(
-    model: SpeechModel, name: str, lang: str, voice: str, level: str, sentences: Sequence[str],
-    steps: int, seed: int, tally: Tally, yes_voice: str, denoise: bool | None = None, cold: bool = False,
+    model: SpeechModel,
+    name: str,
+    lang: str,
+    voice: str,
+    level: str,
+    sentences: Sequence[str],
+    steps: int,
+    seed: int,
+    tally: Tally,
+    yes_voice: str,
+    denoise: bool | None = None,
+    cold: bool = False,
 ) -> None:
     game = Game(name, lang, random.Random(seed))
     mic = Microphone(cold)
@@ -347,8 +357,11 @@ def run(
         tally.talk[outcome] += 1
         tally.record("talk", f"{sentence} / {yes}", outcome, heard)
         if outcome != "ignored":
-            tally.note(f"talk {outcome}", f"{sentence!r} -> {[h.hearing.text for h in heard]} "
-                                          f"{[ln for r in replies for ln in r.lines][:2]}")
+            tally.note(
+                f"talk {outcome}",
+                f"{sentence!r} -> {[h.hearing.text for h in heard]} "
+                f"{[ln for r in replies for ln in r.lines][:2]}",
+            )
 
 
 def move_outcome(referee: Referee, session: str, before: int, move: Any, acted: list[Any]) -> str:
@@ -407,8 +420,20 @@ def main() -> None:
                     share = sentences[k :: len(games)]
                     steps = max(len(share), 10 if args.quick else 25)
                     # None: the listener's own choice (host.speech.denoise.wanted), as a table's.
-                    run(model, name, lang, voice, level, share, steps, 7 + 97 * k, tally, yes_voice,
-                        False if args.no_denoise else None, args.cold)
+                    run(
+                        model,
+                        name,
+                        lang,
+                        voice,
+                        level,
+                        share,
+                        steps,
+                        7 + 97 * k,
+                        tally,
+                        yes_voice,
+                        False if args.no_denoise else None,
+                        args.cold,
+                    )
                 report(lang, voice, level, tally, time.perf_counter() - started, args.show)
                 if args.dump is not None:
                     with args.dump.open("a", encoding="utf-8") as out:
@@ -424,15 +449,20 @@ def report(lang: str, voice: str, level: str, t: Tally, seconds: float, show: in
         return f"{n}/{d} ({100 * n / d:.1f} %)" if d else "-"
 
     lat = sorted(t.latency)
+
     def p(q: float) -> float:
         return lat[min(len(lat) - 1, int(q * len(lat)))] if lat else float("nan")
 
     print(f"\n== {lang} {voice} {level} ({seconds:.0f} s) ==")
-    print(f"talk: changed the game {pct(t.talk['changed'], talk_n)}, asked {pct(t.talk['asked'], talk_n)}, "
-          f"answered {pct(t.talk['answered'], talk_n)}, ignored {pct(t.talk['ignored'], talk_n)}")
-    print(f"moves: right first try {pct(t.moves['right'], move_n)}, asked {pct(t.moves['asked'], move_n)}, "
-          f"wrong {pct(t.moves['wrong'], move_n)}, "
-          f"missed {pct(t.moves['missed'] + t.moves['answered'], move_n)}")
+    print(
+        f"talk: changed the game {pct(t.talk['changed'], talk_n)}, asked {pct(t.talk['asked'], talk_n)}, "
+        f"answered {pct(t.talk['answered'], talk_n)}, ignored {pct(t.talk['ignored'], talk_n)}"
+    )
+    print(
+        f"moves: right first try {pct(t.moves['right'], move_n)}, asked {pct(t.moves['asked'], move_n)}, "
+        f"wrong {pct(t.moves['wrong'], move_n)}, "
+        f"missed {pct(t.moves['missed'] + t.moves['answered'], move_n)}"
+    )
     print(f"end of speech to ruling: p50 {p(0.5):.2f} s, p99 {p(0.99):.2f} s")
     for what, examples in sorted(t.examples.items()):
         for example in examples[:show]:

@@ -323,19 +323,25 @@ def main() -> None:
     base50, base99 = base.pct(50), base.pct(99)
     for i, (o, b) in enumerate(zip(ours, bare, strict=True), 1):
         print(f"{f'round {i}: bare':28}{b.rate():9.0f}{b.pct(50):9.2f}{b.pct(99):9.2f}{b.cpu_ms():8.2f}")
-        print(f"{f'round {i}: all voice actions':28}{o.rate():9.0f}{o.pct(50):9.2f}{o.pct(99):9.2f}"
-              f"{o.cpu_ms():8.2f}{o.rate() / b.rate():9.2f}{o.pct(50) / b.pct(50):8.1f}"
-              f"{o.pct(99) / b.pct(99):8.1f}")
+        print(
+            f"{f'round {i}: all voice actions':28}{o.rate():9.0f}{o.pct(50):9.2f}{o.pct(99):9.2f}"
+            f"{o.cpu_ms():8.2f}{o.rate() / b.rate():9.2f}{o.pct(50) / b.pct(50):8.1f}"
+            f"{o.pct(99) / b.pct(99):8.1f}"
+        )
     rows: list[tuple[str, Run, str | None]] = [(kind, voice, kind) for kind in sorted(voice.latencies)]
     rows += [("all rounds: all voice actions", voice, None), ("all rounds: bare", base, None)]
     for name, run, kind in rows:
         p50, p99 = run.pct(50, kind), run.pct(99, kind)
         cpu = f"{run.cpu_ms():8.2f}" if kind is None else f"{'':8}"
-        print(f"{name:28}{run.rate(kind):9.0f}{p50:9.2f}{p99:9.2f}{cpu}{run.rate(kind) / base.rate():9.2f}"
-              f"{p50 / base50:8.1f}{p99 / base99:8.1f}")
+        print(
+            f"{name:28}{run.rate(kind):9.0f}{p50:9.2f}{p99:9.2f}{cpu}{run.rate(kind) / base.rate():9.2f}"
+            f"{p50 / base50:8.1f}{p99 / base99:8.1f}"
+        )
     each = ", ".join(f"{o.rate() / b.rate():.2f}" for o, b in zip(ours, bare, strict=True))
-    print(f"ratio voice/bare: throughput {voice.rate() / base.rate():.2f}x pooled (rounds {each}),"
-          f" server CPU per request {voice.cpu_ms() / base.cpu_ms():.1f}x")
+    print(
+        f"ratio voice/bare: throughput {voice.rate() / base.rate():.2f}x pooled (rounds {each}),"
+        f" server CPU per request {voice.cpu_ms() / base.cpu_ms():.1f}x"
+    )
     print(f"errors: {voice.errors}; whole run {time.perf_counter() - began:.1f} s")
     print()
     statement_counts()

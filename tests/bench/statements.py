@@ -91,8 +91,11 @@ class Host:
 @contextmanager
 def host(database: str) -> Iterator[Host]:
     settings = Settings(
-        database_url=database, twilio_auth_token=SecretStr(TOKEN), twilio_account_sid=None,
-        public_url="http://testserver", validate_signatures=True,
+        database_url=database,
+        twilio_auth_token=SecretStr(TOKEN),
+        twilio_account_sid=None,
+        public_url="http://testserver",
+        validate_signatures=True,
     )
     store = Store(settings.database)
     app = create_app(settings, store)
@@ -104,8 +107,13 @@ def host(database: str) -> Iterator[Host]:
 
 
 def sms(h: Host, phone: str, body: str) -> list[str]:
-    params = {"From": phone, "To": HOST_NUMBER, "Body": body, "MessageSid": f"SM{next(_sids):032x}",
-              "AccountSid": ACCOUNT}
+    params = {
+        "From": phone,
+        "To": HOST_NUMBER,
+        "Body": body,
+        "MessageSid": f"SM{next(_sids):032x}",
+        "AccountSid": ACCOUNT,
+    }
     response = post_signed(h.client, "/twilio/sms", params, TOKEN)
     assert response.status_code == 200, response.text
     return [m.text or "" for m in ET.fromstring(response.text)]
@@ -136,8 +144,15 @@ class Caller:
     twiml: ET.Element | None = None
 
     def post(self, h: Host, url: str, **extra: str) -> ET.Element:
-        params = {"CallSid": self.sid, "AccountSid": ACCOUNT, "From": self.number, "To": HOST_NUMBER,
-                  "CallStatus": "in-progress", "Direction": "inbound", **extra}
+        params = {
+            "CallSid": self.sid,
+            "AccountSid": ACCOUNT,
+            "From": self.number,
+            "To": HOST_NUMBER,
+            "CallStatus": "in-progress",
+            "Direction": "inbound",
+            **extra,
+        }
         path = url.removeprefix("http://testserver")
         response = post_signed(h.client, path, params, TOKEN)
         assert response.status_code == 200, response.text

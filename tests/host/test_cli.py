@@ -221,7 +221,6 @@ def test_the_outbox_says_who_a_call_is_and_what_a_bare_twiml_update_said(tmp_pat
     assert out.count("stored (no Twilio credentials)") == 2
 
 
-
 def test_blofa_says_moves_back_with_numbers_in_words(tmp_path: Path) -> None:
     said = "Ann: one blue card, two\nBob: challenge\nAnn: zero\nundo\n"
     result = runner.invoke(

@@ -103,12 +103,18 @@ def test_games_are_listed_in_plain_words(tmp_path: Path) -> None:
         ([*BLOFA, "--opt", "dry_tricks=x"], "--opt dry_tricks=x: must be a whole number"),
         ([*BLOFA, "--dry-tricks", "x"], "--dry-tricks x: must be a whole number"),
         ([*BLOFA, "--challenge-opening", "maybe"], "--challenge-opening maybe: must be true or false"),
-        (["play", "inversion", "--players", "A,B", "--revoke-penalty", "x"],
-         "--revoke-penalty x: must be announce or trick"),
-        ([*UP_OR_DOWN, "--range", "1-100", "--opt", "low=5"],
-         "--range 1-100 and --opt low=5 both set low: give it once"),
-        ([*UP_OR_DOWN, "--mode", "training", "--opt", "mode=tournament"],
-         "--mode training and --opt mode=tournament both set mode"),
+        (
+            ["play", "inversion", "--players", "A,B", "--revoke-penalty", "x"],
+            "--revoke-penalty x: must be announce or trick",
+        ),
+        (
+            [*UP_OR_DOWN, "--range", "1-100", "--opt", "low=5"],
+            "--range 1-100 and --opt low=5 both set low: give it once",
+        ),
+        (
+            [*UP_OR_DOWN, "--mode", "training", "--opt", "mode=tournament"],
+            "--mode training and --opt mode=tournament both set mode",
+        ),
     ],
 )
 def test_a_bad_option_names_the_flag_typed(tmp_path: Path, args: list[str], said: str) -> None:
@@ -155,7 +161,9 @@ def serve(tmp_path: Path, port: int, **env: str) -> subprocess.Popen[str]:
     environment.update(GAMEHOST_DB=str(tmp_path / "serve.sqlite3"), GAMEHOST_MODE="development", **env)
     return subprocess.Popen(
         [sys.executable, "-m", "host.cli", "serve", "--port", str(port)],
-        env=environment, stderr=subprocess.PIPE, text=True,
+        env=environment,
+        stderr=subprocess.PIPE,
+        text=True,
     )
 
 

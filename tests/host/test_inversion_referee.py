@@ -322,6 +322,7 @@ def test_anything_said_gets_an_answer_and_a_move_is_ruled_once(
     for text in steps.get(phase, ["H S C D", LANE, "Ann", "Ann: I bid 2", "Bob: pass", "Cy: pass"]):
         who, _, words = text.rpartition(": ")
         referee.handle(sid, words, who or None)
+
     def ruled() -> int:
         """Inputs that change the game (a read-back asked or dropped is logged, rules nothing)."""
         return sum(1 for i in referee.store.inputs(sid) if i.body["kind"] not in ("ask", "drop"))

@@ -62,7 +62,7 @@ def test_confusions_come_from_the_grammar() -> None:
     assert confusable(35) == {13} and confusable(53) == {15} and confusable(13) == {30}
 
 
-@given(st.integers(-10**6, 10**8))
+@given(st.integers(-(10**6), 10**8))
 def test_korean_words_round_trip(n: int) -> None:
     assert parse(to_words(n, "ko"), "ko").numbers == (n,)
 

@@ -58,7 +58,11 @@ def test_a_text_reads_its_senders_game_row_with_the_members(lobby: Lobby) -> Non
         row = store.session(joined.session_id)
         assert len(statements) == before  # read with the members: no statement of its own
         assert row is not None and (row.id, row.code, row.seq, row.updated) == (
-            joined.session_id, joined.code, seq, 5.0)
+            joined.session_id,
+            joined.code,
+            seq,
+            5.0,
+        )
         assert [m.name for m in lobby.members(joined.session_id)] == ["Ann", "Bob"]
         assert len(statements) == before
         if not store.sqlite:
@@ -138,10 +142,13 @@ def test_a_second_worker_on_the_same_game_waits_and_sees_the_first_ones_move(dat
             first.append(joined.session_id, {"kind": "note"}, 2.0)
             holding.set()
             with psycopg.connect(_psycopg_url(first), autocommit=True) as watch:
-                while thread.is_alive() and not watch.execute(  # the other waits for this row
-                    "SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock'"
-                    " AND datname = current_database()"
-                ).fetchone():
+                while (
+                    thread.is_alive()
+                    and not watch.execute(  # the other waits for this row
+                        "SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock'"
+                        " AND datname = current_database()"
+                    ).fetchone()
+                ):
                     time.sleep(0.01)
         thread.join(30)
         assert not thread.is_alive()

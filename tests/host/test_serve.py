@@ -21,7 +21,8 @@ def test_development_serve_explains_itself_and_answers(tmp_path: Path) -> None:
     proc = subprocess.Popen(
         [sys.executable, "-m", "host.cli", "serve", "--port", str(port)],
         env=environment(tmp_path, GAMEHOST_MODE="development", COLUMNS="80"),  # no URL broken at 80
-        stderr=subprocess.PIPE, text=True,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     try:
         lines: list[str] = []
@@ -47,6 +48,9 @@ def test_development_serve_explains_itself_and_answers(tmp_path: Path) -> None:
 def test_production_serve_without_a_token_refuses_to_start(tmp_path: Path) -> None:
     done = subprocess.run(
         [sys.executable, "-m", "host.cli", "serve", "--port", str(free_port())],
-        env=environment(tmp_path, TWILIO_AUTH_TOKEN=""), capture_output=True, text=True, timeout=60,
+        env=environment(tmp_path, TWILIO_AUTH_TOKEN=""),
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert done.returncode == 2 and "TWILIO_AUTH_TOKEN is not set" in done.stderr

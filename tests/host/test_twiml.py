@@ -15,15 +15,33 @@ from twilio.twiml.voice_response import VoiceResponse
 from host.channels.twiml import render
 
 TRICKY = [
-    "Ann said 53.", "", " ", "a & b <c> \"d\" 'e'", "line\nbreak\r\nand\ttab", "]]> &amp; &#10;",
-    "숫자를 말하세요", "🎲 Zoë", "\x01\x02 marks \x011\x02", "\ud83d lone", "x" * 600,
+    "Ann said 53.",
+    "",
+    " ",
+    "a & b <c> \"d\" 'e'",
+    "line\nbreak\r\nand\ttab",
+    "]]> &amp; &#10;",
+    "숫자를 말하세요",
+    "🎲 Zoë",
+    "\x01\x02 marks \x011\x02",
+    "\ud83d lone",
+    "x" * 600,
 ]
 
 
 def _voice(say: str, url: str, hints: str, pause: int | None = None) -> VoiceResponse:
     vr = VoiceResponse()
-    gather = vr.gather(input="speech dtmf", action=url, method="POST", hints=hints or None, barge_in=True,
-                       language="en-US", speech_timeout=2, timeout=6, finish_on_key="#")
+    gather = vr.gather(
+        input="speech dtmf",
+        action=url,
+        method="POST",
+        hints=hints or None,
+        barge_in=True,
+        language="en-US",
+        speech_timeout=2,
+        timeout=6,
+        finish_on_key="#",
+    )
     gather.say(say, language="en-US")
     if pause is not None:
         vr.pause(length=pause)

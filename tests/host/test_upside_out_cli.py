@@ -71,12 +71,25 @@ def test_every_json_event_the_issue_names(tmp_path: Path) -> None:
     # and is reshuffled (a fourth Jackpot would be refused: each face has 3 copies).
     jackpots = ["Ann: plays Jackpot", "Bob: plays Jackpot", "Cy: plays Jackpot"]
     jackpots += ["Ann: draw", "Bob: draw", "Cy: draw"] * 17
-    code, more, _ = play(tmp_path, "\n".join(jackpots) + "\n", "--players", "Ann,Bob,Cy", "--first", "Ann",
-                         "--json")
+    code, more, _ = play(
+        tmp_path, "\n".join(jackpots) + "\n", "--players", "Ann,Bob,Cy", "--first", "Ann", "--json"
+    )
     assert code == 0
     kinds = {str(e["type"]) for e in events(out) + events(more)}
-    assert kinds >= {"played", "effect", "drew", "discarded", "revealed", "reversed", "reshuffled",
-                     "knocked_out", "turn", "refused", "counts", "game_over"}
+    assert kinds >= {
+        "played",
+        "effect",
+        "drew",
+        "discarded",
+        "revealed",
+        "reversed",
+        "reshuffled",
+        "knocked_out",
+        "turn",
+        "refused",
+        "counts",
+        "game_over",
+    }
     [over] = [e for e in events(out) if e["type"] == "game_over"]
     assert over["winner"] == "Bob"
     refused = [e for e in events(out) if e["type"] == "refused"]
@@ -84,8 +97,9 @@ def test_every_json_event_the_issue_names(tmp_path: Path) -> None:
 
 
 def test_wait_30_asks_the_second_question_once(tmp_path: Path) -> None:
-    code, out, _ = play(tmp_path, "wait 29\nwait 1\n(30 seconds pass)\nCy: me\nwait 60\n",
-                        "--players", "Ann,Bob,Cy", "--json")
+    code, out, _ = play(
+        tmp_path, "wait 29\nwait 1\n(30 seconds pass)\nCy: me\nwait 60\n", "--players", "Ann,Bob,Cy", "--json"
+    )
     assert code == 0
     got = events(out)
     assert got.count(ALONE) == 1

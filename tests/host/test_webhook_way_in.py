@@ -17,8 +17,13 @@ from host.app import create_app
 from host.twilio_security import Unanswered, signed_form
 from tests.twilio_helpers import TEST_ACCOUNT_SID, make_settings, post_signed
 
-SMS = {"From": "+15550100001", "To": "+15005550006", "Body": "HELP", "MessageSid": "SM" + "1" * 32,
-       "AccountSid": TEST_ACCOUNT_SID}
+SMS = {
+    "From": "+15550100001",
+    "To": "+15005550006",
+    "Body": "HELP",
+    "MessageSid": "SM" + "1" * 32,
+    "AccountSid": TEST_ACCOUNT_SID,
+}
 
 
 async def _crash(request: Request) -> Response:
@@ -74,8 +79,13 @@ def test_a_signed_text_is_answered(app: FastAPI) -> None:
 
 @pytest.mark.parametrize(
     ("method", "path", "status"),
-    [("GET", "/twilio/sms", 405), ("POST", "/twilio/nowhere", 404), ("GET", "/docs", 404),
-     ("GET", "/openapi.json", 404), ("GET", "/healthz", 200)],
+    [
+        ("GET", "/twilio/sms", 405),
+        ("POST", "/twilio/nowhere", 404),
+        ("GET", "/docs", 404),
+        ("GET", "/openapi.json", 404),
+        ("GET", "/healthz", 200),
+    ],
 )
 def test_other_requests_go_fastapis_way(app: FastAPI, method: str, path: str, status: int) -> None:
     with TestClient(app) as client:

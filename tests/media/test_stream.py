@@ -41,8 +41,12 @@ def start_call(ws: object, params: dict[str, str], host: Host | None = None) -> 
 
 def grant(host: Host, call_sid: str, params: dict[str, str]) -> str:
     return mint_token(
-        host.app.state.store, call_sid, params.get("session", ""), params.get("player"),
-        params.get("address"), params.get("lang", "ko"),
+        host.app.state.store,
+        call_sid,
+        params.get("session", ""),
+        params.get("player"),
+        params.get("address"),
+        params.get("lang", "ko"),
     )
 
 

@@ -24,7 +24,10 @@ import pytest
 def test_bad_command_lines_exit_2_with_a_message(tmp_path: Path, args: list[str], message: str) -> None:
     done = subprocess.run(
         [sys.executable, "-m", "host.cli", "play", *args, "--db", str(tmp_path / "g.sqlite3")],
-        input="", capture_output=True, text=True, timeout=60,
+        input="",
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert done.returncode == 2 and message in done.stderr, done.stderr
     assert "Traceback" not in done.stderr

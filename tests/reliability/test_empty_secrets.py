@@ -21,7 +21,10 @@ runner = CliRunner()
 
 def _params() -> dict[str, str]:
     return {
-        "From": PHONES[0], "To": HOST_NUMBER, "Body": "NEW", "MessageSid": new_sid(),
+        "From": PHONES[0],
+        "To": HOST_NUMBER,
+        "Body": "NEW",
+        "MessageSid": new_sid(),
         "AccountSid": TEST_ACCOUNT_SID,
     }
 
@@ -94,7 +97,10 @@ def test_development_mode_serves_and_says_so(monkeypatch: pytest.MonkeyPatch, tm
 
 def test_production_with_a_token_serves(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     result, started = _serve(
-        monkeypatch, tmp_path, TWILIO_AUTH_TOKEN="a-real-looking-token", GAMEHOST_PUBLIC_URL="https://g.example"
+        monkeypatch,
+        tmp_path,
+        TWILIO_AUTH_TOKEN="a-real-looking-token",
+        GAMEHOST_PUBLIC_URL="https://g.example",
     )
     assert result.exit_code == 0, result.output
     assert len(started) == 1

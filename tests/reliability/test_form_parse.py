@@ -32,8 +32,13 @@ def _request(body: bytes, content_type: str) -> Request:
         sent = True
         return {"type": "http.request", "body": body, "more_body": False}
 
-    scope = {"type": "http", "method": "POST", "path": "/twilio/sms", "query_string": b"",
-             "headers": [(b"content-type", content_type.encode())]}
+    scope = {
+        "type": "http",
+        "method": "POST",
+        "path": "/twilio/sms",
+        "query_string": b"",
+        "headers": [(b"content-type", content_type.encode())],
+    }
     return Request(scope, receive)
 
 
@@ -49,8 +54,12 @@ def test_the_urlencoded_body_reads_as_starlette_reads_it(body: bytes) -> None:
 
 
 def test_a_form_of_too_many_fields_is_refused_not_a_crash() -> None:
-    scope = {"type": "http", "method": "POST", "path": "/twilio/sms", "headers": [
-        (b"content-type", b"application/x-www-form-urlencoded")]}
+    scope = {
+        "type": "http",
+        "method": "POST",
+        "path": "/twilio/sms",
+        "headers": [(b"content-type", b"application/x-www-form-urlencoded")],
+    }
     body = "&".join(f"f{i}=1" for i in range(MAX_FIELDS + 1)).encode()
 
     async def receive() -> dict[str, object]:

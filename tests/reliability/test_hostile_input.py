@@ -52,8 +52,14 @@ def test_absurd_keys_for_a_head_count_are_not_understood(sms: Sms, digits: str) 
 
 
 def test_empty_limits_in_the_environment_mean_off(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    for name in ("GAMEHOST_SMS_TURN_TIMEOUT", "GAMEHOST_UNDO_GRACE", "GAMEHOST_TABLE_UNDO_GRACE",
-                 "GAMEHOST_SMS_UNDO_GRACE", "GAMEHOST_VOICE_TURN_TIMEOUT", "GAMEHOST_PUBLIC_URL"):
+    for name in (
+        "GAMEHOST_SMS_TURN_TIMEOUT",
+        "GAMEHOST_UNDO_GRACE",
+        "GAMEHOST_TABLE_UNDO_GRACE",
+        "GAMEHOST_SMS_UNDO_GRACE",
+        "GAMEHOST_VOICE_TURN_TIMEOUT",
+        "GAMEHOST_PUBLIC_URL",
+    ):
         monkeypatch.setenv(name, "")
     settings = Settings(db=tmp_path / "db.sqlite3")
     assert settings.sms_turn_timeout is None

@@ -25,7 +25,10 @@ SCRIPT = "Ann: 53\nBob: 41\nCy: 40\nAnn: 41\nCy: leave\nnew game\n"
 def gamehost(db: Path, *args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "host.cli", "play", "up-or-down", "--db", str(db), *args],
-        input=stdin, capture_output=True, text=True, timeout=60,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
 
 
@@ -50,8 +53,7 @@ def test_an_eliminated_player_cannot_end_the_tournament() -> None:
     sid = referee.create(SessionConfig(), ["Ann", "Bob", "Cy"])
     referee.handle(sid, "53", "Ann")
     assert referee.handle(sid, "41", "Bob").news[0] == (
-        "Bob said 41. Wrong: 41 is odd, so it must be above 53. "
-        "Bob is out."
+        "Bob said 41. Wrong: 41 is odd, so it must be above 53. Bob is out."
     )
     refused = referee.handle(sid, "finish", "Bob")
     assert not refused.accepted and refused.private == ["Bob is not playing in this game."]

@@ -116,7 +116,9 @@ def test_an_oversized_message_closes_the_stream(tmp_path: Path, ko_model: Any) -
 
 
 def test_a_caller_who_drops_the_line_ends_quietly(
-    tmp_path: Path, ko_model: Any, caplog: pytest.LogCaptureFixture  # noqa: F811
+    tmp_path: Path,
+    ko_model: Any,
+    caplog: pytest.LogCaptureFixture,  # noqa: F811
 ) -> None:
     import websockets
 
@@ -135,7 +137,9 @@ def test_a_caller_who_drops_the_line_ends_quietly(
         headers = {"X-Twilio-Signature": sign(url, {})}
         async with websockets.connect(url, additional_headers=headers) as ws:
             start = {
-                "streamSid": stream_sid, "accountSid": TEST_ACCOUNT_SID, "callSid": call_sid,
+                "streamSid": stream_sid,
+                "accountSid": TEST_ACCOUNT_SID,
+                "callSid": call_sid,
                 "customParameters": {"token": token},
                 "mediaFormat": {"encoding": "audio/x-mulaw", "sampleRate": 8000, "channels": 1},
             }

@@ -29,8 +29,11 @@ def _until(condition: Callable[[], bool], what: str) -> None:
 def _outbound(database: str, fake: FakeTwilio, tmp_path: Path, concurrency: int) -> Outbound:
     extra = {"database_url": database} if "://" in database else {}
     settings = make_settings(
-        Path(database) if not extra else tmp_path / "unused.sqlite3", fake,
-        outbox_concurrency=concurrency, twilio_timeout=WAIT, **extra,
+        Path(database) if not extra else tmp_path / "unused.sqlite3",
+        fake,
+        outbox_concurrency=concurrency,
+        twilio_timeout=WAIT,
+        **extra,
     )
     return Outbound(settings, Store(settings.database))
 

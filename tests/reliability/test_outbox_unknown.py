@@ -132,7 +132,10 @@ def test_texts_to_one_number_go_out_in_order_behind_a_retry(
     out.send_sms("+15550100002", "someone else")
     out.flush()
     assert [(i.to, i.status) for i in out.items()] == [
-        (TO, "pending"), (TO, "pending"), (TO, "pending"), ("+15550100002", "pending")
+        (TO, "pending"),
+        (TO, "pending"),
+        (TO, "pending"),
+        ("+15550100002", "pending"),
     ]
     assert [i.attempts for i in out.items()] == [1, 0, 0, 1]  # the later ones waited
     fake.unavailable = False
@@ -159,8 +162,13 @@ def test_a_connection_never_made_is_a_plain_retry(tmp_path: Path, clock: Clock) 
     with socket.socket() as s:  # a port nothing listens on
         s.bind(("127.0.0.1", 0))
         closed = f"http://127.0.0.1:{s.getsockname()[1]}"
-    settings = make_settings(tmp_path / "o.sqlite3", None, twilio_account_sid="AC" + "0" * 32,
-                             twilio_api_base=closed, twilio_timeout=1.0)
+    settings = make_settings(
+        tmp_path / "o.sqlite3",
+        None,
+        twilio_account_sid="AC" + "0" * 32,
+        twilio_api_base=closed,
+        twilio_timeout=1.0,
+    )
     out = Outbound(settings, Store(settings.db), clock=clock)
     out.send_sms(TO, "hello")
     out.flush()

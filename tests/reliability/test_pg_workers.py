@@ -55,8 +55,13 @@ class Worker:
         wait_healthy(self.base, self.proc, 30, "gamehost serve", self.log)
 
     def text(self, phone: str, body: str, sid: str) -> str:
-        params = {"From": phone, "To": HOST_NUMBER, "Body": body, "MessageSid": sid,
-                  "AccountSid": TEST_ACCOUNT_SID}
+        params = {
+            "From": phone,
+            "To": HOST_NUMBER,
+            "Body": body,
+            "MessageSid": sid,
+            "AccountSid": TEST_ACCOUNT_SID,
+        }
         response = post_signed(self.client, "/twilio/sms", params, TEST_AUTH_TOKEN, base_url=self.base)
         assert response.status_code == 200, response.text
         return str(response.text)
@@ -163,8 +168,11 @@ def test_two_senders_on_one_database_never_claim_the_same_row(pg_server: PgServe
 
 
 def started_pids(log: Path) -> set[str]:
-    return {line.split("[")[1].split("]")[0] for line in log.read_text().splitlines()
-            if "Started server process" in line}
+    return {
+        line.split("[")[1].split("]")[0]
+        for line in log.read_text().splitlines()
+        if "Started server process" in line
+    }
 
 
 def test_serve_with_workers_behind_one_port(pg_server: PgServer, fake: FakeTwilio, tmp_path: Path) -> None:

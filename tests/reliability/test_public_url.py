@@ -33,7 +33,10 @@ def test_production_serve_refuses_without_a_public_url(
 
 def test_production_serve_starts_with_a_public_url(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     result, started = _serve(
-        monkeypatch, tmp_path, TWILIO_AUTH_TOKEN=TEST_AUTH_TOKEN, GAMEHOST_PUBLIC_URL="https://games.example.org"
+        monkeypatch,
+        tmp_path,
+        TWILIO_AUTH_TOKEN=TEST_AUTH_TOKEN,
+        GAMEHOST_PUBLIC_URL="https://games.example.org",
     )
     assert result.exit_code == 0, result.output
     assert len(started) == 1
@@ -66,8 +69,13 @@ def test_each_worker_refuses_the_same(monkeypatch: pytest.MonkeyPatch, tmp_path:
 def test_what_the_public_url_stops(tmp_path: Path) -> None:
     """A text Twilio signed for another application (``other.example.org``) replayed to us with
     that Host: accepted when signatures follow the Host, refused against the public URL."""
-    params = {"From": PHONES[0], "To": HOST_NUMBER, "Body": "NEW", "MessageSid": new_sid(),
-              "AccountSid": TEST_ACCOUNT_SID}
+    params = {
+        "From": PHONES[0],
+        "To": HOST_NUMBER,
+        "Body": "NEW",
+        "MessageSid": new_sid(),
+        "AccountSid": TEST_ACCOUNT_SID,
+    }
     for public, status in ((None, 200), ("https://games.example.org", 403)):
         db = tmp_path / f"{status}.sqlite3"
         settings = Settings(db=db, twilio_auth_token=TEST_AUTH_TOKEN, public_url=public)

@@ -29,7 +29,10 @@ def test_a_text_without_its_message_sid_changes_nothing(sms: Sms) -> None:
 
 def test_every_field_twilio_always_sends_is_required(sms: Sms) -> None:
     full = {
-        "From": "+15550100001", "To": HOST_NUMBER, "Body": "NEW Ann", "MessageSid": new_sid(),
+        "From": "+15550100001",
+        "To": HOST_NUMBER,
+        "Body": "NEW Ann",
+        "MessageSid": new_sid(),
         "AccountSid": TEST_ACCOUNT_SID,
     }
     for missing in ("MessageSid", "AccountSid", "From", "To"):

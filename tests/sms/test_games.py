@@ -75,8 +75,7 @@ def test_three_players_tournament_with_numbers_out_of_turn(sms: Sms) -> None:
     assert {p: len(sms.inbox(p)) for p in phones} == before
     assert sms.table(ann).state.turn == 2  # type: ignore[union-attr]
     assert move(sms, phones, bob, "51")[0].startswith(
-        "#3 Bob said 51. Wrong: 51 is odd, so it must be below 50. "
-        "Bob is out. Cy:"
+        "#3 Bob said 51. Wrong: 51 is odd, so it must be below 50. Bob is out. Cy:"
     )
     assert sms.text(bob, "47") == ["#3 Waiting for Cy."]
     # The chain goes on from Bob's wrong 51.
@@ -130,9 +129,10 @@ def test_a_name_that_cannot_be_texted_is_replaced_and_the_player_told(sms: Sms) 
     code = created[1].split()[1]
     assert "You are Player 1." in created[1]
     joined = sms.text(PHONES[1], f"JOIN {code} 🎲")
-    assert joined[0].startswith(
-        "Your name cannot be sent by text, so you play as Player 2. You joined game"
-    ) and "as Player 2. Players: Player 1, Player 2." in joined[0]
+    assert (
+        joined[0].startswith("Your name cannot be sent by text, so you play as Player 2. You joined game")
+        and "as Player 2. Players: Player 1, Player 2." in joined[0]
+    )
     # A name that only loses some letters keeps the rest, as the others see it too.
     assert "as Zoe." in sms.text(PHONES[2], f"JOIN {code} Zoë")[0]
 

@@ -66,8 +66,11 @@ def acts(sms: Sms, phone: str) -> list[SimpleNamespace]:
     member = sms.app.state.lobby.member(phone)
     inputs = sms.app.state.store.inputs(member.session_id)
     fields = {"player": None, "cards": [], "suits": [], "amount": None}
-    return [SimpleNamespace(**{**fields, **i.body["move"]}) for i in inputs if i.body["kind"] == "play"
-            and "action" in i.body["move"]]
+    return [
+        SimpleNamespace(**{**fields, **i.body["move"]})
+        for i in inputs
+        if i.body["kind"] == "play" and "action" in i.body["move"]
+    ]
 
 
 def turn_of(message: str) -> int:
@@ -523,9 +526,7 @@ def _events() -> list[Event]:
         inv.TrickWon(10, NAME, WIDE, "follow_suit", True, Suit.DIAMOND, (), tally),
         inv.CardsAccounted(50),
         GameOver(InversionOutcome("tricks", winners=tuple(NAMES[1:]), scores=tally, parent=NAMES[0], bid=10)),
-        GameOver(
-            InversionOutcome("tricks", winners=(NAMES[0],), scores=tally, parent=NAMES[0], bid=1)
-        ),
+        GameOver(InversionOutcome("tricks", winners=(NAMES[0],), scores=tally, parent=NAMES[0], bid=1)),
         GameOver(InversionOutcome("tricks", winners=(NAMES[0],), scores=((NAMES[0], 10), (NAME, 0)))),
         GameOver(InversionOutcome("draw", scores=((NAMES[0], 5), (NAME, 5)))),
         GameOver(InversionOutcome("requested", scores=tally)),

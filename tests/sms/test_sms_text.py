@@ -192,7 +192,16 @@ def test_what_to_say_is_texted_as_what_to_text(said: str, sent: str) -> None:
 
 def test_no_text_tells_anyone_to_say_a_command() -> None:
     g = load("en")
-    lines = [g.phrase(k, winner="Ann", last_mistake="Ann", counts="Ann 1", turn="") for k in
-             ("winner", "game_over_training", "game_over_training_clean", "no_game", "game_finished",
-              "game_running", "not_understood_wait")]
+    lines = [
+        g.phrase(k, winner="Ann", last_mistake="Ann", counts="Ann 1", turn="")
+        for k in (
+            "winner",
+            "game_over_training",
+            "game_over_training_clean",
+            "no_game",
+            "game_finished",
+            "game_running",
+            "not_understood_wait",
+        )
+    ]
     assert not any("say new game" in m.lower() or "say finish" in m.lower() for m in fit(lines))

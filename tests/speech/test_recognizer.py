@@ -111,7 +111,7 @@ def test_short_pause_inside_a_number_keeps_one_utterance(endpointer: Endpointer,
 
 
 def test_korean_round_number_ends_after_the_phrase_silence(ko_model: SpeechModel, say: Say) -> None:
-    """"오십" may begin "오십 삼", but in Korean a number is one word: the grammar's shorter
+    """ "오십" may begin "오십 삼", but in Korean a number is one word: the grammar's shorter
     phrase silence ends it, while a pause inside a number still keeps one utterance."""
     settle = load("ko").phrase_silence_s
     assert settle is not None

@@ -35,9 +35,7 @@ def wav(tmp_path: Path, voice: Voice, utterances: Sequence[str], gap: float = 1.
 
 
 def table(tmp_path: Path, game: str, *args: str) -> tuple[list[dict[str, object]], str]:
-    result = runner.invoke(
-        app, ["table", game, "--db", str(tmp_path / "t.db"), "--json", "--quiet", *args]
-    )
+    result = runner.invoke(app, ["table", game, "--db", str(tmp_path / "t.db"), "--json", "--quiet", *args])
     assert result.exit_code == 0, result.stderr
     events = [json.loads(line) for line in result.stdout.splitlines() if line.startswith("{")]
     return events, " ".join(result.stderr.split())

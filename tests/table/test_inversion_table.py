@@ -324,6 +324,7 @@ def en_states() -> dict[str, inv.State]:
 def test_english_phrase_lists_follow_the_phase() -> None:
     g = load("en")
     states = en_states()
+
     def phrases(phase: str | None, mode: str = "playing") -> list[str]:
         state = states[phase] if phase is not None else None
         return phrase_list(table_for("inversion", state, "en", EN), mode)
@@ -358,7 +359,10 @@ def test_every_move_phrase_means_a_move_of_its_phase(lang: str, phase: str) -> N
     if lang == "ko":
         state = replace(state, players=names)
     kinds = {
-        "suits": inv.ChooseSuits, "lane": inv.LayLane, "first": inv.ChooseFirst, "bidding": inv.Declare,
+        "suits": inv.ChooseSuits,
+        "lane": inv.LayLane,
+        "first": inv.ChooseFirst,
+        "bidding": inv.Declare,
         "playing": inv.PlayCard,
     }
     phrases = cl.move_phrases(lang, state, names)

@@ -127,21 +127,36 @@ def test_stray_syllables_and_corrections() -> None:
     )
     assert said(got) == 32 and got.text == "사 삼십 이"  # the words heard, as the log keeps them
     assert got.share == 1.0 and not got.top
-    assert said(reading(
-        hearing(
-            ("게임 끝 이", 1.0),
-        ),
-    )) == "finish"
-    assert said(reading(
-        hearing(
-            ("아니 오십 사", 1.0),
-        ),
-    )) == 54
-    assert said(reading(
-        hearing(
-            ("네", 1.0),
-        ),
-    )) == "yes"
+    assert (
+        said(
+            reading(
+                hearing(
+                    ("게임 끝 이", 1.0),
+                ),
+            )
+        )
+        == "finish"
+    )
+    assert (
+        said(
+            reading(
+                hearing(
+                    ("아니 오십 사", 1.0),
+                ),
+            )
+        )
+        == 54
+    )
+    assert (
+        said(
+            reading(
+                hearing(
+                    ("네", 1.0),
+                ),
+            )
+        )
+        == "yes"
+    )
 
 
 @pytest.mark.parametrize(
@@ -273,7 +288,12 @@ def test_after_the_game_only_commands_are_heard(referee: Referee, ko_model: Spee
     assert not any(parse(p, "ko").numbers for p in listener.phrases())
     heard = hear(
         listener,
-        silence(0.5) + say("오십삼") + silence(1.2) + say("새게임") + silence(1.2) + say("새게임")
+        silence(0.5)
+        + say("오십삼")
+        + silence(1.2)
+        + say("새게임")
+        + silence(1.2)
+        + say("새게임")
         + silence(1.2),
     )
     replies = [h.reply for h in heard if h.reply is not None]

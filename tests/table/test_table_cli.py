@@ -35,8 +35,19 @@ def test_a_korean_game_from_a_wav(tmp_path: Path, script: Script, ko_model: Spee
     # "네" -> out, Ann wins; "새 게임", read back at a table, and said again start the next
     # game (a "네" at an open microphone could be anyone's, about anything).
     wav = script(
-        ["오십삼", "오늘 저녁에 뭐 먹을까", "이십오", "네", "사십삼", "사", "네", "오십삼", "네",
-         "새게임", "새게임"],
+        [
+            "오십삼",
+            "오늘 저녁에 뭐 먹을까",
+            "이십오",
+            "네",
+            "사십삼",
+            "사",
+            "네",
+            "오십삼",
+            "네",
+            "새게임",
+            "새게임",
+        ],
         1.5,
     )
     model = str(ko_model.path)

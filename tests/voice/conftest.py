@@ -77,8 +77,13 @@ class Host:
     def text(self, number: str, body: str) -> list[str]:
         """An SMS from ``number`` through the SMS webhook; the bodies of its answer."""
         params = {
-            "From": number, "To": HOST_NUMBER, "Body": body, "MessageSid": f"SM{next(_sids):032x}",
-            "AccountSid": TEST_ACCOUNT_SID, "NumSegments": "1", "SmsStatus": "received",
+            "From": number,
+            "To": HOST_NUMBER,
+            "Body": body,
+            "MessageSid": f"SM{next(_sids):032x}",
+            "AccountSid": TEST_ACCOUNT_SID,
+            "NumSegments": "1",
+            "SmsStatus": "received",
         }
         response = post_signed(self.client, "/twilio/sms", params, TEST_AUTH_TOKEN)
         self.app.state.outbound.flush()
@@ -101,13 +106,20 @@ class Phone:
     def params(self, **extra: str) -> dict[str, str]:
         stir = {"StirVerstat": self.stir_verstat} if self.stir_verstat is not None else {}
         return {
-            "CallSid": self.sid, "AccountSid": TEST_ACCOUNT_SID, "From": self.number, "To": HOST_NUMBER,
-            "CallStatus": "in-progress", "Direction": "inbound", "ApiVersion": "2010-04-01", **stir, **extra,
+            "CallSid": self.sid,
+            "AccountSid": TEST_ACCOUNT_SID,
+            "From": self.number,
+            "To": HOST_NUMBER,
+            "CallStatus": "in-progress",
+            "Direction": "inbound",
+            "ApiVersion": "2010-04-01",
+            **stir,
+            **extra,
         }
 
     def post(self, url: str, **extra: str) -> ET.Element:
         assert url.startswith(BASE), url
-        path = url[len(BASE):]
+        path = url[len(BASE) :]
         response = post_signed(self.host.client, path, self.params(**extra), TEST_AUTH_TOKEN, BASE)
         self.host.app.state.outbound.flush()  # the outbox sender's work, done here and now
         assert response.status_code == 200, response.text
@@ -171,8 +183,11 @@ class Phone:
 
     def hang_up(self, status: str = "completed") -> Any:
         response = post_signed(
-            self.host.client, "/twilio/voice/status",
-            self.params(CallStatus=status, CallDuration="42"), TEST_AUTH_TOKEN, BASE,
+            self.host.client,
+            "/twilio/voice/status",
+            self.params(CallStatus=status, CallDuration="42"),
+            TEST_AUTH_TOKEN,
+            BASE,
         )
         self.host.app.state.outbound.flush()
         assert response.status_code == 200, response.text

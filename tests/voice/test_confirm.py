@@ -32,8 +32,7 @@ def test_a_low_confidence_mishearing_confirmed_by_keypad(host: Host) -> None:
     phone.press("1")
     said = phone.heard
     assert (
-        "Bob said fifteen. Wrong: fifteen is odd, so it must be above fifty three. "
-        "Bob is out."
+        "Bob said fifteen. Wrong: fifteen is odd, so it must be above fifty three. Bob is out."
     ) in said and "Ann wins!" in said
     table = host.table_of(session)
     assert table.state is not None and table.state.outcome is not None
@@ -72,8 +71,7 @@ def test_confidence_high_but_a_likely_mishearing_fits_so_it_is_asked(host: Host)
     assert_confirm_gather(phone, 15)
     phone.say("yes")
     assert (
-        "Bob said fifteen. Wrong: fifteen is odd, so it must be above fifty three. "
-        "Bob is out."
+        "Bob said fifteen. Wrong: fifteen is odd, so it must be above fifty three. Bob is out."
     ) in phone.heard
 
 
@@ -82,8 +80,7 @@ def test_a_clear_mistake_is_ruled_at_once(host: Host) -> None:
     phone.say("fifty four", confidence=0.95)
     assert "Did you say" not in phone.heard
     assert (
-        "Bob said fifty four. Wrong: fifty four is even, so it must be below fifty three. "
-        "Bob is out."
+        "Bob said fifty four. Wrong: fifty four is even, so it must be below fifty three. Bob is out."
     ) in phone.heard
 
 

@@ -130,8 +130,7 @@ def test_two_callers_and_a_texter_share_one_game(host: Host, fake: FakeTwilio) -
     bob.update()
     for phone in (ann, bob):
         assert (
-            "Cy said fifty four. Wrong: fifty four is even, so it must be below eleven. "
-            "Cy is out."
+            "Cy said fifty four. Wrong: fifty four is even, so it must be below eleven. Cy is out."
         ) in phone.heard
         assert "Ann wins!" in phone.heard
         assert query(phone.gather.get("action", "")).get("end") == "1"

@@ -82,8 +82,7 @@ def test_pass_and_play_with_three_players(host: Host) -> None:
     # Bob: a clear mistake, heard with high confidence and nothing like a valid number.
     phone.say("twenty two", 0.95)
     assert (
-        "Bob said twenty two. Wrong: twenty two is even, so it must be below eleven. "
-        "Bob is out."
+        "Bob said twenty two. Wrong: twenty two is even, so it must be below eleven. Bob is out."
     ) in phone.heard
     assert phone.heard.endswith("Player three, your turn: even above twenty two, or odd below it.")
     # Wrong too, but "seventeen" (allowed) is often heard as seventy and a unit: a player is
@@ -146,8 +145,7 @@ def test_keypad_numbers_are_exact_and_never_confirmed(host: Host) -> None:
     said = phone.heard
     assert "Did you say" not in said
     assert (
-        "Player two said fifteen. Wrong: fifteen is odd, so it must be above fifty three. "
-        "Player two is out."
+        "Player two said fifteen. Wrong: fifteen is odd, so it must be above fifty three. Player two is out."
     ) in said
     assert "Player one wins!" in said
 

@@ -134,9 +134,19 @@ def test_every_phrase_used_by_the_channel_exists_and_formats() -> None:
     used = set(re.findall(r'vp\.say\([^,]+, "(\w+)"', source)) | set(re.findall(r'"(words_\w+)"', source))
     phrases = voice_phrases("en")
     assert used and used <= set(phrases), used - set(phrases)
-    fields = dict(player="Ann", players="Ann, Bob", code="one", digits="six", low="two", high="eight",
-                  parity="odd",
-                  number="one", up="odd", down="even", last="three")
+    fields = dict(
+        player="Ann",
+        players="Ann, Bob",
+        code="one",
+        digits="six",
+        low="two",
+        high="eight",
+        parity="odd",
+        number="one",
+        up="odd",
+        down="even",
+        last="three",
+    )
     for key, text in phrases.items():
         assert spoken(text.format(**fields)), key
 

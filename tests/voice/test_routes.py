@@ -20,8 +20,12 @@ def _calls(host: Host) -> int:
 
 def _params(**extra: str) -> dict[str, str]:
     return {
-        "CallSid": new_call_sid(), "AccountSid": TEST_ACCOUNT_SID, "From": "+15550100009",
-        "To": HOST_NUMBER, "CallStatus": "completed", **extra,
+        "CallSid": new_call_sid(),
+        "AccountSid": TEST_ACCOUNT_SID,
+        "From": "+15550100009",
+        "To": HOST_NUMBER,
+        "CallStatus": "completed",
+        **extra,
     }
 
 

@@ -199,7 +199,7 @@ def mic_link(server: Server, code: str) -> str:
     printed = CliRunner().invoke(cli.app, ["mic", code, "--db", str(server.db)])
     assert printed.exit_code == 0, printed.output
     link = next(word for word in printed.output.split() if "?mic=" in word)
-    return server.base + link[link.index("/t/"):]
+    return server.base + link[link.index("/t/") :]
 
 
 # What must be in view on the screen without scrolling: whose turn (or the result), the
@@ -291,8 +291,9 @@ def test_every_game_on_a_tv_and_a_phone(playwright: Any, tmp_path: Path, fake: F
         shown = page.locator("#clock").inner_text()
         minutes, seconds = re.fullmatch(r"(\d+):(\d\d)", shown).groups()  # type: ignore[union-attr]
         assert 0 < int(minutes) * 60 + int(seconds) <= 600, shown
-        page.wait_for_function("(t) => document.getElementById('clock').textContent !== t", arg=shown,
-                               timeout=WAIT_MS)
+        page.wait_for_function(
+            "(t) => document.getElementById('clock').textContent !== t", arg=shown, timeout=WAIT_MS
+        )
         # Drawn as cards: the lane's ranks and suits, the follow card marked, earlier tricks' used.
         page.goto(f"{server.base}/t/{codes['inversion']}")
         lane = page.locator("#board .part.big .slot")

@@ -60,8 +60,13 @@ def test_the_home_page_has_a_favicon(sms: Sms) -> None:
 
 @pytest.mark.parametrize(
     "how",
-    [{}, {"params": {"token": "wrong"}}, {"headers": {"Authorization": "Bearer wrong"}},
-     {"headers": {"Authorization": f"Basic {ADMIN}"}}, {"params": {"token": ""}}],
+    [
+        {},
+        {"params": {"token": "wrong"}},
+        {"headers": {"Authorization": "Bearer wrong"}},
+        {"headers": {"Authorization": f"Basic {ADMIN}"}},
+        {"params": {"token": ""}},
+    ],
     ids=["none", "wrong-query", "wrong-bearer", "not-bearer", "empty"],
 )
 def test_the_session_list_needs_the_admin_token(sms: Sms, how: dict[str, dict[str, str]]) -> None:
@@ -93,8 +98,12 @@ def test_an_empty_admin_token_never_shows_the_list(
     host = build(tmp_path, fake, clock, admin_token=token)
     try:
         host.new_game(2)
-        for how in ({}, {"params": {"token": ""}}, {"headers": {"Authorization": "Bearer "}},
-                    {"params": {"token": token}}):
+        for how in (
+            {},
+            {"params": {"token": ""}},
+            {"headers": {"Authorization": "Bearer "}},
+            {"params": {"token": token}},
+        ):
             page = host.client.get("/", **how)  # type: ignore[arg-type]
             assert "Sessions in progress" not in page.text
     finally:

@@ -100,8 +100,9 @@ def test_the_turn_clock_counts_down_from_the_last_move(sms: Sms) -> None:
     code = code_of(sms, phones[0])
     sms.clock.advance(90)  # 90 s after START: 8:30 of the SMS turn's 10 minutes are left
     page = sms.client.get(f"/t/{code}").text
-    clock = re.search(r'<p id="clock" class="time" data-ends="([\d.]+)" data-now="([\d.]+)"[^>]*>([^<]+)</p>',
-                      page)
+    clock = re.search(
+        r'<p id="clock" class="time" data-ends="([\d.]+)" data-now="([\d.]+)"[^>]*>([^<]+)</p>', page
+    )
     assert clock, region(page, "turn")
     ends, now, shown = float(clock[1]), float(clock[2]), clock[3]
     assert (ends - now, shown) == (510.0, "8:30")

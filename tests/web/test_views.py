@@ -72,7 +72,8 @@ def test_the_views_show_what_the_table_sees() -> None:
     assert mid["scores"][0]["label"] == "VP"
     piles = next(p for p in mid["parts"] if p["label"] == "Piles")["cards"]
     assert [(c["colour"], c["count"]) for c in piles] == [
-        ("blue", state.piles.blue), ("yellow", state.piles.yellow)
+        ("blue", state.piles.blue),
+        ("yellow", state.piles.yellow),
     ]
     assert all(c.get("back") for p in mid["parts"] for c in p.get("cards", []))
     # Upside-Out: secrets and hands per player, the discard pile's top.

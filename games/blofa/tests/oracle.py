@@ -226,8 +226,12 @@ class BlofaOracle:
         best = max((vp[p] for p in standing), default=None)
         top = [p for p in standing if vp[p] == best]
         self.step, self.turn = "over", None
-        self.result = {"reason": self.end_reason, "winner": top[0] if len(top) == 1 else None,
-                       "vp": vp, "eliminated": out}
+        self.result = {
+            "reason": self.end_reason,
+            "winner": top[0] if len(top) == 1 else None,
+            "vp": vp,
+            "eliminated": out,
+        }
 
     def _over(self, reason: str) -> bool:
         self.step, self.turn = "over", None

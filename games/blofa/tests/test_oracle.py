@@ -82,8 +82,10 @@ class Game:
         self.rulings += 1
         if ok != agreed or real_facts(self.state, self.flagged) != self.oracle.facts():
             took = {True: "took", False: "refused"}
-            self.wrong.append(f"{said}: game {took[ok]} it, oracle {took[agreed]} it; "
-                              f"game {real_facts(self.state, self.flagged)}, oracle {self.oracle.facts()}")
+            self.wrong.append(
+                f"{said}: game {took[ok]} it, oracle {took[agreed]} it; "
+                f"game {real_facts(self.state, self.flagged)}, oracle {self.oracle.facts()}"
+            )
         return ok
 
     def probe(self, probes: list[Pair]) -> bool:
@@ -164,8 +166,10 @@ class Game:
             true = sum(values)
             declared = true if true in (low, high) and rng.random() < 0.7 else rng.choice((low, high))
             colours = [colour(v) for v in values]
-            if self.both(PlayCards(player, tuple(Colour(c) for c in colours), declared),
-                         ("play", player, colours, declared)):
+            if self.both(
+                PlayCards(player, tuple(Colour(c) for c in colours), declared),
+                ("play", player, colours, declared),
+            ):
                 for v in values:
                     hand.remove(v)
                 self.trick += list(zip(colours, values, strict=True))

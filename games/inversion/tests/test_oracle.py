@@ -89,8 +89,10 @@ class Game:
         self.rulings += 1
         if ok != agreed or real_facts(self.state) != self.oracle.facts():
             took = {True: "took", False: "refused"}
-            self.wrong.append(f"{said}: game {took[ok]} it, oracle {took[agreed]} it; "
-                              f"game {real_facts(self.state)}, oracle {self.oracle.facts()}")
+            self.wrong.append(
+                f"{said}: game {took[ok]} it, oracle {took[agreed]} it; "
+                f"game {real_facts(self.state)}, oracle {self.oracle.facts()}"
+            )
         return ok
 
     def probe_or(self, honest: Pair, probes: list[Pair]) -> None:
@@ -108,9 +110,13 @@ class Game:
         wrong_count = rng.sample(SUITS, rng.choice([k for k in range(1, 6) if k != len(self.players) + 1]))
         self.probe_or(
             (ChooseSuits(tuple(Suit(s) for s in self.suits)), ("suits", self.suits)),
-            [(ChooseSuits(tuple(Suit(s) for s in wrong_count)), ("suits", wrong_count)),
-             (ChooseSuits((Suit(self.suits[0]),) * (len(self.players) + 1)),
-              ("suits", [self.suits[0]] * (len(self.players) + 1)))],
+            [
+                (ChooseSuits(tuple(Suit(s) for s in wrong_count)), ("suits", wrong_count)),
+                (
+                    ChooseSuits((Suit(self.suits[0]),) * (len(self.players) + 1)),
+                    ("suits", [self.suits[0]] * (len(self.players) + 1)),
+                ),
+            ],
         )
         laid = 0
         while laid < 10 and not self.wrong and not self.state.is_over:

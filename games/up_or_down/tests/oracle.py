@@ -40,7 +40,7 @@ class UpOrDownOracle:
         self.current = self.opener
 
     def _opener(self, previous: UpOrDownOracle | None) -> str:
-        """"he/she gets to choose the first number for the next game": the winner; with no
+        """ "he/she gets to choose the first number for the next game": the winner; with no
         winner the opening moves one seat on. Who left is skipped, round the old table."""
         if previous is None:
             return self.players[0]

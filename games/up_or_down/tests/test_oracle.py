@@ -115,10 +115,14 @@ def play_games(seed: int, games: int = 2, table: type[RulesTable] = RulesTable) 
             rulings += 1
             if ok != agreed or real_facts(both.state) != oracle.facts():
                 took = {True: "took", False: "refused"}
-                return played, rulings, [
-                    f"seed {seed}: {said}: game {took[ok]} it, oracle {took[agreed]} it; "
-                    f"game {real_facts(both.state)}, oracle {oracle.facts()}"
-                ]
+                return (
+                    played,
+                    rulings,
+                    [
+                        f"seed {seed}: {said}: game {took[ok]} it, oracle {took[agreed]} it; "
+                        f"game {real_facts(both.state)}, oracle {oracle.facts()}"
+                    ],
+                )
         seated = both.seated(seated)
     return played, rulings, []
 

@@ -62,16 +62,31 @@ def _said(*numbers: int, mode: Mode = Mode.TOURNAMENT, lang: str = "en") -> list
 @pytest.mark.parametrize(
     ("numbers", "en", "ko"),
     [
-        ((53, 54), "Bob said 54. Wrong: 54 is even, so it must be below 53. Bob is out.",
-         "Bob, 54. 틀렸어요: 짝수는 53보다 작아야 해요. Bob 탈락."),
-        ((40, 12), "Bob said 12. Wrong: 12 is even, so it must be above 40. Bob is out.",
-         "Bob, 12. 틀렸어요: 짝수는 40보다 커야 해요. Bob 탈락."),
-        ((40, 40), "Bob said 40. Wrong: 40 is the last number again. Bob is out.",
-         "Bob, 40. 틀렸어요: 같은 숫자는 안 돼요. Bob 탈락."),
-        ((40, 101), "Bob said 101. Wrong: 101 is not from 1 to 100. Bob is out.",
-         "Bob, 101. 틀렸어요: 1부터 100까지만 돼요. Bob 탈락."),
-        ((40, 1_000_000, 54), "Cy said 54. Wrong: 54 is not odd. Cy is out.",
-         "Cy, 54. 틀렸어요: 홀수가 아니에요. Cy 탈락."),
+        (
+            (53, 54),
+            "Bob said 54. Wrong: 54 is even, so it must be below 53. Bob is out.",
+            "Bob, 54. 틀렸어요: 짝수는 53보다 작아야 해요. Bob 탈락.",
+        ),
+        (
+            (40, 12),
+            "Bob said 12. Wrong: 12 is even, so it must be above 40. Bob is out.",
+            "Bob, 12. 틀렸어요: 짝수는 40보다 커야 해요. Bob 탈락.",
+        ),
+        (
+            (40, 40),
+            "Bob said 40. Wrong: 40 is the last number again. Bob is out.",
+            "Bob, 40. 틀렸어요: 같은 숫자는 안 돼요. Bob 탈락.",
+        ),
+        (
+            (40, 101),
+            "Bob said 101. Wrong: 101 is not from 1 to 100. Bob is out.",
+            "Bob, 101. 틀렸어요: 1부터 100까지만 돼요. Bob 탈락.",
+        ),
+        (
+            (40, 1_000_000, 54),
+            "Cy said 54. Wrong: 54 is not odd. Cy is out.",
+            "Cy, 54. 틀렸어요: 홀수가 아니에요. Cy 탈락.",
+        ),
     ],
 )
 def test_a_wrong_number_says_which_rule_it_broke(numbers: tuple[int, ...], en: str, ko: str) -> None:

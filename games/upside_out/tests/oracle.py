@@ -259,8 +259,15 @@ class UpsideOutOracle:
                 self.owed.append(Owed(t, "reveal", n, text, card.name, card.caster, None))
             elif kind == "donate" and self.hand[t]:
                 self.owed.append(
-                    Owed(t, "donate", min(count, self.hand[t]), text, card.name, card.caster,
-                         self._recipient(t, card.caster, to))
+                    Owed(
+                        t,
+                        "donate",
+                        min(count, self.hand[t]),
+                        text,
+                        card.name,
+                        card.caster,
+                        self._recipient(t, card.caster, to),
+                    )
                 )
             # reorder, reorient, nothing, and what cannot be done: no count changes
 

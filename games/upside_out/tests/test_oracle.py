@@ -114,8 +114,10 @@ class Game:
         self.rulings += 1
         if ok != agreed or real_facts(self.state) != self.oracle.facts():
             took = {True: "took", False: "refused"}
-            self.wrong.append(f"{words}: game {took[ok]} it, oracle {took[agreed]} it; "
-                              f"game {real_facts(self.state)}, oracle {self.oracle.facts()}")
+            self.wrong.append(
+                f"{words}: game {took[ok]} it, oracle {took[agreed]} it; "
+                f"game {real_facts(self.state)}, oracle {self.oracle.facts()}"
+            )
         return ok
 
     def step(self) -> None:
@@ -221,7 +223,8 @@ class Game:
             options.append((Reveal(p, card), ("reveal", p, said(card))))
         if hand and rng.random() < 0.3:
             kinds = [
-                k for k in SPECIALS
+                k
+                for k in SPECIALS
                 if (k != "decoy" or owed.kind == "discard") and (k == "decoy" or owed.caster != p)
             ]
             if kinds:

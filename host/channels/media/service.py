@@ -163,8 +163,12 @@ class MediaChannel:
                 refused = grant
                 params = {"lang": params.get("lang", "")}
             else:
-                params = {"session": grant.session_id, "player": grant.player or "",
-                          "address": grant.address or "", "lang": grant.lang}
+                params = {
+                    "session": grant.session_id,
+                    "player": grant.player or "",
+                    "address": grant.address or "",
+                    "lang": grant.lang,
+                }
         # else: development mode without a token (no signatures either): the parameters.
         info = CallInfo(
             stream_sid=stream_sid,

@@ -123,7 +123,12 @@ OnReply = Callable[[Reply], None]
 def default_listener(referee: Referee, info: CallInfo, on_reply: OnReply | None = None) -> ListenerFactory:
     def make(model: SpeechModel) -> ListenerLike:
         return Listener(
-            referee, info.session_id, model, sample_rate=SAMPLE_RATE, speaker=info.player, phone=True,
+            referee,
+            info.session_id,
+            model,
+            sample_rate=SAMPLE_RATE,
+            speaker=info.player,
+            phone=True,
             on_reply=on_reply,
         )
 

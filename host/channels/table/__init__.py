@@ -52,8 +52,13 @@ def open_table(
     (:class:`TableRunner`). ``report_missing`` false: the caller says which words the model
     lacks (:attr:`~host.listening.listener.StreamListener.missing_words`)."""
     listener = Listener(
-        referee, session_id, model, sample_rate=SAMPLE_RATE, report_missing=report_missing,
-        on_reply=on_reply, confirm_lapse=confirm_lapse,
+        referee,
+        session_id,
+        model,
+        sample_rate=SAMPLE_RATE,
+        report_missing=report_missing,
+        on_reply=on_reply,
+        confirm_lapse=confirm_lapse,
     )
     if clock is not None:
         clock.listener = listener

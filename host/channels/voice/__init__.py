@@ -37,9 +37,17 @@ PATH = "/twilio/voice"
 
 # The webhooks, below /twilio/voice (``setup`` adds them).
 ROUTES = (
-    ("", incoming), ("/menu", menu), ("/name", name), ("/code", code), ("/room", room),
-    ("/room-name", room_name), ("/lobby", lobby), ("/move", move), ("/silence", silence),
-    ("/wait", wait), ("/status", status),
+    ("", incoming),
+    ("/menu", menu),
+    ("/name", name),
+    ("/code", code),
+    ("/room", room),
+    ("/room-name", room_name),
+    ("/lobby", lobby),
+    ("/move", move),
+    ("/silence", silence),
+    ("/wait", wait),
+    ("/status", status),
 )
 
 
@@ -47,7 +55,12 @@ def setup(app: FastAPI) -> None:
     """Called by ``create_app``: the channel's service, its notifier and its webhooks."""
     state = app.state
     voice = VoiceChannel(
-        state.settings, state.referee, state.lobby, state.outbound, state.notifiers, Calls(state.store),
+        state.settings,
+        state.referee,
+        state.lobby,
+        state.outbound,
+        state.notifiers,
+        Calls(state.store),
         state.workers,
     )
     state.voice = voice

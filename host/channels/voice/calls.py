@@ -44,8 +44,14 @@ class Calls:
             return None
         r = rows[0]
         return Call(
-            r["call_sid"], r["address"], r["base_url"], r["session_id"], bool(r["shared"]),
-            r["prev_channel"], json.loads(r["setup"]) if r["setup"] else None, bool(r["ended"]),
+            r["call_sid"],
+            r["address"],
+            r["base_url"],
+            r["session_id"],
+            bool(r["shared"]),
+            r["prev_channel"],
+            json.loads(r["setup"]) if r["setup"] else None,
+            bool(r["ended"]),
         )
 
     def open(self, sid: str, address: str, base_url: str) -> Call:

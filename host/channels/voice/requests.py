@@ -30,8 +30,20 @@ log = logging.getLogger(__name__)
 _INT = TypeAdapter(int)
 
 # What Twilio puts in From when the caller withholds their number.
-_WITHHELD = frozenset({"", "anonymous", "restricted", "unknown", "unavailable", "blocked",
-                       "+266696687", "+7378742833", "+2562533", "+8656696"})
+_WITHHELD = frozenset(
+    {
+        "",
+        "anonymous",
+        "restricted",
+        "unknown",
+        "unavailable",
+        "blocked",
+        "+266696687",
+        "+7378742833",
+        "+2562533",
+        "+8656696",
+    }
+)
 
 
 # Twilio's StirVerstat for a caller ID the carrier vouches for (full or partial attestation).
@@ -122,7 +134,8 @@ def answer(
         # are committed together (or, on an error, neither).
         with v.referee.store.transaction():
             call = v.calls.get(sid) or v.calls.open(
-                sid, caller_address(address, sid, field(form, "StirVerstat"), v.settings),
+                sid,
+                caller_address(address, sid, field(form, "StirVerstat"), v.settings),
                 base_url(request, v.settings),
             )
             return xml(build(call))

@@ -29,7 +29,13 @@ MIN_ROOM, MAX_ROOM = 2, 8  # players sharing one phone
 
 
 def _gather(
-    vr: VoiceResponse, v: VoiceChannel, action: str, hints: str, lang: str, *, model: bool = True,
+    vr: VoiceResponse,
+    v: VoiceChannel,
+    action: str,
+    hints: str,
+    lang: str,
+    *,
+    model: bool = True,
     **extra: Any,
 ) -> Gather:
     """A ``<Gather input="speech dtmf">`` with barge-in. A speech model needs a whole-number
@@ -66,7 +72,13 @@ def confirm_line(table: Table) -> str:
 
 
 def ask_move(
-    v: VoiceChannel, call: Call, where: Where, table: Table, lines: list[str], *, tries: int = 0,
+    v: VoiceChannel,
+    call: Call,
+    where: Where,
+    table: Table,
+    lines: list[str],
+    *,
+    tries: int = 0,
     confirm: str | None = None,
 ) -> VoiceResponse:
     """The current player's turn: news, then the prompt inside a ``<Gather>`` (or the
@@ -113,8 +125,13 @@ def lobby_step(
     token = v.calls.token(call.sid, where.session_id, 0)
     vr = VoiceResponse()
     gather = _gather(
-        vr, v, call.url("/lobby", t=token), vp.word_hints(lang, "words_start", "words_repeat"), lang,
-        num_digits=1, timeout=v.settings.voice_wait_pause,
+        vr,
+        v,
+        call.url("/lobby", t=token),
+        vp.word_hints(lang, "words_start", "words_repeat"),
+        lang,
+        num_digits=1,
+        timeout=v.settings.voice_wait_pause,
     )
     _speak(gather, lang, lines, said, vp.say(lang, "lobby_keys"))
     vr.redirect(call.url("/lobby", t=token, quiet=1), method="POST")
@@ -161,8 +178,14 @@ def _hand_over(v: VoiceChannel, call: Call, where: Where, table: Table, lines: l
 
 
 def next_step(
-    v: VoiceChannel, call: Call, where: Where, lines: list[str], *, table: Table | None = None,
-    code: bool = False, stream: bool = True,
+    v: VoiceChannel,
+    call: Call,
+    where: Where,
+    lines: list[str],
+    *,
+    table: Table | None = None,
+    code: bool = False,
+    stream: bool = True,
 ) -> VoiceResponse:
     """Whatever comes next for this caller, after ``lines``: their move, the waiting loop,
     the lobby, or the after-game question (or our own recogniser, when it is on). ``table``:
@@ -198,8 +221,15 @@ def goodbye(lang: str, lines: list[str]) -> VoiceResponse:
 
 
 def _ask(
-    v: VoiceChannel, call: Call, path: str, query: dict[str, object], tries: int, hints: str,
-    lines: list[str], prompt: str, **extra: Any,
+    v: VoiceChannel,
+    call: Call,
+    path: str,
+    query: dict[str, object],
+    tries: int,
+    hints: str,
+    lines: list[str],
+    prompt: str,
+    **extra: Any,
 ) -> VoiceResponse:
     """A question before the game: silence comes back to ``path`` as a quiet try."""
     vr = VoiceResponse()
@@ -222,7 +252,14 @@ def ask_name(v: VoiceChannel, call: Call, path: str, **query: object) -> VoiceRe
     lang = v.lang
     vr = VoiceResponse()
     gather = _gather(
-        vr, v, call.url(path, **query), "", lang, model=False, num_digits=1, timeout=NAME_TIMEOUT,
+        vr,
+        v,
+        call.url(path, **query),
+        "",
+        lang,
+        model=False,
+        num_digits=1,
+        timeout=NAME_TIMEOUT,
         action_on_empty_result=True,
     )
     seat = query.get("i")
@@ -239,8 +276,16 @@ def ask_code(v: VoiceChannel, call: Call, name: str, lines: list[str], tries: in
     if tries >= MENU_TRIES:
         return ask_menu(v, call, lines)
     return _ask(
-        v, call, "/code", {"name": name}, tries, vp.digit_hints(lang), lines, vp.say(lang, "join_code"),
-        finish_on_key="#", timeout=CODE_TIMEOUT,
+        v,
+        call,
+        "/code",
+        {"name": name},
+        tries,
+        vp.digit_hints(lang),
+        lines,
+        vp.say(lang, "join_code"),
+        finish_on_key="#",
+        timeout=CODE_TIMEOUT,
     )
 
 

@@ -1,4 +1,4 @@
-""""Listen here": a browser's microphone as the table's microphone, at ``/t/<code>/listen``.
+""" "Listen here": a browser's microphone as the table's microphone, at ``/t/<code>/listen``.
 
 The page captures the microphone, resamples it to 16 kHz mono pcm16 in an AudioWorklet and
 sends it over this WebSocket as binary frames. The table is built by
@@ -160,8 +160,15 @@ def _open(state: State, row: SessionRow, room: Room) -> tuple[TableRunner, str]:
     # live=False: the input dropped after an announcement is as long as its audio, which
     # the page plays while the microphone keeps sending.
     runner = open_table(
-        referee, row.id, model, room.emit, live=False, confirm_lapse=state.settings.confirm_lapse,
-        player=room.play, on_reply=room.tell_others, on_heard=room.heard,
+        referee,
+        row.id,
+        model,
+        room.emit,
+        live=False,
+        confirm_lapse=state.settings.confirm_lapse,
+        player=room.play,
+        on_reply=room.tell_others,
+        on_heard=room.heard,
     )
     return runner, describe_model(model)
 

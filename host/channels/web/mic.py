@@ -59,8 +59,7 @@ def mint_link_key(store: Store, session_id: str, now: float | None = None) -> st
             raise NoTableMic(session_id)
         db.execute("DELETE FROM mic_keys WHERE session_id = ? OR expires < ?", (session_id, at))
         db.execute(
-            "INSERT INTO mic_keys (key_hash, session_id, kind, created, expires)"
-            " VALUES (?, ?, 'link', ?, ?)",
+            "INSERT INTO mic_keys (key_hash, session_id, kind, created, expires) VALUES (?, ?, 'link', ?, ?)",
             (_hash(key), session_id, at, at + LINK_TTL_S),
         )
     return key

@@ -122,9 +122,7 @@ async def home(request: Request) -> Response:
     sessions = None
     if is_admin(request, settings):
         sessions = await asyncio.to_thread(_sessions, request.app.state.store, _feed(request))
-    return templates.TemplateResponse(
-        request, "home.html", {"games": _games(), "sessions": sessions}
-    )
+    return templates.TemplateResponse(request, "home.html", {"games": _games(), "sessions": sessions})
 
 
 async def _game(request: Request, code: str) -> SessionRow | Response:
@@ -166,8 +164,13 @@ async def table_page(request: Request, code: str) -> Response:
         if cookie is not None:
             response = RedirectResponse(f"/t/{code}", status_code=303)
             response.set_cookie(
-                mic.COOKIE, cookie, max_age=int(mic.COOKIE_TTL_S), path=f"/t/{code}",
-                httponly=True, samesite="lax", secure=_secure(request),
+                mic.COOKIE,
+                cookie,
+                max_age=int(mic.COOKIE_TTL_S),
+                path=f"/t/{code}",
+                httponly=True,
+                samesite="lax",
+                secure=_secure(request),
             )
             log.info("web: game %s has a table microphone (link spent by %s)", code, who)
             return response
