@@ -117,7 +117,7 @@ def test_an_oversized_message_closes_the_stream(tmp_path: Path, ko_model: Any) -
 
 def test_a_caller_who_drops_the_line_ends_quietly(
     tmp_path: Path,
-    ko_model: Any,
+    ko_model: Any,  # noqa: F811
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     import websockets
