@@ -20,7 +20,7 @@ import functools
 import logging
 import math
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -308,6 +308,21 @@ class Voices:
                 self._counts[player] = 0
             self._sums[player] = self._sums[player] + embedding
             self._counts[player] += 1
+
+    def ruled(self, player: str, embedding: Vector | None) -> bool:
+        """A move was ruled ``player``'s: refine their voice with it when it sounds like them
+        (a move ruled theirs in another voice would blur theirs), or enrol them from it when
+        they have no voice yet (no name was heard). False when the voice was left as it was."""
+        if embedding is None:
+            return False
+        if player in self and self.identify(embedding, presumed=player).player != player:
+            return False
+        self.refine(player, embedding)
+        return True
+
+    def ready(self, players: Iterable[str]) -> bool:
+        """Whether every one of ``players`` has a voice (voices are used only then)."""
+        return all(player in self for player in players)
 
     def forget(self, player: str) -> None:
         """Drop ``player``'s voice (a player who left)."""

@@ -321,14 +321,8 @@ def play(
                     stranger.off[_off_outcome(said, speaker.voice, on_turn.voice)] += 1
                 else:
                     tallies[speaker.voice].off[_off_outcome(said, speaker.voice, on_turn.voice)] += 1
-            ruled = on_turn.moves[move]
-            named = _identify(voices, ruled, on_turn.voice).player
-            if (
-                refine
-                and ruled.vector is not None
-                and (named == on_turn.voice or on_turn.voice not in voices)
-            ):
-                voices.refine(on_turn.voice, ruled.vector)  # ruled for them: their voice
+            if refine:
+                voices.ruled(on_turn.voice, on_turn.moves[move].vector)  # as the host does
     return tallies, stranger
 
 

@@ -164,6 +164,19 @@ def test_refining_moves_a_voice_towards_its_moves() -> None:
     assert table.players == []
 
 
+def test_a_ruled_move_refines_its_players_voice_only_in_their_voice() -> None:
+    table = Voices()
+    table.enrol("Ann", _unit(1, 0, 0))
+    table.enrol("Bob", _unit(0, 1, 0))
+    assert not table.ready(["Ann", "Bob", "Cy"])
+    assert table.ruled("Ann", _unit(1, 0.2, 0))  # sounds like Ann: her voice learns it
+    assert not table.ruled("Ann", _unit(0, 1, 0))  # ruled hers, but in Bob's voice
+    assert not table.ruled("Ann", None)
+    assert table.ruled("Cy", _unit(0, 0, 1))  # no name heard: enrols from the move
+    assert table.ready(["Ann", "Bob", "Cy"])
+    assert table.counts() == {"Ann": 2, "Bob": 1, "Cy": 1}
+
+
 def test_voices_never_show_their_numbers(caplog: pytest.LogCaptureFixture) -> None:
     embedding = _embed(voices.piper("Ann"))
     table = Voices()
