@@ -85,12 +85,15 @@ ANSWERS = ("yes", "no")
 
 @dataclass(frozen=True)
 class Unclear:
-    """Nothing to act on: ``text`` says so and what is allowed; ``event`` is its JSON line.
-    ``about_move`` words tried to be a move, so someone out of turn is told whose turn it is."""
+    """Nothing to act on: ``text`` says so; ``event`` is its JSON line. ``about_move``
+    words tried to be a move, so someone out of turn is told whose turn it is.
+    ``then_prompt``: what is allowed now (the turn prompt) follows ``text``; the host adds
+    it as a value of its own (``Reply.answer_prompt``), never inside ``text``."""
 
     text: str
     event: Mapping[str, object]
     about_move: bool = True
+    then_prompt: bool = False
 
 
 Proposal = Moves[Any] | Command | Answer | Unclear
@@ -296,7 +299,13 @@ class Wording(ABC, Generic[S, M, Opt]):
 
     @abstractmethod
     def refusal_text(self, refusal: Refusal, state: S, lang: str) -> str:
-        """Why a move was not taken, then what is allowed now."""
+        """Why a move was not taken, without what is allowed now: the host follows it with
+        the turn prompt, a value of its own, when :meth:`prompt_follows` says so."""
+
+    def prompt_follows(self, refusal: Refusal) -> bool:
+        """Whether what is allowed now (the turn prompt) follows :meth:`refusal_text`. By
+        default it does; a refusal that says it already ("Waiting for Ann.") says no."""
+        return True
 
     @abstractmethod
     def move_text(self, move: M, lang: str) -> str:

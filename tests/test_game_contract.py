@@ -31,7 +31,8 @@ from games.base import (
     all_games,
 )
 from games.core import Event, GameOver, MoveUndone, Refusal
-from host.referee import Referee, event_json
+from host.answers import event_json
+from host.referee import Referee
 from host.session import SessionConfig, replay
 from host.store import Store
 from tests.clock import Clock

@@ -470,8 +470,9 @@ class BlofaTalk(Talk[State, Move, Options]):
 
     def refusal_text(self, refusal: Refusal, state: State, lang: str) -> str:
         key = f"refuse_{refusal.reason}"
-        why = _say(lang, key, **_fields(refusal.fields, lang)) if key in grammar(lang).say else refusal.reason
-        return why if state.is_over else f"{why} {self.prompt(state, lang)}"
+        if key not in grammar(lang).say:
+            return refusal.reason
+        return _say(lang, key, **_fields(refusal.fields, lang))
 
     def move_text(self, move: Move, lang: str) -> str:
         match move:

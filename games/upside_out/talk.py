@@ -220,6 +220,10 @@ def _tokens(text: str) -> list[str]:
     return out
 
 
+#: What is not understood that the turn prompt follows (the other answers ask a question).
+_PROMPTED = frozenset({"not_understood", "unknown_recipient"})
+
+
 class _NotRead(ValueError):
     """Words that tried to be a move but cannot be one: ``key`` names the phrase."""
 
@@ -358,9 +362,9 @@ class UpsideOutTalk(Talk[r.State, r.Move, r.Options]):
         about_move: bool = True,
         fields: dict[str, object] | None = None,
     ) -> Unclear:
-        prompt = self.prompt(state, lang) if state is not None else ""
-        line = _say(lang, key, prompt=prompt, **(fields or {}))
-        return Unclear(line, {"type": "not_understood", "text": text, "reason": key}, about_move)
+        line = _say(lang, key, **(fields or {}))
+        event = {"type": "not_understood", "text": text, "reason": key}
+        return Unclear(line, event, about_move, then_prompt=key in _PROMPTED)
 
     def _moves(
         self,
@@ -605,8 +609,7 @@ class UpsideOutTalk(Talk[r.State, r.Move, r.Options]):
             fields["kind"] = _react_name(str(fields["kind"]), lang)
             if refusal.reason == "no_copy_left":
                 fields["card"] = fields["kind"]
-        reason = _say(lang, f"refused_{refusal.reason}", **fields)
-        return reason if state.is_over else _cap(f"{reason} {self.prompt(state, lang)}")
+        return _say(lang, f"refused_{refusal.reason}", **fields)
 
     def move_text(self, move: r.Move, lang: str) -> str:
         if isinstance(move, r.Start | r.Draw):
