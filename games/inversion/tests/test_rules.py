@@ -583,16 +583,6 @@ def test_the_audit_names_missing_and_doubled_cards() -> None:
     )
 
 
-def test_the_module_docstring_example_runs() -> None:
-    import doctest
-
-    from games.inversion import cards as cards_module
-
-    for module in (inv, cards_module):
-        failures, tried = doctest.testmod(module)
-        assert tried and not failures
-
-
 def test_ending_or_leaving_early_ends_without_winners() -> None:
     g = three(LANE_9H)
     refused(g, Leave("Zed"), "not_playing")
