@@ -316,6 +316,18 @@ class Wording(ABC, Generic[S, M, Opt]):
         """The question when words fit more than one move."""
 
 
+def heard_answer(text: str, lang: str) -> Command | None:
+    """The grammar's yes or no, said as the recogniser spells it: the answer to a read-back
+    as the listener takes it (a game that hears it in its own way still answers this)."""
+    g = load(lang)
+    spelled = g.speech_commands or g.commands
+    said = " ".join(text.split())
+    for answer in ANSWERS:
+        if said in spelled.get(answer, g.commands[answer]):
+            return Command(answer)
+    return None
+
+
 class Ear(Reader[S, M], Generic[S, M, Opt]):
     """What a recogniser listens for and what a hearing means and weighs."""
 
@@ -341,13 +353,8 @@ class Ear(Reader[S, M], Generic[S, M, Opt]):
         By default what :meth:`read` proposes of the words as they stand, when that is one
         move or a command, trusted fully; while a read-back waits (``confirming``) also the
         grammar's yes and no, said as the recogniser spells them."""
-        if confirming:
-            g = load(lang)
-            spelled = g.speech_commands or g.commands
-            said = " ".join(text.split())
-            for answer in ANSWERS:
-                if said in spelled.get(answer, g.commands[answer]):
-                    return Command(answer), 1.0
+        if confirming and (answer := heard_answer(text, lang)) is not None:
+            return answer, 1.0
         proposal = self.read(text, state, players, None, None, lang)
         if isinstance(proposal, Moves) and len(proposal.candidates) == 1:
             return proposal.candidates[0], 1.0

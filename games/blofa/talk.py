@@ -34,6 +34,7 @@ from games.base import (
     Talk,
     Unclear,
     View,
+    heard_answer,
 )
 from games.blofa.rules import (
     CARDS,
@@ -547,6 +548,8 @@ class BlofaTalk(Talk[State, Move, Options]):
     def hear(
         self, text: str, state: State | None, players: tuple[str, ...], confirming: bool, lang: str
     ) -> tuple[Meaning, float]:
+        if confirming and (answer := heard_answer(text, lang)) is not None:
+            return answer, 1.0
         proposal = self.read(text, state, players, None, None, lang)
         trust = 1.0 / (1 + len(scan(text, players, lang).leftovers))
         if isinstance(proposal, Moves) and len(proposal.candidates) == 1:

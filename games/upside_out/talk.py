@@ -30,6 +30,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 import games.upside_out.rules as r
 from games.base import (
+    ANSWERS,
     Answer,
     CardView,
     Command,
@@ -43,6 +44,7 @@ from games.base import (
     Talk,
     Unclear,
     View,
+    heard_answer,
 )
 from games.core import Event, GameOver, MoveUndone, Refusal
 from games.upside_out.deck import Deck, load_deck
@@ -683,10 +685,12 @@ class UpsideOutTalk(Talk[r.State, r.Move, r.Options]):
     def hear(
         self, text: str, state: r.State | None, players: tuple[str, ...], confirming: bool, lang: str
     ) -> tuple[Meaning, float]:
-        said = self.read(text, state, players, None, True if confirming else None, lang)
+        if confirming and (answer := heard_answer(text, lang)) is not None:
+            return answer, 1.0
+        said = self.read(text, state, players, None, None, lang)
         if isinstance(said, Moves) and len(said.candidates) == 1:
             return said.candidates[0], 1.0
-        if isinstance(said, Command | Answer):
+        if isinstance(said, Command) and said.name not in ANSWERS:
             return said, 1.0
         return None, 0.0
 

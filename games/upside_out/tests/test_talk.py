@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from pydantic import BaseModel, ConfigDict, Field
 
-from games.base import Answer, Command, Listening, Moves, Unclear
+from games.base import Command, Listening, Moves, Unclear
 from games.core import Refusal
 from games.upside_out import SPEC
 from games.upside_out.rules import (
@@ -204,10 +204,10 @@ def test_words_are_heard_as_the_same_meaning(lang: str) -> None:
         React("Cy", "counter"),
         Command("whose_turn"),
         Command("status"),
-        Answer(True),
+        Command("yes"),  # a read-back's answer, as the listener takes it
     ]
     for meaning, words in zip(meanings, SAID[lang], strict=True):
-        heard, trust = T.hear(words, state, P3, isinstance(meaning, Answer), lang)
+        heard, trust = T.hear(words, state, P3, meaning == Command("yes"), lang)
         assert heard == meaning, (words, heard)
         assert trust == 1.0
     assert T.hear("lovely weather", state, P3, False, lang) == (None, 0.0)
