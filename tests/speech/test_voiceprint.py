@@ -10,10 +10,16 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
+from games.up_or_down.rules import Say
+from host.heard import HeardMeaning
+from host.referee import Referee
+from host.session import SessionConfig
 from host.speech import voiceprint
 from host.speech.audio import SAMPLE_RATE, as_int16, resample
 from host.speech.voiceprint import Vector, Voices
+from host.store import Store
 from tests import voices
+from tests.clock import Clock
 from tests.speech.conftest import requires_espeak, silence
 
 REFERENCE = Path(__file__).with_name("voiceprint_reference.npz")
@@ -69,14 +75,19 @@ def test_the_same_voice_scores_above_different_voices() -> None:
 
 
 @pytest.fixture(scope="module")
-def table() -> Voices:
-    """Three players enrolled from their names said once."""
+def names() -> dict[str, Vector]:
+    """Three players' names, each said once."""
     if voiceprint.embed(voices.espeak("Dana", MALE)) is None:  # pragma: no cover - no espeak-ng
         pytest.skip("needs espeak-ng")
+    return {player: _embed(_said(player, player)) for player in ("Ann", "Dana", "Eve")}
+
+
+@pytest.fixture
+def table(names: dict[str, Vector]) -> Voices:
+    """The three players enrolled from their names."""
     table = Voices()
-    table.enrol("Ann", _embed(voices.piper("Ann")))
-    table.enrol("Dana", _embed(voices.espeak("Dana", MALE)))
-    table.enrol("Eve", _embed(voices.espeak("Eve", FEMALE)))
+    for player, embedding in names.items():
+        table.enrol(player, embedding)
     return table
 
 
@@ -98,6 +109,36 @@ def test_a_move_is_named_for_its_speaker_on_turn_or_not(table: Voices, speaker: 
         out_of_turn = table.identify(embedding, presumed=on_turn)
         assert out_of_turn.player == speaker  # not the player on turn
         assert out_of_turn.margin == pytest.approx(out_of_turn.score - table.scores(embedding)[on_turn])
+
+
+@requires_espeak
+def test_the_referee_answers_a_move_in_another_players_voice_as_out_of_turn(
+    table: Voices, tmp_path: Path
+) -> None:
+    # The hook the table needs: the voice named with the player on turn presumed is the
+    # referee's ``speaker`` (None when unsure: a shared microphone, as before voices).
+    store = Store(str(tmp_path / "game.sqlite3"))
+    try:
+        referee = Referee(store, Clock())
+        sid = referee.create(SessionConfig.model_validate({"game": "up-or-down"}), ["Ann", "Dana", "Eve"])
+        on_turn = referee.table(sid).current_player
+        assert on_turn == "Ann"
+        said = _embed(_said("Dana", "forty"))
+        who = table.identify(said, presumed=on_turn)
+        reply = referee.handle_heard(
+            sid, HeardMeaning(Say(on_turn, 40), 0.95, text="forty", open_mic=True), who.player
+        )
+        assert reply.events == [{"type": "not_your_turn", "player": "Dana", "current": "Ann"}]
+        assert not reply.accepted
+        said = _embed(_said("Ann", "fifty three"))
+        who = table.identify(said, presumed=on_turn)
+        reply = referee.handle_heard(
+            sid, HeardMeaning(Say("Ann", 53), 0.95, text="fifty three", open_mic=True), who.player
+        )
+        assert reply.accepted and who.player == "Ann"
+        assert table.ruled("Ann", said) and table.counts()["Ann"] == 2
+    finally:
+        store.close()
 
 
 def test_too_short_or_silent_audio_is_unsure() -> None:
