@@ -75,6 +75,13 @@ def table(
         bool, typer.Option("--quiet", help="Print announcements without speaking them.")
     ] = False,
     db: GameDbOption = None,
+    voices: Annotated[
+        bool,
+        typer.Option(
+            "--voices/--no-voices",
+            help="Tell the players apart by voice (names asked first; kept in memory for the game only).",
+        ),
+    ] = True,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Show what was heard on stderr.")] = False,
     *,
     game_flags: dict[str, str],
@@ -119,7 +126,8 @@ def table(
         # What the referee was given (the reading, not only the decoder's best path) and its answer.
         given = heard.reading.text if heard.reading is not None else heard.hearing.text
         answer = (heard.reply.news or heard.reply.private or [""])[0]
-        err.print(f"{at} -> {given!r}: {answer}")
+        voice = heard.voiced.heard if heard.voiced is not None else None
+        err.print(f"{at} -> {given!r}{f' ({voice} speaking)' if voice else ''}: {answer}")
 
     def show_ignored(at: float, why: str) -> None:
         err.print(f"[{at:7.2f} s] (ignored: {why})")
@@ -144,6 +152,8 @@ def table(
             on_ignored=show_ignored if verbose else None,
             due=Watch(referee, session_id).due,
             report_missing=False,
+            voices=voices,
+            names_over=audio is not None,
         )
     except ValueError as exc:
         raise fail(str(exc)) from None
@@ -169,6 +179,7 @@ def table(
             loudspeaker.prepare()
         for opening in openings:
             runner.announce(opening)
+        runner.ask_names()
         if audio is not None:
             runner.run(pcm_chunks(pcm, SAMPLE_RATE, 20))
         else:

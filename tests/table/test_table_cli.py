@@ -97,6 +97,7 @@ def test_announcements_are_korean_text(tmp_path: Path, script: Script, ko_model:
     assert result.exit_code == 0, result.stderr
     assert result.stdout.splitlines() == [
         "민수, 1부터 100까지 아무 숫자나.",
+        "민수 님, 이름을 말해 주세요.",  # the name round (issue 44), ended by the first move
         "민수, 53.",
         "지영, 53보다 큰 홀수 또는 53보다 작은 짝수.",
     ]
@@ -117,7 +118,11 @@ def test_off_topic_audio_gives_no_ruling(tmp_path: Path, say: Say, ko_model: Spe
         tmp_path, "--audio", str(wav), "--lang", "ko", "--model", str(ko_model.path), "--json", "--quiet"
     )
     assert code == 0, err
-    assert events == [{"type": "turn", "player": "Ann", "turn": 1}]
+    # The name round asks Ann's name; talk is no name (too long), so nobody else is asked.
+    assert events == [
+        {"type": "turn", "player": "Ann", "turn": 1},
+        {"type": "say_your_name", "player": "Ann"},
+    ]
 
 
 def test_missing_model_is_a_clear_error(tmp_path: Path, script: Script) -> None:
