@@ -7,7 +7,7 @@ that ends the utterance: the ruling seldom waits for the voice. Once every playe
 voice (their name said in the name round, host/channels/table/names.py, or their first
 moves ruled), :meth:`WhoSpoke.judge` tells the listener whom to take the speaker to be:
 
-* the presumed speaker's voice (the player on turn; the player asked, for an answer), no
+* an answer to a read-back (too short to tell), the presumed speaker's voice, no
   voice close enough, two voices too close to tell apart, or a voice too like the
   presumed speaker's (:data:`TWINS`): nobody is named to the referee, which presumes as
   it did before voices;
@@ -63,7 +63,7 @@ BLURRED = 0.72
 BLURRED_MARGIN = 0.15
 #: Speech shorter than this (s) is not judged another player's: a syllable ("yes", "네",
 #: "draw") is as close to another voice as to its own (docs/speech.md, "Who spoke").
-SURE_SPEECH_S = 0.35
+SURE_SPEECH_S = 0.25
 
 
 @functools.cache
@@ -205,10 +205,12 @@ class WhoSpoke:
         if not self.voices.ready(table.names):
             return Voiced(voice, owner=expected)
         identity = self.voices.identify(voice.vector, presumed=expected)
+        if confirming:
+            return Voiced(voice, identity, owner=expected)  # "yes" is too short to tell voices by
         said = verdict(identity, expected, self.voices, voice.speech_s)
         if said == SURELY:
             return Voiced(voice, identity, speaker=identity.player, owner=identity.player)
-        is_move = expected is not None and not confirming and not isinstance(meaning, Command)
+        is_move = expected is not None and not isinstance(meaning, Command)
         return Voiced(voice, identity, doubtful=said == MAYBE and is_move, owner=expected)
 
     def ruled(self, voiced: Voiced, reply: Reply) -> None:

@@ -76,8 +76,8 @@ def out_of_turn(events: list[dict[str, Any]]) -> list[tuple[str, str, str | None
 
 
 def test_up_or_down_by_voice(tmp_path: Path) -> None:
-    # Cy calls "forty" while it is Bob's turn: "Waiting for Bob."; then Bob says it.
-    script = [("Ann", "fifty three"), ("Cy", "forty"), ("Bob", "forty"), ("Cy", "forty four")]
+    # Cy calls "thirty eight" while it is Bob's turn: "Waiting for Bob.", not Bob's 38.
+    script = [("Ann", "fifty three"), ("Cy", "thirty eight"), ("Bob", "forty"), ("Cy", "forty four")]
     events = play(tmp_path, "up-or-down", ("Ann", "Bob", "Cy"), script)
     assert asked_names(events) == ["Ann", "Bob", "Cy"]
     moves = [(e["player"], e["number"], e["speaker"]) for e in events if e["type"] == "move"]
@@ -97,18 +97,24 @@ def test_inversion_by_voice(tmp_path: Path) -> None:
 
 
 def test_blofa_by_voice(tmp_path: Path) -> None:
-    # Dana says "pass" while Bob is on turn; then the trick goes as it would.
+    # Dana says "pass yellow" while Bob is on turn; then the trick goes as it would, up to
+    # Dana's challenge, read back to her.
     script = [
         ("Ann", "one blue card two"),
-        ("Dana", "pass"),
+        ("Dana", "pass yellow"),
         ("Bob", "pass yellow"),
         ("Cy", "pass"),
         ("Dana", "challenge"),
     ]
     events = play(tmp_path, "blofa", ("Ann", "Bob", "Cy", "Dana"), script)
-    kinds = ("declared", "passed", "challenge")
-    ruled = [(e["type"], e["speaker"]) for e in events if e["type"] in kinds]
-    assert ruled == [("declared", "Ann"), ("passed", "Bob"), ("passed", "Cy"), ("challenge", "Dana")]
+    kinds = ("declared", "passed", "confirm")
+    ruled = [(e["type"], e["player"], e["speaker"]) for e in events if e["type"] in kinds]
+    assert ruled == [
+        ("declared", "Ann", "Ann"),
+        ("passed", "Bob", "Bob"),
+        ("passed", "Cy", "Cy"),
+        ("confirm", "Dana", "Dana"),
+    ]
     assert out_of_turn(events) == [("Dana", "Bob", "Dana")]
 
 

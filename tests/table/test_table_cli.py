@@ -118,7 +118,7 @@ def test_off_topic_audio_gives_no_ruling(tmp_path: Path, say: Say, ko_model: Spe
         tmp_path, "--audio", str(wav), "--lang", "ko", "--model", str(ko_model.path), "--json", "--quiet"
     )
     assert code == 0, err
-    # The name round asks Ann's name; talk is no name (too long), so nobody else is asked.
+    # The name round asks Ann's name; talk is no name (too long): nobody else is asked.
     assert events == [
         {"type": "turn", "player": "Ann", "turn": 1},
         {"type": "say_your_name", "player": "Ann"},

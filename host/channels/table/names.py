@@ -18,7 +18,7 @@ from host.listening.speakers import WhoSpoke
 from host.reply import Reply
 
 #: Longer speech is talk, not a name.
-NAME_MAX_S = 1.5
+NAME_MAX_S = 1.0
 
 
 class NameRound:
