@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
@@ -48,7 +49,7 @@ LEAD_S = 0.3
 TAIL_S = 0.1
 #: Speech paused this long: the utterance is embedded now, before the endpointer ends it
 #: (a complete phrase ends after 0.2 s of silence).
-PAUSE_S = 0.1
+PAUSE_S = 0.05
 #: Another player's voice is taken as surely theirs at this score, and this far above the
 #: presumed speaker's (tests/bench/bench_speakers.py, docs/speech.md "Who spoke").
 SURE_SCORE = 0.7
@@ -149,6 +150,9 @@ class WhoSpoke:
         self.rate = rate
         #: Embed utterances nobody answers too (the name round's names).
         self.enrolling = False
+        #: Whether the room rings (a room meter's RT60, issue 40): then another voice is
+        #: never sure enough to refuse a move, only to read it back.
+        self.rings: Callable[[], bool] = lambda: False
         self._audio = bytearray()
         self._start = 0  # stream sample of _audio[0]
         self._pending: tuple[tuple[float, float], Future[Voiceprint]] | None = None
@@ -208,6 +212,8 @@ class WhoSpoke:
         if confirming:
             return Voiced(voice, identity, owner=expected)  # "yes" is too short to tell voices by
         said = verdict(identity, expected, self.voices, voice.speech_s)
+        if said == SURELY and self.rings():
+            said = MAYBE
         if said == SURELY:
             return Voiced(voice, identity, speaker=identity.player, owner=identity.player)
         is_move = expected is not None and not isinstance(meaning, Command)
