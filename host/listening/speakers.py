@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import functools
 import itertools
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
@@ -62,6 +62,11 @@ TWINS = 0.85
 #: bench's rooms), and another voice is sure only by :data:`BLURRED_MARGIN`.
 BLURRED = 0.72
 BLURRED_MARGIN = 0.15
+#: A voice enrolled from moves (no name heard) is used from this many utterances on: one
+#: move's voice is too rough to tell one voice said by every player (tests, a recording)
+#: from several (the same voice's single moves score 0.67-0.94 with each other, its means
+#: of three 0.87-0.96: twins).
+FROM_MOVES = 3
 #: Speech shorter than this (s) is not judged another player's: a syllable ("yes", "네",
 #: "draw") is as close to another voice as to its own (docs/speech.md, "Who spoke").
 SURE_SPEECH_S = 0.25
@@ -150,6 +155,8 @@ class WhoSpoke:
         self.rate = rate
         #: Embed utterances nobody answers too (the name round's names).
         self.enrolling = False
+        #: Players whose voice was enrolled from their name (usable at once).
+        self.named: set[str] = set()
         #: Whether the room rings (a room meter's RT60, issue 40): then another voice is
         #: never sure enough to refuse a move, only to read it back.
         self.rings: Callable[[], bool] = lambda: False
@@ -202,11 +209,23 @@ class WhoSpoke:
 
     # --- judging ---
 
+    def enrol(self, player: str, voice: Voiceprint) -> None:
+        """``player``'s name was heard in ``voice``: their voice from now on."""
+        if voice.vector is not None:
+            self.voices.enrol(player, voice.vector)
+            self.named.add(player)
+
+    def ready(self, players: Iterable[str]) -> bool:
+        """Whether every one of ``players`` has a usable voice: their name, or
+        :data:`FROM_MOVES` utterances."""
+        counts = self.voices.counts()
+        return all(p in self.named or counts.get(p, 0) >= FROM_MOVES for p in players)
+
     def judge(self, hearing: Hearing, table: Table, meaning: Any, *, confirming: bool) -> Voiced:
         """Who said ``hearing`` (read as ``meaning``), as the referee should take it."""
         voice = self.voiceprint(hearing)
         expected = presumed(table, meaning, confirming)
-        if not self.voices.ready(table.names):
+        if not self.ready(table.names):
             return Voiced(voice, owner=expected)
         identity = self.voices.identify(voice.vector, presumed=expected)
         if confirming:
@@ -229,3 +248,4 @@ class WhoSpoke:
             self.voices.ruled(voiced.owner, vector)
         if reply.game_over:
             self.voices.clear()  # kept for one game only
+            self.named.clear()

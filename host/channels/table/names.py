@@ -74,7 +74,7 @@ class NameRound:
         voice = heard.voiced.voiceprint if heard.voiced is not None else None
         if voice is None or voice.vector is None or voice.speech_s > NAME_MAX_S or not self._names(heard):
             return None  # too short, noisy or long, or another name: still waiting
-        self.who.voices.enrol(self.asked, voice.vector)
+        self.who.enrol(self.asked, voice)
         return self._ask()
 
     def _names(self, heard: Heard) -> bool:

@@ -144,6 +144,7 @@ class TableRunner:
         self._handle(self.listener.flush())
         if self.listener.who_spoke is not None:
             self.listener.who_spoke.voices.clear()  # the voices are the game's only
+            self.listener.who_spoke.named.clear()
 
     def _handle(self, heards: list[Heard]) -> None:
         for heard in heards:
