@@ -326,7 +326,10 @@ class Referee:
         else:
             proposal = talk.read(said, table.state, table.names, speaker, asked_move, table.lang)
         if isinstance(proposal, Answer):
-            assert asked is not None
+            if asked is None:  # yes or no, and nothing was asked (of this speaker)
+                turn = prompt_text(table) or g.phrase("no_game")
+                event = {"type": "not_understood", "text": said[:200]}
+                return self._unclear(Unclear(g.phrase("not_understood", turn=turn), event), reply)
             if proposal.yes:
                 return self._rule(session_id, asked.move, said, reply, now)
             self._append(session_id, Drop(), now)
