@@ -18,7 +18,6 @@ from grammars import load
 from tests.clock import Clock
 from tests.reliability.test_every_input import COMMON, pick, table_talk
 from tests.sms.conftest import PHONES, Sms, build, messages_of
-from tests.sms.conftest import sms as sms  # noqa: F401  (fixture)
 from tests.twilio_helpers import FakeTwilio
 
 SORRY = load("en").phrase("sms_error")
