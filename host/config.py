@@ -48,6 +48,13 @@ class Settings(BaseSettings):
     # The older development switch: false is the same as mode=development.
     validate_signatures: bool = True
     sms_turn_timeout: float | None = 600.0
+    # Text budgets (docs/sms.md): texts sent to one number a minute, for one game a minute
+    # (numbers in no game share one such budget), and in all an hour. A text that comes in
+    # over one is not acted on: its number is told so once, then hears nothing until the
+    # window turns (an opt-out word still counts). 0: no limit.
+    sms_budget_per_number: int = Field(default=30, ge=0)
+    sms_budget_per_game: int = Field(default=120, ge=0)
+    sms_budget_per_hour: int = Field(default=2000, ge=0)
     # Voice: the <Gather> speech model for moves (a whole-number speechTimeout goes with
     # it) and the longest quiet stretch, in seconds, a waiting caller hears.
     # Calls are heard by Twilio's recogniser (<Gather>), or with "vosk" by our own over

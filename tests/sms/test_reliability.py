@@ -32,8 +32,10 @@ def test_a_retried_new_makes_one_game_and_the_same_answer(sms: Sms) -> None:
     again = sms.text(PHONES[0], "NEW", sid=sid)
     assert first == again
     assert _sessions(sms) == 1
-    # A new text (new sid) is a new request: Ann is in a game already.
-    assert sms.text(PHONES[0], "NEW")[0].startswith("You are in game")
+    # A new text (new sid) is a new request: Ann's lobby is open, so it is hers again
+    # (issue 43 item 7: one number, one open game however often it texts NEW).
+    assert sms.text(PHONES[0], "NEW") == first
+    assert _sessions(sms) == 1
 
 
 def test_a_retried_move_is_ruled_once_and_told_once(sms: Sms, fake: FakeTwilio) -> None:

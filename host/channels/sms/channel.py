@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from games.base import default_game
 from grammars import Grammar, load
 from grammars.reader import CommandSaid, parse
+from host.channels.sms.budget import TextBudget
 from host.channels.sms.keywords import (
     CHANNEL,
     HELP,
@@ -59,6 +60,7 @@ class SmsChannel:
         self.notifiers = notifiers
         self.store = referee.store
         self.g: Grammar = load(settings.lang)
+        self.budget = TextBudget(self.store, settings)
 
     # -- one incoming text -----------------------------------------------------------------
 
@@ -79,15 +81,36 @@ class SmsChannel:
             for k in keys:
                 if k in saved:
                     return SmsAnswer(list(saved[k].get("messages", [])))
+            now = self.referee.clock()
             if host:
-                self.lobby.texted(address, host, self.referee.clock())
-            answer = self._dispatch(address, body[:MAX_BODY], key)
+                self.lobby.texted(address, host, now)
+            member = self.lobby.member(address)  # known already: read with the replies
+            game = member.session_id if member is not None else None
+            answer = self._over_budget(address, game, body, now) or self._dispatch(
+                address, body[:MAX_BODY], key
+            )
             # The others' messages go into the outbox in this same transaction: the move
             # and the news of it are committed together (a sender thread delivers them).
             self.tell(answer.tell)
+            self.budget.count(address, answer.session_id or game, len(answer.messages), now)
             for k in keys:
                 self.store.save_reply(k, answer.session_id, {"messages": answer.messages})
         return answer
+
+    def _over_budget(self, address: str, game: str | None, text: str, now: float) -> SmsAnswer | None:
+        """None when the text may be acted on; else told once that it came in over a text
+        budget (``budget.py``), then nothing. An opt-out is always taken."""
+        if Words.of(text).keyword()[0] in OPT_OUT:
+            return None
+        over = self.budget.over(address, game, now)
+        if over is None:
+            return None
+        log.warning(
+            "text from %s over the %s budget: %s", address, over.spent, "told" if over.tell else "silent"
+        )
+        if not over.tell:
+            return SmsAnswer()
+        return SmsAnswer(fit([self.g.phrase("sms_over_budget")]))
 
     def _dispatch(self, address: str, text: str, key: str | None) -> SmsAnswer:
         words = Words.of(text)
@@ -153,6 +176,8 @@ class SmsChannel:
         except ValueError as exc:  # options the game refuses (a deck file that does not load)
             return self._say(None, [f"{spec.title}: {exc}"])
         log.info("%s made game %s (%s, %s)", address, joined.session_id, spec.name, options)
+        # An open lobby of theirs is reused (Lobby.create): its game and their name in it.
+        spec, name = self.referee.table(joined.session_id).spec, joined.name
         if spec.default:
             line = self.g.phrase("sms_created", code=joined.code, name=name)
         else:
@@ -251,6 +276,8 @@ class SmsChannel:
                 if len(table.players) < need:
                     return self._say(member, [g.phrase("need_players", count=need)])
                 return self._ruled(member, self.referee.begin(session_id))
+            if keyword == "NEW" and creator.address == member.address:
+                return self._create(member.address, words, after)  # their open lobby again
             if keyword == "NEW":
                 return self._say(member, [g.phrase("sms_in_game", code=self._code(session_id))])
             if keyword is None and parse(text, lang).intent() == CommandSaid("leave"):
@@ -350,8 +377,10 @@ class SmsChannel:
         """The ``sms`` notifier: a REST message (or outbox entry) per segment-sized chunk,
         from the number of ours the member last texted."""
         from_ = host_number(self.store, member.address)
-        for body in fit(reply.public, turn_prefix(reply.turn)):
+        bodies = fit(reply.public, turn_prefix(reply.turn))
+        for body in bodies:
             self.outbound.send_sms(member.address, body, from_=from_)
+        self.budget.count(member.address, reply.session_id, len(bodies), self.referee.clock())
 
 
 def _seats(table: Table) -> int:
