@@ -65,10 +65,11 @@ class Settings(BaseSettings):
     # Backstop for games of several callers: a turn runs out after this many seconds even if
     # a call vanished without a status callback (a live caller's silence is ruled sooner).
     voice_turn_timeout: float | None = 120.0
-    # Caller ID is identity unless this says otherwise. "attested": a call whose caller ID
-    # Twilio does not mark as attested (StirVerstat TN-Validation-Passed-A or -B) is a guest
-    # until it gives the join code of the game its number plays in.
-    voice_caller_id: Literal["trust", "attested"] = "trust"
+    # Who a caller is (docs/voice.md). "attested": their number only when Twilio attests
+    # the caller ID fully (StirVerstat TN-Validation-Passed-A); any other call is a guest
+    # until it keys in the PIN texted to that number when it took its seat. "trust": any
+    # caller ID is the number's player (spoofable: for a lab's own phones only).
+    voice_caller_id: Literal["trust", "attested"] = "attested"
 
     # Media Streams (host/channels/media/): a Vosk model folder for streamed calls (else
     # the model installed for the call's language), and whether vosk may download one.

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from games.base import default_game
 from grammars import Grammar, load
 from grammars.reader import CommandSaid, parse
+from host import pins
 from host.channels.sms.budget import TextBudget
 from host.channels.sms.keywords import (
     CHANNEL,
@@ -171,6 +172,7 @@ class SmsChannel:
             # A game without a turn clock plays at the table's pace.
             turn_timeout=self.settings.sms_turn_timeout if spec.timed else None,
         )
+        seated = self.lobby.member(address)
         try:
             joined = self.lobby.create(address, name, CHANNEL, config)
         except ValueError as exc:  # options the game refuses (a deck file that does not load)
@@ -184,9 +186,16 @@ class SmsChannel:
             line = self.g.phrase(
                 "sms_created_game", code=joined.code, name=name, game=spec.title, seats=seat_range(spec)
             )
-        answer = self._say(None, [*self._renamed(asked, name), line])
+        # An open lobby given again keeps its PIN (told when it was made).
+        pin = self._pin(address) if seated is None else []
+        answer = self._say(None, [*self._renamed(asked, name), line, *pin])
         answer.session_id = joined.session_id
         return answer
+
+    def _pin(self, address: str) -> list[str]:
+        """A new seat's PIN for calls (``host/pins.py``), told only to its own number."""
+        pin = pins.issue(self.store, address)
+        return [self.g.phrase("sms_pin", pin=pin)] if pin else []
 
     def _renamed(self, asked: str, name: str) -> list[str]:
         """Telling someone whose name cannot be texted (not GSM-7) the one they play under."""
@@ -235,7 +244,7 @@ class SmsChannel:
         creator = table.players[0].name
         log.info("%s joined game %s as %s", address, result.session_id, name)
         joined_line = g.phrase("sms_joined", code=code, name=name, players=players, creator=creator)
-        answer = self._say(None, [*self._renamed(typed, name), joined_line])
+        answer = self._say(None, [*self._renamed(typed, name), joined_line, *self._pin(address)])
         news = Reply(result.session_id, news=[g.phrase("sms_joined_others", name=name, players=players)])
         answer.tell.append((news, address))
         answer.session_id = result.session_id
