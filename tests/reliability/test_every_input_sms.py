@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, rule, run_state_machine_as_test
 
 from grammars import load
+from host.channels.sms.keywords import OPT_IN, OPT_OUT, Words
 from tests.clock import Clock
 from tests.reliability.test_every_input import COMMON, pick, table_talk
 from tests.sms.conftest import PHONES, Sms, build, messages_of
@@ -49,7 +50,8 @@ class EveryText(RuleBasedStateMachine):
         self.phones = PHONES[:5]
         self.codes: list[str] = ["123456"]
         self.opted_out: set[str] = set()
-        for phone in self.phones:  # each example starts with every phone out of any game
+        for phone in self.phones:  # each example starts with every phone opted in, in no game
+            self.host.text(phone, "UNSTOP")
             self.host.text(phone, "LEAVE")
 
     def _words(self, phone: str, data: st.DataObject) -> str:
@@ -77,9 +79,10 @@ class EveryText(RuleBasedStateMachine):
         words = self._words(phone, data)
         said = messages_of(self.host.post(phone, words))
         assert SORRY not in said, (phone, words, said)
-        if words == "STOP":
+        keyword = Words.of(words).keyword()[0]  # as the channel reads it
+        if keyword in OPT_OUT:
             self.opted_out.add(phone)
-        elif phone in self.opted_out and words in ("START", "UNSTOP"):
+        elif keyword in OPT_IN:
             self.opted_out.discard(phone)
         if phone not in self.opted_out:
             assert said and all(m.strip() for m in said), (phone, words, said)

@@ -63,9 +63,12 @@ def test_one_number_asking_for_the_rules_is_told_once_then_nothing(budgets: Any)
 def test_a_game_over_its_budget_rules_nothing_more_this_minute(budgets: Any) -> None:
     sms = budgets(sms_budget_per_game=1000)
     phones = sms.new_game(4)
-    counted = sms.app.state.store.execute("SELECT n FROM text_counts WHERE scope LIKE 'g:%'")
-    assert counted[0]["n"] == 14  # NEW 1, JOINs 2 + 3 + 4 (the others told), START 4
-    sms.app.state.sms.budget.per_game = 15
+    game = sms.app.state.lobby.member(phones[0]).session_id
+    counted = sms.app.state.store.execute("SELECT scope, n FROM text_counts WHERE scope LIKE 'g:%'")
+    # The others told of each JOIN (1 + 2 + 3) and the START (4); NEW's and the JOINs'
+    # own answers went to numbers in no game yet: on the budget those share.
+    assert {r["scope"]: r["n"] for r in counted} == {f"g:{game}": 10, "g:-": 4}
+    sms.app.state.sms.budget.per_game = 11
     moves = sms.table(phones[0]).seq
     said, n = sent(sms, phones[0], "50")  # within budget when it came in: ruled
     assert said[0].startswith("#2 Ann said 50.") and n == 4
@@ -133,3 +136,18 @@ def test_budgets_are_settings(monkeypatch: pytest.MonkeyPatch) -> None:
     )
     defaults = Settings.model_fields
     assert [defaults[f"sms_budget_per_{k}"].default for k in ("number", "game", "hour")] == [30, 120, 2000]
+
+
+def test_a_long_text_is_not_echoed_back_in_many_texts(budgets: Any) -> None:
+    """Blófa quoted a 1600-character text it could not read in 11 texts; the referee
+    reads the first 320 characters of a text (``channel.MAX_SAID``)."""
+    sms = budgets()
+    phones = sms.new_game(4, "BLOFA")
+    said, out = sent(sms, phones[0], "hmm " + " ".join(["blah"] * 319))
+    assert said[0].startswith("#1 I didn't catch") and out <= 3
+
+
+def test_a_flood_of_new_from_many_numbers_is_held_to_the_shared_budget(budgets: Any) -> None:
+    sms = budgets(sms_budget_per_game=25)
+    made = sum("is ready" in " ".join(sms.text(f"+1555996{i:04d}", "NEW Mal")) for i in range(60))
+    assert made == 25

@@ -34,6 +34,9 @@ from host.session import SessionConfig, Table
 log = logging.getLogger(__name__)
 
 MAX_BODY = 1600  # Twilio's own limit for one message; anything longer is not a person typing
+# What the referee reads of one text: no move or question is longer, and an answer that
+# quotes what it could not read ("I didn't catch a move in ...") stays a text or two.
+MAX_SAID = 320
 MAX_PLAYERS = 10  # an SMS game's seats when the game itself sets no limit (Up-or-Down)
 MAX_NUMBER = 10**7  # larger numbers are typing accidents, not moves (see _member)
 
@@ -93,7 +96,9 @@ class SmsChannel:
             # The others' messages go into the outbox in this same transaction: the move
             # and the news of it are committed together (a sender thread delivers them).
             self.tell(answer.tell)
-            self.budget.count(address, answer.session_id or game, len(answer.messages), now)
+            # Counted where the text came in: a stranger's NEW or JOIN answer is on the budget
+            # numbers in no game share, so a flood of NEW from many numbers is held to it.
+            self.budget.count(address, game, len(answer.messages), now)
             for k in keys:
                 self.store.save_reply(k, answer.session_id, {"messages": answer.messages})
         return answer
@@ -305,6 +310,8 @@ class SmsChannel:
             text = "status"
         # No key of its own: this text's answer, stored under its MessageSid in this same
         # transaction (``receive``), is what a retry finds.
+        if len(text) > MAX_SAID:
+            text = text[:MAX_SAID].rsplit(" ", 1)[0]
         reply = self.referee.handle(session_id, text, member.name)
         if self.lobby.left(member.address, reply):  # "leave the game": ruled by the referee
             return self._left(member, reply)
