@@ -212,7 +212,7 @@ def test_every_input_in_every_state_is_answered(tmp_path: Path) -> None:
         run_state_machine_as_test(
             lambda: EveryInput(referee, clock),
             settings=settings(
-                max_examples=100,
+                max_examples=80,
                 stateful_step_count=40,
                 deadline=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
