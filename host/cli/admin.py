@@ -15,7 +15,6 @@ from host.channels.web import mic as table_mic
 from host.cli.console import fail, out
 from host.cli.database import DatabaseUrlOption, DbOption, db_settings, open_store
 from host.cli.options import sentence
-from host.config import Settings, get_settings
 from host.migrations import current, head
 from host.outbound import Outbound
 from host.store import Store, describe
@@ -101,7 +100,7 @@ def outbox(
     to: Annotated[str | None, typer.Option(help="Only items to this number or call.")] = None,
 ) -> None:
     """Show what the server sent, is sending, gave up on or (no Twilio credentials) stored."""
-    settings = get_settings() if db is None else Settings(db=db, database_url=None)
+    settings = db_settings(db, None)
     store = open_store(settings.database)
     items = Outbound(settings, store).items(limit=limit, to=to)
     if not items:
