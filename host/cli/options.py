@@ -189,26 +189,53 @@ def game_options(spec: GameSpec[Any, Any, Any], opts: list[str] | None, given: G
     return given.values
 
 
-def flag_values(args: list[str]) -> dict[str, str]:
-    """``--name value`` and ``--name=value`` pairs from the arguments Typer did not know."""
-    found: dict[str, str] = {}
+#: An argument that is a flag, ``--name``, ``-v`` or ``--name=value`` (not "-5", a number).
+_FLAG = re.compile(r"--?[A-Za-z][\w-]*(?==|$)")
+
+
+def flag_values(ctx: typer.Context) -> dict[str, str | None]:
+    """``--name value`` and ``--name=value`` pairs from the arguments Typer did not know (a
+    flag with no value after it: None); a flag of another command is an error saying whose."""
+    args = ctx.args
+    found: dict[str, str | None] = {}
     i = 0
     while i < len(args):
         arg = args[i]
-        if not arg.startswith("--"):
+        if not _FLAG.match(arg):
             raise fail(f"unexpected argument {arg!r}")
         flag, eq, value = arg.partition("=")
-        if not eq:
-            if i + 1 >= len(args):
-                raise fail(f"{flag} needs a value")
-            value, i = args[i + 1], i + 1
-        found[flag] = value
+        others = other_commands(ctx, flag)
+        if others:
+            command = f"gamehost {ctx.info_name}"
+            whose = " or ".join([", ".join(others[:-1]), others[-1]] if len(others) > 1 else others)
+            raise fail(f"{flag} is a {whose} flag: `{command}` has no such option")
+        if eq:
+            found[flag] = value
+        elif i + 1 < len(args) and not _FLAG.match(args[i + 1]):
+            found[flag] = args[i + 1]
+            i += 1
+        else:
+            found[flag] = None
         i += 1
     return found
 
 
+def other_commands(ctx: typer.Context, flag: str) -> list[str]:
+    """The other ``gamehost`` commands that have ``flag`` (``--quiet``: `gamehost table`)."""
+    commands: dict[str, Any] = getattr(ctx.find_root().command, "commands", {})
+    return [
+        f"`gamehost {name}`"
+        for name, command in commands.items()
+        if command is not ctx.command
+        and any(flag in (*param.opts, *param.secondary_opts) for param in command.params)
+    ]
+
+
 def options_and_setup(
-    spec: GameSpec[Any, Any, Any], opts: list[str] | None, say: list[str] | None, flags: Mapping[str, str]
+    spec: GameSpec[Any, Any, Any],
+    opts: list[str] | None,
+    say: list[str] | None,
+    flags: Mapping[str, str | None],
 ) -> tuple[dict[str, object], list[tuple[str, str]]]:
     """The game's options and the table talk to say first, from every way a command line
     gives them: ``--opt``, the game's flags (``--range`` among them), ``--say``."""
@@ -229,11 +256,13 @@ def options_and_setup(
     for flag, value in flags.items():
         if flag == RANGE:
             continue
+        if flag not in by_flag and flag not in steps:
+            raise no_option(flag)
+        if value is None:
+            raise fail(f"{flag} needs a value")
         if flag in by_flag:
             given.put(by_flag[flag], value, f"{flag} {value}", flag)
-        elif flag in steps:
-            setup.append((flag, value))
         else:
-            raise no_option(flag)
+            setup.append((flag, value))
     setup.sort(key=lambda step: steps.index(step[0]))  # in the order the game asks them
     return game_options(spec, opts, given), [*setup, *(("--say", line) for line in say or [])]

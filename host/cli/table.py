@@ -89,7 +89,7 @@ def table(
     if "table" not in spec.channels:
         raise fail(f"{spec.title} is not played at a table with a microphone")
     names = parse_players(players)
-    options, setup = options_and_setup(spec, opt, say, {**game_flags, **flag_values(ctx.args)})
+    options, setup = options_and_setup(spec, opt, say, {**game_flags, **flag_values(ctx)})
     check_setup(spec, names, options, lang, setup)
     pcm = b""
     if audio is not None:

@@ -195,3 +195,29 @@ def test_serve_warns_of_development_mode_once(tmp_path: Path) -> None:
     finally:
         stop(proc)
     assert "".join(said).count("DEVELOPMENT MODE") == 1, "".join(said)
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        ([*UP_OR_DOWN, "--bogus"], "up-or-down has no option --bogus (its flags: --mode, --range, --rounds"),
+        ([*UP_OR_DOWN, "--bogus", "--mode", "training"], "up-or-down has no option --bogus"),
+        ([*UP_OR_DOWN, "--bogus=1"], "up-or-down has no option --bogus"),
+        ([*UP_OR_DOWN, "--quiet"], "--quiet is a `gamehost table` flag"),
+        ([*UP_OR_DOWN, "--audio", "moves.wav"], "--audio is a `gamehost table` flag"),
+        ([*UP_OR_DOWN, "-v"], "-v is a `gamehost table` flag"),
+        ([*UP_OR_DOWN, "--port", "8000"], "--port is a `gamehost serve` flag"),
+        (
+            ["table", "up-or-down", "--players", "A,B", "--resume", "abc"],
+            "--resume is a `gamehost play` flag",
+        ),
+    ],
+)
+def test_a_flag_the_command_does_not_have_is_named_as_such(
+    tmp_path: Path, args: list[str], said: str
+) -> None:
+    code, out, err = gamehost(tmp_path, *args)
+    assert code == 2 and out == ""
+    assert said in err
+    assert "needs a value" not in err
+    assert sessions(tmp_path / "g.db") == 0
