@@ -104,7 +104,12 @@ def outbox(
     store = open_store(settings.database)
     items = Outbound(settings, store).items(limit=limit, to=to)
     if not items:
-        out.print("The outbox is empty.")
+        others = int(store.execute("SELECT COUNT(*) AS n FROM outbox")[0]["n"]) if to is not None else 0
+        if others:
+            many = "item" if others == 1 else "items"
+            out.print(f"Nothing was sent to {to} (the outbox holds {others} {many} to other numbers).")
+        else:
+            out.print("The outbox is empty.")
         return
     whom = recipients(store)
     for item in items:

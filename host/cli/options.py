@@ -7,9 +7,11 @@ The flags are read from the registered games: a new game's flags need no edit he
 
 from __future__ import annotations
 
+import enum
 import functools
 import inspect
 import re
+import typing
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Annotated, Any
@@ -134,6 +136,10 @@ def parse_range(text: str) -> dict[str, object]:
     return {"low": low, "high": high}
 
 
+#: The longest player name the command line takes (a name is said and shown on a screen).
+NAME_MAX = 20
+
+
 def parse_players(text: str | None) -> list[str]:
     if text is None:
         raise fail("a new game needs its players in seating order: --players Ann,Bob")
@@ -143,9 +149,10 @@ def parse_players(text: str | None) -> list[str]:
     folded = [n.casefold() for n in names]
     if len(set(folded)) != len(folded):
         raise fail(f"player names must differ: {text}")
-    bad = [n for n in names if ":" in n or len(n) > 20]
+    bad = [n for n in names if ":" in n or len(n) > NAME_MAX]
     if bad:
-        raise fail(f"player names must be short and have no colon: {', '.join(bad)}")
+        shown = ", ".join(n if len(n) <= NAME_MAX else f"{n[:NAME_MAX]}... ({len(n)} letters)" for n in bad)
+        raise fail(f"--players: a name has at most {NAME_MAX} letters and no colon: {shown}")
     return names
 
 
@@ -183,10 +190,58 @@ def game_options(spec: GameSpec[Any, Any, Any], opts: list[str] | None, given: G
     try:
         spec.make_options(given.values)
     except OptionError as exc:
-        raise fail(given.error(exc)) from None
+        raise fail(given.error(exc) if exc.name else together(spec, given, exc.reason)) from None
     except ValueError as exc:
         raise fail(str(exc)) from None
     return given.values
+
+
+def together(spec: GameSpec[Any, Any, Any], given: Given, reason: str) -> str:
+    """An error of the options together (``rounds are for training games``) with the flag
+    that brings it (the one option given without which the rest are fine) and, when
+    another option's value clears it, that fix: ``--rounds 3 needs --mode training: ...``."""
+
+    def fine(values: dict[str, object]) -> bool:
+        try:
+            spec.make_options(values)
+        except ValueError:
+            return False
+        return True
+
+    culprits = [n for n in given.values if fine({k: v for k, v in given.values.items() if k != n})]
+    if len(culprits) != 1:
+        return reason
+    how = given.how[culprits[0]][0]
+    flags = {o.name: o.flags for o in spec.option_info()}
+    for name, choices in option_choices(spec).items():
+        for choice in choices if name not in given.values else ():
+            if fine({**given.values, name: choice}):
+                fix = f"{flags[name][0]} {choice}" if flags.get(name) else f"--opt {name}={choice}"
+                return f"{how} needs {fix}: {reason}"
+    return f"{how}: {reason}"
+
+
+def option_choices(spec: GameSpec[Any, Any, Any]) -> dict[str, list[str]]:
+    """The values of each option that has a few (an enum, a switch, a Literal), as typed."""
+    found: dict[str, list[str]] = {}
+    for name, kind in typing.get_type_hints(spec.options).items():
+        if isinstance(kind, type) and issubclass(kind, enum.Enum):
+            found[name] = [str(member.value) for member in kind]
+        elif kind is bool:
+            found[name] = ["true", "false"]
+        elif typing.get_origin(kind) is typing.Literal:
+            found[name] = [str(a) for a in typing.get_args(kind)]
+    return found
+
+
+def flagged(spec: GameSpec[Any, Any, Any], message: str) -> str:
+    """A game's refusal that starts with an option's name (``first: 'Zed' is not playing``)
+    with the option's flag instead, as the other errors say it."""
+    for option in spec.option_info():
+        if message.startswith(f"{option.name}: "):
+            flag = option.flags[0] if option.flags else f"--opt {option.name}"
+            return flag + message[len(option.name) :]
+    return message
 
 
 #: An argument that is a flag, ``--name``, ``-v`` or ``--name=value`` (not "-5", a number).

@@ -11,7 +11,7 @@ from typing import Any
 from games.base import GameSpec
 from grammars import GrammarError, languages, load
 from host.cli.console import fail, out
-from host.cli.options import setup_flags
+from host.cli.options import flagged, setup_flags
 from host.config import get_settings
 from host.deadline import SkipClock, Watch, waited
 from host.referee import Referee, prompt_text, turn_event
@@ -72,7 +72,7 @@ def new_session(
     try:
         return referee.create(config, names)
     except ValueError as exc:
-        raise fail(str(exc)) from None
+        raise fail(flagged(spec, str(exc))) from None
 
 
 def said_first(referee: Referee, session_id: str, lines: list[tuple[str, str]]) -> list[Reply]:

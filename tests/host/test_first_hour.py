@@ -19,6 +19,8 @@ from typer.testing import CliRunner
 
 import host.speech.audio
 from host.cli import app
+from host.config import Settings
+from host.outbound import Outbound
 from host.store import Store
 from tests.servers import free_port, stop
 
@@ -221,3 +223,42 @@ def test_a_flag_the_command_does_not_have_is_named_as_such(
     assert said in err
     assert "needs a value" not in err
     assert sessions(tmp_path / "g.db") == 0
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        ([*UP_OR_DOWN, "--rounds", "3"], "--rounds 3 needs --mode training: rounds are for training games"),
+        ([*UP_OR_DOWN, "--opt", "rounds=3"], "--opt rounds=3 needs --mode training"),
+        (["play", "upside-out", "--players", "Ann,Bob", "--first", "Zed"], "--first: 'Zed' is not playing"),
+        (["play", "up-or-down", "--players", f"Ann,{'B' * 300}"], "at most 20 letters"),
+    ],
+)
+def test_an_error_names_the_flag_and_the_fix(tmp_path: Path, args: list[str], said: str) -> None:
+    code, out, err = gamehost(tmp_path, *args)
+    assert code == 2 and out == ""
+    assert err.startswith("gamehost: --"), err
+    assert said in err
+    assert "B" * 40 not in err  # a long name is not echoed whole
+    assert sessions(tmp_path / "g.db") == 0
+
+
+def test_an_empty_wav_says_what_is_wrong_with_it(tmp_path: Path) -> None:
+    empty = tmp_path / "empty.wav"
+    empty.write_bytes(b"")
+    code, _, err = gamehost(tmp_path, "table", "up-or-down", "--players", "Ann,Bob", "--audio", str(empty))
+    assert code == 2
+    assert f"{empty}: not a readable PCM WAV file (empty or cut short)" in err
+    assert "()" not in err
+
+
+def test_the_outbox_for_a_number_it_never_texted_says_so(tmp_path: Path) -> None:
+    db = tmp_path / "g.db"
+    store = Store(db)
+    Outbound(Settings(db=db, twilio_account_sid=None), store).send_sms("+15550100001", "#2 Ann said 50.")
+    store.close()
+    result = runner.invoke(app, ["outbox", "--db", str(db), "--to", "nobody"])
+    assert result.exit_code == 0
+    assert result.stdout.strip() == "Nothing was sent to nobody (the outbox holds 1 item to other numbers)."
+    result = runner.invoke(app, ["outbox", "--db", str(tmp_path / "empty.db"), "--to", "nobody"])
+    assert result.stdout.strip() == "The outbox is empty."
