@@ -5,16 +5,16 @@ from __future__ import annotations
 
 import datetime
 import json
-from typing import Annotated, Any
+from typing import Annotated
 from xml.etree import ElementTree
 
 import typer
 
-from games.base import GameSpec, all_games
+from games.base import all_games
 from host.channels.web import mic as table_mic
 from host.cli.console import fail, out
 from host.cli.database import DatabaseUrlOption, DbOption, db_settings, open_store
-from host.cli.options import sentence
+from host.cli.options import seats_text, sentence
 from host.migrations import current, head
 from host.outbound import Outbound
 from host.store import Store, describe
@@ -58,15 +58,6 @@ def games(
             # No default is said in the help's own words ("default: the first seat").
             default = f" Default: {o['default']}." if o["default"] is not None else ""
             out.print(f"  --opt {o['name']}=...{flags}: {sentence(str(o['help']))}{default}")
-
-
-def seats_text(spec: GameSpec[Any, Any, Any]) -> str:
-    """ "4", "2-4" or "2+"."""
-    if spec.max_players is None:
-        return f"{spec.min_players}+"
-    if spec.max_players == spec.min_players:
-        return str(spec.min_players)
-    return f"{spec.min_players}-{spec.max_players}"
 
 
 def option_text(value: object) -> str:

@@ -46,6 +46,15 @@ def has_range(spec: GameSpec[Any, Any, Any]) -> bool:
     return {"low", "high"} <= {o.name for o in spec.option_info()}
 
 
+def seats_text(spec: GameSpec[Any, Any, Any], to: str = "-") -> str:
+    """How many a game seats: "4", "2-4" (``to`` " to ": "2 to 4") or "2+"."""
+    if spec.max_players is None:
+        return f"{spec.min_players}+"
+    if spec.max_players == spec.min_players:
+        return str(spec.min_players)
+    return f"{spec.min_players}{to}{spec.max_players}"
+
+
 def sentence(text: str) -> str:
     text = text.strip()
     if not text:

@@ -11,7 +11,7 @@ from typing import Any
 from games.base import GameSpec
 from grammars import GrammarError, languages, load
 from host.cli.console import fail, out
-from host.cli.options import flagged, setup_flags
+from host.cli.options import flagged, seats_text, setup_flags
 from host.config import get_settings
 from host.deadline import SkipClock, Watch, waited
 from host.referee import Referee, prompt_text, turn_event
@@ -61,6 +61,8 @@ def new_session(
     *,
     confirm_below: float | None = None,
 ) -> str:
+    if not spec.seats(len(names)):
+        raise fail(f"--players: {spec.name} seats {seats_text(spec, ' to ')} players, not {len(names)}")
     settings = get_settings()
     config = SessionConfig(
         game=spec.name,
