@@ -262,3 +262,18 @@ def test_the_outbox_for_a_number_it_never_texted_says_so(tmp_path: Path) -> None
     assert result.stdout.strip() == "Nothing was sent to nobody (the outbox holds 1 item to other numbers)."
     result = runner.invoke(app, ["outbox", "--db", str(tmp_path / "empty.db"), "--to", "nobody"])
     assert result.stdout.strip() == "The outbox is empty."
+
+
+def test_words_several_players_could_mean_get_what_is_allowed_not_a_question(tmp_path: Path) -> None:
+    """Upside-Out, Ann and Bob each owing one discard: "discards two" said with no name once
+    asked "Ann discards 2 or Bob discards 2?", two moves nobody may make."""
+    said = "Cy: plays Windfall\ndiscards two\ndiscards one\nAnn: discards one\ndiscards two\ndiscards one\n"
+    args = ("play", "upside-out", "--players", "Ann,Bob,Cy", "--first", "Cy")
+    code, out, _ = gamehost(tmp_path, *args, stdin=said)
+    assert code == 0
+    waiting = "Waiting for Ann to discard 1 or reveal, Bob to discard 1 or reveal."
+    assert f"\nAnn and Bob owe only 1 each. {waiting}\n" in out
+    assert "Which one: Ann discards 1 or Bob discards 1?" in out  # both allowed: a question
+    assert "Ann discards 2 or Bob discards 2" not in out
+    # Once only Bob owes, the one who may is meant.
+    assert "\nBob owes only 1. Waiting for Bob to discard 1 or reveal.\nBob discards 1." in out
