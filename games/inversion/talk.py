@@ -266,8 +266,20 @@ def status(state: inv.State, lang: str = "en") -> str:
     return line
 
 
+#: Refusals that say all there is to say: no turn prompt follows them.
+_COMPLETE_REFUSALS = frozenset(
+    {"not_your_turn", "not_playing", "game_over", "must_follow", "bid_too_low", "must_declare"}
+)
+
+
+def prompt_follows(refusal: Refusal) -> bool:
+    """Whether what is allowed now (the turn prompt) follows :func:`refusal_text`."""
+    return refusal.reason not in _COMPLETE_REFUSALS
+
+
 def refusal_text(refusal: Refusal, state: inv.State, lang: str = "en") -> str:
-    """Why a move was not taken, then what is allowed now."""
+    """Why a move was not taken; what is allowed now follows when :func:`prompt_follows`
+    (empty for a lane of the wrong length: the prompt alone says it)."""
     g = grammar(lang)
     f: dict[str, object] = {}
     for key, value in refusal.fields.items():
@@ -290,13 +302,10 @@ def refusal_text(refusal: Refusal, state: inv.State, lang: str = "en") -> str:
     if reason == "must_follow":
         return g.phrase("inv_must_follow", **f)
     if reason == "wrong_phase":
-        return f"{g.phrase('inv_not_now')} {prompt(state, lang)}"
+        return g.phrase("inv_not_now")
     if reason == "lane_count":
-        return prompt(state, lang)
-    line = g.phrase(f"inv_{reason}", **f)
-    if reason in ("bid_too_low", "must_declare"):
-        return line
-    return f"{line} {prompt(state, lang)}"
+        return ""
+    return g.phrase(f"inv_{reason}", **f)
 
 
 # -- the game protocol ---------------------------------------------------------------------------
@@ -312,8 +321,8 @@ def has_content(talk: CardTalk) -> bool:
 
 
 def _not_understood(talk: CardTalk, state: inv.State, lang: str, about_move: bool = True) -> Unclear:
-    text = grammar(lang).phrase("not_understood", turn=prompt(state, lang))
-    return Unclear(text, {"type": "not_understood", "text": talk.text}, about_move)
+    text = grammar(lang).phrase("not_understood")
+    return Unclear(text, {"type": "not_understood", "text": talk.text}, about_move, then_prompt=True)
 
 
 def _ambiguous(options: list[str], lang: str) -> Unclear:
@@ -367,11 +376,11 @@ class _Event(dict[str, object]):
         return hash(tuple(sorted((k, str(v)) for k, v in self.items())))
 
 
-def _no_faces(face: str, text: str, state: inv.State, lang: str) -> Unclear:
+def _no_faces(face: str, text: str, lang: str) -> Unclear:
     """ "queen of hearts": cards are 1 to 10, there is no queen to ask about. Typed or heard
     (the listener listens for it: :func:`no_card_phrases`), the same answer."""
-    line = grammar(lang).phrase("inv_no_faces", faces=face, turn=prompt(state, lang))
-    return Unclear(line, _Event(type="not_a_card", text=text))
+    line = grammar(lang).phrase("inv_no_faces", faces=face)
+    return Unclear(line, _Event(type="not_a_card", text=text), then_prompt=True)
 
 
 def _half_card(talk: CardTalk, state: inv.State, lang: str) -> Unclear:
@@ -379,7 +388,7 @@ def _half_card(talk: CardTalk, state: inv.State, lang: str) -> Unclear:
     g = grammar(lang)
     face = _face_said(talk, lang)
     if face is not None:
-        return _no_faces(face, talk.text, state, lang)
+        return _no_faces(face, talk.text, lang)
     suit = state.follow.suit if state.follow is not None else (state.suits or (None,))[0]
     numbers = tuple(dict.fromkeys(talk.numbers))
     if len(numbers) == 1 and numbers[0] in RANKS and suit is not None and not talk.suits:
@@ -390,7 +399,7 @@ def _half_card(talk: CardTalk, state: inv.State, lang: str) -> Unclear:
         )
     if numbers and not any(n in RANKS for n in numbers):
         return Unclear(
-            g.phrase("inv_not_a_card", turn=prompt(state, lang)), {"type": "not_a_card", "text": talk.text}
+            g.phrase("inv_not_a_card"), {"type": "not_a_card", "text": talk.text}, then_prompt=True
         )
     if len(talk.suits) == 1 and not numbers:
         example = card_text(Card(9, talk.suits[0]), lang)
@@ -568,6 +577,9 @@ class InversionTalk(Talk[inv.State, inv.Move, inv.Options]):
     def refusal_text(self, refusal: Refusal, state: inv.State, lang: str) -> str:
         return refusal_text(refusal, state, lang)
 
+    def prompt_follows(self, refusal: Refusal) -> bool:
+        return prompt_follows(refusal)
+
     def move_text(self, move: inv.AnyMove, lang: str) -> str:
         return move_text(move, lang)
 
@@ -615,8 +627,7 @@ class InversionTalk(Talk[inv.State, inv.Move, inv.Options]):
         face = _face_said(talk, lang)
         if phase in _CARD_PHASES and face is not None and len(talk.leftovers) == 1 and len(talk.suits) == 1:
             # "queen of hearts", a phrase listened for so as not to hear "one of hearts"
-            assert state is not None
-            return _no_faces(face, talk.text, state, lang), 1.0
+            return _no_faces(face, talk.text, lang), 1.0
         said = meaning(talk, phase, confirming)
         if said is None or not said_whole(text, said, lang):
             return None, 1.0
