@@ -32,6 +32,8 @@ def serve(
     ] = None,
 ) -> None:
     """Migrate the database, then run the web server for the Twilio SMS and voice webhooks."""
+    if not 0 < port < 1 << 16:
+        raise fail(f"--port {port}: must be from 1 to 65535")
     settings = db_settings(db, database_url)
     workers = workers or settings.workers
     problem = settings.serve_problem()
