@@ -21,6 +21,7 @@ from host import timeouts
 from host.channels import health, media, sms, voice
 from host.channels.web.router import router as web
 from host.config import Settings, get_settings
+from host.limits.body import BodyLimit
 from host.lobby import Lobby
 from host.notify import Notifiers
 from host.outbound import Outbound
@@ -67,6 +68,7 @@ def create_app(
     # No /docs, /redoc or /openapi.json: nothing reads them, and every request was matched
     # against their routes first.
     app = GameHost(title="gamehost", lifespan=lifespan, docs_url=None, redoc_url=None, openapi_url=None)
+    app.limit_bodies(settings.max_body_bytes)
 
     async def unanswered(request: Request, exc: Exception) -> Response:
         # Empty TwiML: Twilio does not retry it, and the request changed nothing.
@@ -111,15 +113,28 @@ class GameHost(FastAPI):
     handling (``ServerErrorMiddleware``: a crash is logged and answered 500;
     ``ExceptionMiddleware``: the app's exception handlers, ``Unanswered`` and the
     ``RequestValidationError`` apology among them), as FastAPI would send it but without
-    FastAPI's other layers (its native telemetry, which gamehost does not configure; the
-    body limit, which it does not set; the exit stack that closes a dependency's files,
-    which plain routes have none of) nor matching the path against every route in turn.
-    Everything else, and the webhooks too behind a ``root_path`` or with a body limit set,
-    takes FastAPI's way."""
+    FastAPI's other layers (its native telemetry, which gamehost does not configure; its
+    per-route body limit, which it does not set; the exit stack that closes a dependency's
+    files, which plain routes have none of) nor matching the path against every route in
+    turn. Everything else, and the webhooks too behind a ``root_path`` or with FastAPI's
+    body limit set, takes FastAPI's way. Before either, every request's body is capped
+    (``limit_bodies``: ``GAMEHOST_MAX_BODY_BYTES``, answered 413 before it is read)."""
 
     _webhooks: tuple[dict[str, Route], ASGIApp] | None = None
+    _limited: ASGIApp | None = None
+
+    def limit_bodies(self, max_bytes: int) -> None:
+        """Every HTTP request's body at most ``max_bytes``, enforced before any route reads
+        it (host/limits/body.py)."""
+        self._limited = BodyLimit(self._route, max_bytes)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if self._limited is not None and scope["type"] == "http":
+            await self._limited(scope, receive, send)
+        else:
+            await self._route(scope, receive, send)
+
+    async def _route(self, scope: Scope, receive: Receive, send: Send) -> None:
         if (
             scope["type"] == "http"
             and scope["method"] == "POST"

@@ -164,9 +164,9 @@ def open_key_without_the_page(sms: Sms, code: str) -> str:
     ],
 )
 def test_whose_budget_a_guess_counts_against(host: str, key: str) -> None:
-    from host.channels.web import codes
+    from host.limits.address import client_key
 
-    assert codes.client_key(host) == key
+    assert client_key(host) == key
 
 
 def test_a_stranger_is_heard_only_with_the_key(sms: Sms) -> None:
