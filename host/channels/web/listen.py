@@ -226,6 +226,20 @@ async def _send(websocket: WebSocket, out: asyncio.Queue[str | bytes]) -> None:
             await websocket.send_text(item)
 
 
+async def _hang_up_when_revoked(
+    websocket: WebSocket, store: Store, session_id: str, key: str | None, audio: asyncio.Queue[bytes | None]
+) -> None:
+    """Once the microphone's key is revoked (host/channels/web/mic.py), the audio not yet
+    heard is dropped, the listener stops and the page is closed with 1008."""
+    await mic.until_revoked(store, session_id, key)
+    while not audio.empty():
+        audio.get_nowait()
+    audio.put_nowait(None)
+    log.warning("browser microphone of session %s: its key was revoked; closing", session_id)
+    with contextlib.suppress(Exception):
+        await websocket.close(code=POLICY_VIOLATION)
+
+
 def _admit(store: Store, websocket: WebSocket, code: str) -> tuple[SessionRow | None, str | None]:
     """The game this handshake may stream to, or why not."""
     try:
@@ -257,6 +271,8 @@ async def listen(websocket: WebSocket, code: str) -> None:
     sender = asyncio.create_task(_send(websocket, out))
     audio: asyncio.Queue[bytes | None] = asyncio.Queue()
     decoder: asyncio.Task[None] | None = None
+    key = websocket.cookies.get(mic.COOKIE)
+    revoked = asyncio.create_task(_hang_up_when_revoked(websocket, state.store, row.id, key, audio))
     try:
         try:
             runner, engine = await asyncio.to_thread(_open, state, row, room)
@@ -272,6 +288,7 @@ async def listen(websocket: WebSocket, code: str) -> None:
     except (WebSocketDisconnect, RuntimeError, ConnectionError):
         log.info("browser microphone on game %s: the page went", code)
     finally:
+        revoked.cancel()
         audio.put_nowait(None)
         if decoder is not None:
             with contextlib.suppress(Exception):
