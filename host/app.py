@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import html
 import logging
 import time
 from collections.abc import AsyncIterator
@@ -12,6 +13,7 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI, Request, Response
 from fastapi.exception_handlers import request_validation_exception_handler
 from fastapi.exceptions import RequestValidationError
+from fastapi.responses import HTMLResponse, PlainTextResponse
 from starlette.middleware.errors import ServerErrorMiddleware
 from starlette.middleware.exceptions import ExceptionMiddleware
 from starlette.routing import Route
@@ -27,6 +29,7 @@ from host.notify import Notifiers
 from host.outbound import Outbound
 from host.referee import Clock, Referee
 from host.store import Store
+from host.store.health import unavailable
 from host.twilio_security import Unanswered
 from host.workers import Workers
 
@@ -84,6 +87,16 @@ def create_app(
         return _apology(request, settings)
 
     app.add_exception_handler(RequestValidationError, bad_query)
+
+    async def crashed(request: Request, exc: Exception) -> Response:
+        # A crash the store explains (read-only, full, unreachable) is a 503 that says so;
+        # any other is Starlette's plain 500. Either way the error is logged.
+        why = unavailable(exc)
+        if why is None:
+            return PlainTextResponse("Internal Server Error", status_code=500)
+        return _store_unavailable(request, why)
+
+    app.add_exception_handler(Exception, crashed)
     app.state.settings = settings
     app.state.store = store
     app.state.referee = referee
@@ -206,6 +219,22 @@ def app_from_env() -> FastAPI:
     app = create_app()
     settle_heap()
     return app
+
+
+def _store_unavailable(request: Request, why: str) -> Response:
+    log.error("the store is %s: answered %s %s with 503", why, request.method, request.url.path)
+    text = (
+        f"The game host cannot save anything right now (its database is {why})."
+        " Nothing was changed; please try again in a few minutes."
+    )
+    headers = {"Retry-After": "60"}
+    if "text/html" in request.headers.get("accept", ""):
+        page = (
+            '<!doctype html><html lang="en"><meta charset="utf-8"><title>Back soon</title>'
+            f"<h1>Back soon</h1><p>{html.escape(text)}</p></html>"
+        )
+        return HTMLResponse(page, status_code=503, headers=headers)
+    return PlainTextResponse(text, status_code=503, headers=headers)
 
 
 def _apology(request: Request, settings: Settings) -> Response:

@@ -58,6 +58,7 @@ from urllib3.exceptions import NewConnectionError
 
 from host.config import Settings
 from host.store import Store
+from host.store.health import unavailable
 
 log = logging.getLogger(__name__)
 
@@ -68,6 +69,7 @@ LOOKUP_SLACK_S = 60.0  # Twilio's clock and ours may differ: look back this much
 SETTLE_S = 10.0  # a lookup finding nothing is believed once Twilio has had the request this long
 LOOKUP_PAGE = 50  # messages per page of a lookup
 LOOKUP_PAGES = 20  # the most pages read back to the row's creation
+STORE_TOLD_EVERY_S = 60.0  # how often a store that cannot serve is logged by the sender
 #: A call in one of these states takes no more updates.
 CALL_ENDED = frozenset({"completed", "canceled", "failed", "busy", "no-answer"})
 
@@ -503,6 +505,7 @@ class Outbound:
             self._wake.set()  # a thread is free, and a row waiting behind it may be due
 
         def run() -> None:
+            told = float("-inf")  # when a store that cannot serve was last logged
             while not self._stop.is_set():
                 self._wake.clear()
                 self._in_flight = {f for f in self._in_flight if not f.done()}
@@ -511,8 +514,12 @@ class Outbound:
                 if free > 0:
                     try:
                         items = self.claim(free)
-                    except Exception:  # the store was busy or closing; try again next round
-                        log.exception("outbox sender: claiming failed")
+                    except Exception as exc:  # the store was busy or closing; try again next round
+                        # A store that cannot serve (read-only, unreachable) is said once a
+                        # minute, not with a traceback every poll.
+                        if unavailable(exc) is None or time.monotonic() - told >= STORE_TOLD_EVERY_S:
+                            told = time.monotonic()
+                            log.exception("outbox sender: claiming failed")
                 for item in items:
                     future = pool.submit(self.deliver, item)
                     self._in_flight.add(future)
