@@ -22,8 +22,12 @@ What a failed call means decides what happens next:
 - The outcome is unknown (the answer timed out, the connection dropped after the request
   went out, a 5xx other than 503, anything unexpected): Twilio may have taken it. The row
   is ``unknown``, and is looked up at Twilio before anything is sent again: an SMS among
-  Twilio's messages to that number (same text, made since the row was, and not already
-  the SID of another row); if found, its SID is recorded and it is ``sent``. Not found,
+  Twilio's messages to that number with the same text, made after our last message to that
+  number before this row (Twilio lists them newest first, so the look-up reads back to
+  that message's SID: no clock is compared, and a clock of ours running ahead of Twilio's
+  once made every look-up miss), and not already the SID of another row; if found, its
+  SID is recorded and it is ``sent``. With no earlier message to go by, it reads back a
+  day by either clock (``LOOKUP_WINDOW_S``). Not found,
   it is sent again only once Twilio has had the last request for ``settle`` seconds
   (twice the timeout, at least 10 s; until then it may still be making the message), so
   a lookup finding nothing is asked again until then. A call update cannot be looked up,
@@ -65,7 +69,9 @@ log = logging.getLogger(__name__)
 CLAIM_MARGIN_S = 5.0  # a 'sending' claim older than one request's timeout plus this was orphaned
 MAX_DELAY_S = 60.0  # the longest backoff between two attempts
 BATCH = 20
-LOOKUP_SLACK_S = 60.0  # Twilio's clock and ours may differ: look back this much further
+#: With no earlier message of ours to the number to stop at, a look-up reads back this far
+#: (Twilio's clock and ours may differ by minutes or hours, never by a day).
+LOOKUP_WINDOW_S = 24 * 3600.0
 SETTLE_S = 10.0  # a lookup finding nothing is believed once Twilio has had the request this long
 LOOKUP_PAGE = 50  # messages per page of a lookup
 LOOKUP_PAGES = 20  # the most pages read back to the row's creation
@@ -374,12 +380,13 @@ class Outbound:
         return item
 
     def _find_sms(self, client: Any, item: OutboxItem) -> tuple[list[str], OutboxItem | None]:
-        """Twilio's SIDs of messages to the row's number with its text, made since the row
-        was (less a slack for clocks), oldest first; and the item with its claim renewed
-        (None: lost). Twilio lists newest first, so the pages are read back to the row's
-        time and no further."""
-        # Twilio's dates are wall-clock: the row's age by our clock, back from now.
-        since = time.time() - (self.clock() - item.at) - LOOKUP_SLACK_S
+        """Twilio's SIDs of messages to the row's number with its text, made after our last
+        message to that number before the row, oldest first; and the item with its claim
+        renewed (None: lost). Twilio lists newest first, so the pages are read back to that
+        message (else ``LOOKUP_WINDOW_S``) and no further."""
+        stop_at = self._sid_before(item)
+        # Twilio's dates are by its clock: only a bound that no skew between clocks reaches.
+        since = time.time() - (self.clock() - item.at) - LOOKUP_WINDOW_S
         found: list[str] = []
         renewed = self._renew(item)
         if renewed is None:
@@ -389,7 +396,7 @@ class Outbound:
             older = False
             for message in page:
                 created = getattr(message, "date_created", None)
-                if created is not None and created.timestamp() < since:
+                if message.sid == stop_at or (created is not None and created.timestamp() < since):
                     older = True
                     break
                 same_sender = item.from_ is None or getattr(message, "from_", None) in (None, item.from_)
@@ -404,6 +411,16 @@ class Outbound:
             if page is None:
                 break
         return list(reversed(found)), renewed
+
+    def _sid_before(self, item: OutboxItem) -> str | None:
+        """The SID of our last message at Twilio to the row's number before the row: rows to
+        one number go out one at a time in order, so Twilio made it before this row's."""
+        rows = self.store.execute(
+            "SELECT sid FROM outbox WHERE to_addr = ? AND kind = 'sms' AND id < ? AND sid IS NOT NULL"
+            " ORDER BY id DESC LIMIT 1",
+            (item.to, item.id),
+        )
+        return str(rows[0]["sid"]) if rows else None
 
     def _record_found(self, item: OutboxItem, found: list[str]) -> bool:
         """Record the first found SID no other row has as this row's; whether the row is
