@@ -29,7 +29,7 @@ from host.notify import Notifiers
 from host.outbound import Outbound
 from host.referee import Clock, Referee
 from host.store import Store
-from host.store.health import unavailable
+from host.store.errors import unavailable
 from host.twilio_security import Unanswered
 from host.workers import Workers
 

@@ -62,7 +62,7 @@ from urllib3.exceptions import NewConnectionError
 
 from host.config import Settings
 from host.store import Store
-from host.store.health import unavailable
+from host.store.errors import unavailable
 
 log = logging.getLogger(__name__)
 

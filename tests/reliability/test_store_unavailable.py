@@ -22,7 +22,7 @@ from fastapi.testclient import TestClient
 
 from host.app import create_app
 from host.store import Store
-from host.store.health import unavailable
+from host.store.errors import unavailable
 from tests.pg import PgServer
 from tests.twilio_helpers import TEST_ACCOUNT_SID, make_settings, post_signed
 
