@@ -236,6 +236,11 @@ class Outbound:
         return max(SETTLE_S, 2 * self.settings.twilio_timeout)
 
     @property
+    def longest_wait(self) -> float:
+        """The furthest ahead a row's next try is ever set."""
+        return max(MAX_DELAY_S, self.settle)
+
+    @property
     def lease(self) -> float:
         """How long a claim holds without being renewed: one REST call, and a margin."""
         return self.settings.twilio_timeout + CLAIM_MARGIN_S
@@ -250,7 +255,9 @@ class Outbound:
         with self.store.transaction() as db:
             rows = db.execute(
                 "SELECT * FROM outbox o"
-                " WHERE ((o.status IN ('pending', 'unknown') AND o.next_at <= ?)"
+                # Due; or due further ahead than any wait we set: set before the wall clock
+                # stepped back (an hour back held a text an hour).
+                " WHERE ((o.status IN ('pending', 'unknown') AND (o.next_at <= ? OR o.next_at > ?))"
                 "   OR (o.status = 'sending' AND o.sid IS NULL AND o.claimed_at < ?))"
                 # An earlier row to the same recipient still on its way (an unknown one
                 # only while it will be looked up again) goes first.
@@ -258,7 +265,7 @@ class Outbound:
                 "   AND (e.status IN ('pending', 'sending')"
                 "     OR (e.status = 'unknown' AND e.next_at IS NOT NULL)))"
                 " ORDER BY o.id LIMIT ?" + db.for_update(skip_locked=True),
-                (now, now - self.lease, limit),
+                (now, now + self.longest_wait + CLAIM_MARGIN_S, now - self.lease, limit),
             )
             for r in rows:
                 db.execute(
@@ -317,12 +324,16 @@ class Outbound:
             if looked is None:
                 return
             item = looked
-            posted = item.posted_at
-            if item.kind == "sms" and posted is not None and self.clock() < posted + self.settle:
+            posted, now = item.posted_at, self.clock()
+            if posted is not None and posted > now:
+                posted = now  # the wall clock stepped back since: Twilio's time counts from now
+            if item.kind == "sms" and posted is not None and now < posted + self.settle:
                 # Not there yet, but Twilio may still be making it: asked again once it has
                 # had the request long enough. A look is not a try (the attempt is given back).
                 self._update(
-                    item, "status = 'unknown', next_at = ?, attempts = attempts - 1", (posted + self.settle,)
+                    item,
+                    "status = 'unknown', next_at = ?, sent_at = ?, attempts = attempts - 1",
+                    (posted + self.settle, posted),
                 )
                 return
         if item.attempts > self.settings.outbox_attempts:

@@ -285,3 +285,23 @@ def test_an_older_text_with_the_same_words_is_not_taken_for_this_one(
     item = next(i for i in out.items() if i.id == row)
     assert [m["Body"] for m in fake.messages] == ["your turn"] * 3
     assert (item.status, item.sid) == ("sent", fake.messages[-1]["sid"])
+
+
+def test_a_wall_clock_step_back_does_not_hold_texts(tmp_path: Path, fake: FakeTwilio, clock: Clock) -> None:
+    """Issue 43, item 9: a text whose send timed out waits for its look-up when the clock
+    steps back an hour. Its next try, set by the old clock, was an hour away, and every
+    later text to that number waited behind it."""
+    out = _outbound(tmp_path, fake, clock)
+    fake.answer_after = 1.0
+    first = out.send_sms(TO, "#3 Bob said 52.")
+    out.flush()
+    assert out.items()[0].status == "unknown"
+    fake.answer_after = 0.0
+    clock.advance(-3600.0)
+    later = out.send_sms(TO, "#5 Bob said 56.")
+    for _ in range(4):  # a few seconds' worth of rounds, never an hour
+        out.flush()
+        clock.advance(out.settle / 2)
+    items = {i.id: i for i in out.items()}
+    assert [items[first].status, items[later].status] == ["sent", "sent"], items
+    assert [m["Body"] for m in fake.messages] == ["#3 Bob said 52.", "#5 Bob said 56."]
