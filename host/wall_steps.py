@@ -39,7 +39,7 @@ class WallSteps:
             was_wall, was_mono = self._last
             step = wall - (was_wall + (mono - was_mono))
             if abs(step) > STEP_S:
-                log.warning("the wall clock stepped %+.0f s; turns begun before it keep their time", step)
+                log.warning("the wall clock stepped %+.0f s: not counted as time passing", step)
                 if step > 0:
                     self.steps.append((wall, step))
         self._last = (wall, mono)
