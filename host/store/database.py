@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass, field
@@ -49,6 +50,7 @@ class Transaction:
     conn: Connection
     raw: Any  # the driver's connection under ``conn``
     pid: int | None = None  # PostgreSQL's server process for it
+    began: float = 0.0  # when it began (wall clock), to know that process again
     depth: int = 1
     locked: set[str] = field(default_factory=set)  # sessions whose rows are locked (PostgreSQL)
     rows: dict[str, SessionRow] = field(default_factory=dict)
@@ -157,7 +159,8 @@ class Database:
             conn = self._shared if self._shared is not None else self.engine.connect()
             raw = self._shared_raw if self._shared is not None else conn.connection.dbapi_connection
             try:
-                txn = Transaction(conn, raw, pid=None if self.sqlite else backend_pid(raw))
+                pid = None if self.sqlite else backend_pid(raw)
+                txn = Transaction(conn, raw, pid=pid, began=time.time())
                 if self.sqlite:
                     self._run(conn, raw, "BEGIN IMMEDIATE", ())
                 else:
@@ -188,7 +191,7 @@ class Database:
         stored a reply to look up (host/store/outcome.py)."""
         if self.sqlite or not txn.marks or unavailable(exc) != "unreachable":
             return False
-        found = landed(self.engine, txn.marks, txn.pid)
+        found = landed(self.engine, txn.marks, txn.pid, txn.began)
         keys = ", ".join(sorted(txn.marks))
         if found:
             log.warning("the connection was lost at COMMIT, but it committed (reply %s): going on", keys)

@@ -32,17 +32,19 @@ def backend_pid(raw: Any) -> int | None:
     return pid if isinstance(pid, int) and pid > 0 else None
 
 
-def landed(engine: Engine, marks: dict[str, str], pid: int | None, within: float = LOOK_S) -> bool | None:
+def landed(
+    engine: Engine, marks: dict[str, str], pid: int | None, began: float, within: float = LOOK_S
+) -> bool | None:
     """Whether the replies ``marks`` (key -> body as written) are stored: True, the
-    transaction that wrote them committed; False, it did not; None: the database could not
-    be asked within ``within`` seconds."""
+    transaction that wrote them (on server process ``pid``, begun at ``began``) committed;
+    False, it did not; None: the database could not be asked within ``within`` seconds."""
     deadline = time.monotonic() + within
     while True:
         try:
             with engine.connect() as conn:
                 raw = conn.connection.dbapi_connection
                 assert raw is not None
-                if pid is not None and not _gone(raw, pid, deadline):
+                if pid is not None and not _gone(raw, pid, began, deadline):
                     return None
                 rows = raw.execute(
                     "SELECT key, body FROM replies WHERE key = ANY(%s)", (list(marks),)
@@ -56,11 +58,14 @@ def landed(engine: Engine, marks: dict[str, str], pid: int | None, within: float
             time.sleep(RETRY_S)
 
 
-def _gone(raw: Any, pid: int, deadline: float) -> bool:
+def _gone(raw: Any, pid: int, began: float, deadline: float) -> bool:
     """End the server process ``pid`` if it still runs (a role may end its own) and wait
-    until it has: whatever it was committing is then committed or rolled back."""
-    raw.execute("SELECT pg_terminate_backend(%s)", (pid,))
-    while raw.execute("SELECT 1 FROM pg_stat_activity WHERE pid = %s", (pid,)).fetchone() is not None:
+    until it has: whatever it was committing is then committed or rolled back. Only a
+    process that was there before the transaction began: after a restart the number may
+    be another's."""
+    ours = "pid = %s AND backend_start < to_timestamp(%s)"
+    raw.execute(f"SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE {ours}", (pid, began))
+    while raw.execute(f"SELECT 1 FROM pg_stat_activity WHERE {ours}", (pid, began)).fetchone() is not None:
         if time.monotonic() > deadline:
             return False
         time.sleep(0.05)
