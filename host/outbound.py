@@ -255,8 +255,7 @@ class Outbound:
         with self.store.transaction() as db:
             rows = db.execute(
                 "SELECT * FROM outbox o"
-                # Due; or due further ahead than any wait we set: set before the wall clock
-                # stepped back (an hour back held a text an hour).
+                # Due, or further ahead than any wait we set (set before the clock stepped back).
                 " WHERE ((o.status IN ('pending', 'unknown') AND (o.next_at <= ? OR o.next_at > ?))"
                 "   OR (o.status = 'sending' AND o.sid IS NULL AND o.claimed_at < ?))"
                 # An earlier row to the same recipient still on its way (an unknown one
@@ -543,8 +542,7 @@ class Outbound:
                     try:
                         items = self.claim(free)
                     except Exception as exc:  # the store was busy or closing; try again next round
-                        # A store that cannot serve (read-only, unreachable) is said once a
-                        # minute, not with a traceback every poll.
+                        # A store that cannot serve: said once a minute, not every poll.
                         if unavailable(exc) is None or time.monotonic() - told >= STORE_TOLD_EVERY_S:
                             told = time.monotonic()
                             log.exception("outbox sender: claiming failed")
