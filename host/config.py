@@ -13,7 +13,7 @@ from typing import Any, Literal
 from urllib.parse import urlsplit
 
 import platformdirs
-from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_validator
+from pydantic import AliasChoices, Field, SecretStr, ValidationError, ValidationInfo, field_validator
 from pydantic_core import ErrorDetails
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
@@ -98,6 +98,18 @@ class Settings(BaseSettings):
     table_cache: int = Field(default=DEFAULT_TABLE_CACHE, ge=0)
     # Live pages (/t/<code>/events) one client may keep open at once, per server process.
     live_streams_per_client: int = Field(default=20, ge=1)
+    # Requests as they come in (host/limits/): seconds a request's line and headers may take
+    # from its first byte (and a new connection to send one), seconds its body may take once
+    # the headers are in, and its largest body (a Twilio form is a few KB); larger is
+    # answered 413 before a byte of it is read. A WebSocket message has its own cap.
+    header_timeout: float = Field(default=10.0, gt=0)
+    body_timeout: float = Field(default=10.0, gt=0)
+    max_body_bytes: int = Field(default=64 * 1024, ge=1024)
+    ws_max_bytes: int = Field(default=64 * 1024, ge=1024)
+    # Connections one client address may have still sending a request (its headers or its
+    # body), per server process; one more closes its oldest. Behind a proxy the address is
+    # the one the proxy forwards (trusted from FORWARDED_ALLOW_IPS only).
+    connections_per_client: int = Field(default=64, ge=1)
     # Shows the sessions in progress on the home page to whoever sends it (Bearer or
     # ?token=); unset or empty: that list is never shown.
     admin_token: SecretStr | None = None
@@ -126,6 +138,21 @@ class Settings(BaseSettings):
             return None if not value.get_secret_value().strip() else value
         if isinstance(value, str) and not value.strip():
             return None
+        return value
+
+    @field_validator(
+        "header_timeout",
+        "body_timeout",
+        "max_body_bytes",
+        "ws_max_bytes",
+        "connections_per_client",
+        mode="before",
+    )
+    @classmethod
+    def _empty_is_default(cls, value: Any, info: ValidationInfo) -> Any:
+        """A limit has no "off": ``VAR=`` is the same as unset, its default."""
+        if isinstance(value, str) and not value.strip() and info.field_name is not None:
+            return cls.model_fields[info.field_name].default
         return value
 
     @property

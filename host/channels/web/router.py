@@ -30,6 +30,7 @@ from host.channels.web import codes, listen, mic, screen
 from host.channels.web.labels import labels
 from host.channels.web.live import Feed, Hub
 from host.config import Settings
+from host.limits.address import client_key
 from host.lobby import CODE_DIGITS
 from host.store import SessionRow, Store
 
@@ -226,7 +227,7 @@ async def table_events(request: Request, code: str) -> Response:
         raise HTTPException(status_code=429, detail="too many wrong join codes") from None
     if row is None:
         raise HTTPException(status_code=404, detail=f"no game has the code {echoed(code)}")
-    hub, client = _hub(request), codes.client_key(who)
+    hub, client = _hub(request), client_key(who)
     if not hub.admit(client):
         log.warning("web: %s already has %d live pages open; refused another", who, hub.per_client)
         busy = {"Retry-After": "15"}
