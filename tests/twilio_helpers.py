@@ -345,6 +345,11 @@ def make_settings(db: Path, fake: FakeTwilio | None, **overrides: Any) -> Settin
         "twilio_api_base": fake.base_url if fake is not None else None,
         "public_url": None,
         "validate_signatures": True,
+        # Tests play whole games within one minute of their clock, faster than any table:
+        # the text budgets are tested on their own (tests/sms/test_budgets.py).
+        "sms_budget_per_number": 0,
+        "sms_budget_per_game": 0,
+        "sms_budget_per_hour": 0,
     }
     values.update(overrides)
     return Settings(**values)

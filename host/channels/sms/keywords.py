@@ -1,5 +1,5 @@
 """The words of the texting protocol: keywords (the first word of a text, after fillers),
-the carriers' opt-out words, and what starts each game playable by text."""
+the carriers' opt-out words (a text of that one word), and what starts each game playable by text."""
 
 from __future__ import annotations
 
@@ -32,8 +32,12 @@ class Words:
         return cls(raw, tuple(_NON_WORD.sub("", t).upper() for t in raw))
 
     def keyword(self) -> tuple[str | None, int]:
-        """The keyword the text starts with (after fillers) and the index after it."""
+        """The keyword the text starts with (after fillers) and the index after it. An
+        opt-out word counts only as the whole text, as Twilio counts it ("end the game"
+        is no opt-out there, so here it is words to the referee, not silence)."""
         for i, key in enumerate(self.keys):
+            if key in OPT_OUT and sum(1 for k in self.keys if k) > 1:
+                return None, 0
             if key in KEYWORDS or key in OPT_IN:
                 return key, i + 1
             if key not in FILLERS and key:
