@@ -89,6 +89,21 @@ def post_signed(
     return client.post(path, data=data, headers=all_headers)
 
 
+_message_sids = itertools.count(1)
+
+
+def post_text(client: Any, phone: str, body: str, to: str = "+15005550006") -> Any:
+    """A signed incoming text from ``phone``, with a MessageSid of its own, as Twilio posts it."""
+    params = {
+        "From": phone,
+        "To": to,
+        "Body": body,
+        "MessageSid": f"SM{next(_message_sids):032x}",
+        "AccountSid": TEST_ACCOUNT_SID,
+    }
+    return post_signed(client, "/twilio/sms", params)
+
+
 class FakeTwilio:
     """``with FakeTwilio() as fake:`` a stand-in for Twilio's REST API on 127.0.0.1.
 
