@@ -50,6 +50,7 @@ from host.reply import Reply
 from host.session import Asked, SessionConfig, Table
 from host.speech.audio import SAMPLE_RATE
 from host.speech.denoise import ENGAGE_FLOOR, Denoiser, wanted
+from host.speech.dereverb import Dereverberator
 from host.speech.endpointer import Endpointer
 from host.speech.engines import recognizer_for
 from host.speech.hearing import Hearing
@@ -118,6 +119,8 @@ class StreamListener(ABC):
     _asked_end: float | None = None  # stream time the last utterance read back ended
     #: Noise suppression in front of the recogniser (None: the audio as it comes).
     denoiser: Denoiser | None = None
+    #: Late reverberation taken out after it (None: none).
+    dereverberator: Dereverberator | None = None
 
     def _attach(self, referee: Referee, session_id: str, speaker: str | None) -> Table:
         """Follow ``session_id`` for ``speaker`` (None: a shared microphone); its table now."""
@@ -304,6 +307,8 @@ class StreamListener(ABC):
         out: list[Heard] = []
         if self.denoiser is not None:
             pcm = self.denoiser(pcm)
+        if self.dereverberator is not None:
+            pcm = self.dereverberator(pcm)
         hearing = self.endpointer.feed(pcm)
         while hearing is not None:
             out.append(self.handle(hearing))

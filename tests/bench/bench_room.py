@@ -30,7 +30,7 @@ import argparse
 import os
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import cache
 from pathlib import Path
 
@@ -39,10 +39,22 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from games.base import find_game
+from host.listening.listener import Listener
+from host.speech import dereverb
 from host.speech.audio import SAMPLE_RATE
 from host.speech.model import load_model
 from tests.bench import rooms
-from tests.bench.bench_table_talk import END_S, GAP_S, Scene, Tally, dump, noisy, play_games, talk_sentences
+from tests.bench.bench_table_talk import (
+    END_S,
+    GAP_S,
+    Microphone,
+    Scene,
+    Tally,
+    dump,
+    noisy,
+    play_games,
+    talk_sentences,
+)
 from tests.bench.rooms import HELD_OUT, HELD_OUT_VOICES, ROOMS, TUNING, Room, active_rms, at_seat, mix
 
 LEAD_S = 0.6
@@ -131,6 +143,48 @@ def babble_track(room: Room, lang: str) -> np.ndarray:
     return rooms.mix(parts, n)
 
 
+class OnlineWpe(dereverb.Dereverberator):
+    """The candidate the issue names: online weighted prediction error (nara-wpe, one
+    channel), in the dereverberator's short-time spectra."""
+
+    def __init__(self, taps: int = 10, delay: int = 3, alpha: float = 0.9999) -> None:
+        super().__init__(1.0)
+        from nara_wpe.wpe import OnlineWPE  # lazy: a candidate's test dependency
+
+        bins = dereverb.FRAME // 2 + 1
+        self._wpe = OnlineWPE(
+            taps, delay, alpha, power_estimate=np.full(bins, 1e4), channel=1, frequency_bins=bins
+        )
+
+    def _hop(self, samples: np.ndarray) -> np.ndarray:
+        self._input = np.concatenate([self._input[dereverb.HOP :], samples])
+        spectrum = np.fft.rfft(self._input * self._window)
+        spectrum = self._wpe.step_frame(spectrum[:, None])[:, 0]
+        frame = np.fft.irfft(spectrum, dereverb.FRAME) * self._window / self._scale
+        self._output += frame
+        done = self._output[: dereverb.HOP].copy()
+        self._output = np.concatenate([self._output[dereverb.HOP :], np.zeros(dereverb.HOP)])
+        return done
+
+
+def candidates(args: argparse.Namespace, room: Room | None) -> Callable[[Listener], None] | None:
+    """What the bench's flags set on each fresh listener (a candidate measured by hand)."""
+    if args.dereverb is None:
+        return None
+    # One for the whole game, as the microphone's: its state carries over from step to step.
+    one: dereverb.Dereverberator
+    if args.dereverb == "wpe":
+        one = OnlineWpe()
+    else:
+        rt60 = (room.rt60 if room is not None else 0.0) if args.dereverb == "room" else float(args.dereverb)
+        one = dereverb.Dereverberator(rt60, floor_db=dereverb.FLOOR_DB, strength=dereverb.STRENGTH)
+
+    def tune(listener: Listener) -> None:
+        listener.dereverberator = one
+
+    return tune
+
+
 def pick_rooms(spec: str) -> list[Room]:
     if spec == "tuning":
         return list(TUNING)
@@ -162,7 +216,14 @@ def main() -> None:
     parser.add_argument("--dry", action="store_true", help="no room: the same voices close to the microphone")
     parser.add_argument("--show", type=int, default=4)
     parser.add_argument("--dump", type=Path)
+    parser.add_argument("--dereverb", help="RT60 in s for the dereverberator, or 'room' (the room's own)")
+    parser.add_argument("--dr-floor", type=float, help="dereverb.FLOOR_DB")
+    parser.add_argument("--dr-strength", type=float, help="dereverb.STRENGTH")
     args = parser.parse_args()
+    if args.dr_floor is not None:
+        dereverb.FLOOR_DB = args.dr_floor
+    if args.dr_strength is not None:
+        dereverb.STRENGTH = args.dr_strength
     load = os.getloadavg()[0]
     print(f"load average at start: {load:.1f}")
     for lang in args.lang.split(","):
@@ -177,6 +238,8 @@ def main() -> None:
                     tally = Tally()
                     started = time.perf_counter()
                     scene = DryScene(level) if room is None else RoomScene(room, level, lang)
+                    tune = candidates(args, room)
+                    Microphone.tune = staticmethod(tune) if tune is not None else None  # type: ignore[assignment]
                     play_games(model, lang, voice, yes_voice_for(voice, lang), sentences, games, args.quick,
                                tally, scene=scene, moves=args.moves)  # fmt: skip
                     where = "dry" if room is None else f"{room.name} (RT60 {room.rt60} s)"

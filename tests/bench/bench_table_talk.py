@@ -44,7 +44,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -308,12 +308,17 @@ class Microphone:
     game so far, so its decoder's cepstral mean carries over (``cold``: every step starts
     from the initial mean, as the first words said at a table do)."""
 
+    #: Set on a fresh listener before it hears anything (a bench trying a candidate).
+    tune: Callable[[Listener], None] | None = None
+
     def __init__(self, cold: bool) -> None:
         self.cold = cold
         self.mean: str | None = None
 
     def listener(self, referee: Referee, session: str, model: SpeechModel, denoise: bool | None) -> Listener:
         listener = Listener(referee, session, model, report_missing=False, denoise=denoise)
+        if self.tune is not None:
+            self.tune(listener)
         recognizer = listener.endpointer.recognizer
         if not self.cold and self.mean is not None and isinstance(recognizer, sphinx.SphinxRecognizer):
             recognizer.cepstral_mean = self.mean
