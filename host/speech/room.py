@@ -36,6 +36,9 @@ FLOOR_MARGIN_DB = 5.0
 TAIL_S = 0.6
 #: A rise of this much in a decay is the next sound, not the room.
 RISE_DB = 6.0
+#: The room is measured from this many of the latest utterances (a long game's first
+#: words, said before the party moved to the kitchen, stop counting).
+KEEP_UTTERANCES = 40
 #: An RT60 outside this range is not a room's (a word fading slowly, a door closing).
 RT60_RANGE = (0.1, 2.5)
 
@@ -136,23 +139,24 @@ class RoomMeter:
     def time(self) -> float:
         return self.start + len(self.levels) * FRAME_S
 
-    def feed(self, pcm: bytes) -> None:
+    def feed(self, pcm: bytes) -> list[Utterance]:
+        """Take the audio as it comes; the utterances measured now that their tails are in."""
         frame = round(self.rate * FRAME_S)
         x = np.concatenate([self._pending, as_int16(pcm).astype(np.float64)])
         usable = x.size - x.size % frame
         self._pending = x[usable:]
         if not usable:
-            return
+            return []
         frames = x[:usable]
         self.levels += [dbfs(v) for v in frame_levels(frames, frame)]
         self.peaks += np.abs(frames.reshape(-1, frame)).max(axis=1).tolist()
-        if self._later:
-            self.settle()
+        done = self.settle() if self._later else []
         extra = len(self.levels) - round(self.keep_s / FRAME_S)
         if extra > 0:
             del self.levels[:extra]
             del self.peaks[:extra]
             self.start += extra * FRAME_S
+        return done
 
     def later(self, start: float, end: float, now: float, who: str | None = None) -> None:
         """Measure the utterance of speech ``start``..``end`` once its decay has been heard
@@ -200,10 +204,16 @@ class RoomMeter:
         rt60 = decay_rt60(_until_rise(self.levels[top : self._at(end + TAIL_S)]), floor)
         said = Utterance(who, level, peak, rt60)
         self.measured.append(said)
+        del self.measured[:-KEEP_UTTERANCES]
         return said
+
+    @property
+    def rt60(self) -> float | None:
+        """The room's RT60 as measured so far (s; None before a decay was read): the lower
+        quartile of the utterances' decays (see the module notes)."""
+        decays = [u.rt60 for u in self.measured if u.rt60 is not None]
+        return float(np.percentile(decays, 25)) if decays else None
 
     def room(self) -> RoomSound:
         """The room as measured so far."""
-        decays = sorted(u.rt60 for u in self.measured if u.rt60 is not None)
-        rt60 = float(np.percentile(decays, 25)) if decays else None
-        return RoomSound(self.floor_db, rt60, tuple(self.measured))
+        return RoomSound(self.floor_db, self.rt60, tuple(self.measured))

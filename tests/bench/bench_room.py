@@ -27,11 +27,13 @@ time of the whole hearing chain, listener and referee).
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import sys
 import time
 from collections.abc import Callable, Sequence
 from functools import cache
+from itertools import product
 from pathlib import Path
 
 import numpy as np
@@ -39,9 +41,10 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from games.base import find_game
+from host.listening import listener as listening
 from host.listening.listener import Listener
-from host.speech import dereverb
-from host.speech.audio import SAMPLE_RATE
+from host.speech import dereverb, sphinx
+from host.speech.audio import SAMPLE_RATE, as_int16
 from host.speech.model import load_model
 from tests.bench import rooms
 from tests.bench.bench_table_talk import (
@@ -135,7 +138,7 @@ def babble_track(room: Room, lang: str) -> np.ndarray:
         while at < n:
             dry = rooms.voice_audio(sentences[i % len(sentences)], voice)
             wet = np.convolve(
-                rooms.as_int16(dry).astype(np.float64), rooms.impulse_response(room, room._position(*seat))
+                as_int16(dry).astype(np.float64), rooms.impulse_response(room, room._position(*seat))
             )
             parts.append((at, wet))
             at += len(dry) // 2 + round(0.25 * SAMPLE_RATE)
@@ -176,13 +179,27 @@ def candidates(args: argparse.Namespace, room: Room | None) -> Callable[[Listene
     if args.dereverb == "wpe":
         one = OnlineWpe()
     else:
-        rt60 = (room.rt60 if room is not None else 0.0) if args.dereverb == "room" else float(args.dereverb)
+        # "measured": the room's RT60 as the listener measures it (Listener._tune).
+        if args.dereverb == "room":
+            rt60 = room.rt60 if room is not None else 0.0
+        else:
+            rt60 = 0.0 if args.dereverb == "measured" else float(args.dereverb)
         one = dereverb.Dereverberator(rt60, floor_db=dereverb.FLOOR_DB, strength=dereverb.STRENGTH)
 
     def tune(listener: Listener) -> None:
         listener.dereverberator = one
 
     return tune
+
+
+TODAY = {"RINGS_RT60": listening.RINGS_RT60}
+
+
+def use_chain(chain: str) -> None:
+    """Hear as ``chain`` says: "today" is the hearing before issue 40 (no room rules)."""
+    if chain not in ("today", "room"):
+        raise SystemExit(f"unknown chain {chain!r}")
+    listening.RINGS_RT60 = math.inf if chain == "today" else TODAY["RINGS_RT60"]
 
 
 def pick_rooms(spec: str) -> list[Room]:
@@ -216,6 +233,12 @@ def main() -> None:
     parser.add_argument("--dry", action="store_true", help="no room: the same voices close to the microphone")
     parser.add_argument("--show", type=int, default=4)
     parser.add_argument("--dump", type=Path)
+    parser.add_argument(
+        "--chain",
+        default="today,room",
+        help="today (the hearing before issue 40), room (as the host hears now)",
+    )
+    parser.add_argument("--talk-weight", type=float, help="sphinx.TALK_WEIGHT")
     parser.add_argument("--dereverb", help="RT60 in s for the dereverberator, or 'room' (the room's own)")
     parser.add_argument("--dr-floor", type=float, help="dereverb.FLOOR_DB")
     parser.add_argument("--dr-strength", type=float, help="dereverb.STRENGTH")
@@ -224,6 +247,8 @@ def main() -> None:
         dereverb.FLOOR_DB = args.dr_floor
     if args.dr_strength is not None:
         dereverb.STRENGTH = args.dr_strength
+    if args.talk_weight is not None:
+        sphinx.TALK_WEIGHT = args.talk_weight
     load = os.getloadavg()[0]
     print(f"load average at start: {load:.1f}")
     for lang in args.lang.split(","):
@@ -232,27 +257,28 @@ def main() -> None:
         voices = (args.voices if lang == "en" else args.ko_voices).split(",")
         games = [g for g in args.games.split(",") if lang == "en" or "ko" in find_game(g).languages]
         places: list[Room | None] = [None] if args.dry else list(pick_rooms(args.rooms))
-        for room in places:
-            for voice in voices:
-                for level in args.noise.split(","):
-                    tally = Tally()
-                    started = time.perf_counter()
-                    scene = DryScene(level) if room is None else RoomScene(room, level, lang)
-                    tune = candidates(args, room)
-                    Microphone.tune = staticmethod(tune) if tune is not None else None  # type: ignore[assignment]
-                    play_games(model, lang, voice, yes_voice_for(voice, lang), sentences, games, args.quick,
+        for room, voice, level, chain in product(
+            places, voices, args.noise.split(","), args.chain.split(",")
+        ):
+            use_chain(chain)
+            tally = Tally()
+            started = time.perf_counter()
+            scene = DryScene(level) if room is None else RoomScene(room, level, lang)
+            tune = candidates(args, room) if chain == "room" else None
+            Microphone.tune = staticmethod(tune) if tune is not None else None
+            play_games(model, lang, voice, yes_voice_for(voice, lang), sentences, games, args.quick,
                                tally, scene=scene, moves=args.moves)  # fmt: skip
-                    where = "dry" if room is None else f"{room.name} (RT60 {room.rt60} s)"
-                    held = " [held out]" if (room and room.held_out) or voice in HELD_OUT_VOICES else ""
-                    report(
-                        lang,
-                        f"{where} {voice} {level}{held}",
-                        tally,
-                        time.perf_counter() - started,
-                        args.show,
-                    )
-                    if args.dump is not None:
-                        dump(args.dump, tally, lang=lang, room=where, voice=voice, noise=level)
+            where = "dry" if room is None else f"{room.name} (RT60 {room.rt60} s)"
+            held = " [held out]" if (room and room.held_out) or voice in HELD_OUT_VOICES else ""
+            report(
+                lang,
+                f"{where} {voice} {level}{held} [{chain}]",
+                tally,
+                time.perf_counter() - started,
+                args.show,
+            )
+            if args.dump is not None:
+                dump(args.dump, tally, lang=lang, room=where, voice=voice, noise=level, chain=chain)
     print(f"load average at end: {os.getloadavg()[0]:.1f}")
 
 

@@ -61,6 +61,7 @@ from host.session import SessionConfig
 from host.speech import sphinx
 from host.speech.audio import SAMPLE_RATE, as_int16, pcm_chunks
 from host.speech.model import SpeechModel, load_model
+from host.speech.room import RoomMeter
 from host.speech.tts import espeak_synthesize, piper_synthesize
 from host.store import Store
 from tests.clock import Clock
@@ -314,6 +315,7 @@ class Microphone:
     def __init__(self, cold: bool) -> None:
         self.cold = cold
         self.mean: str | None = None
+        self.room: RoomMeter | None = None  # the room as the listeners so far measured it
 
     def listener(self, referee: Referee, session: str, model: SpeechModel, denoise: bool | None) -> Listener:
         listener = Listener(referee, session, model, report_missing=False, denoise=denoise)
@@ -322,9 +324,12 @@ class Microphone:
         recognizer = listener.endpointer.recognizer
         if not self.cold and self.mean is not None and isinstance(recognizer, sphinx.SphinxRecognizer):
             recognizer.cepstral_mean = self.mean
+        if not self.cold and self.room is not None:
+            listener.hear_room_with(self.room)
         return listener
 
     def heard(self, listener: Listener) -> None:
+        self.room = listener.room
         recognizer = listener.endpointer.recognizer
         if isinstance(recognizer, sphinx.SphinxRecognizer):
             self.mean = recognizer.cepstral_mean
