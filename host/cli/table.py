@@ -173,7 +173,7 @@ def table(
             runner.run(pcm_chunks(pcm, SAMPLE_RATE, 20))
         else:
             err.print("Listening; press Ctrl+C to stop.")
-            runner.run(microphone_chunks(SAMPLE_RATE, 20))
+            runner.run(microphone_chunks(SAMPLE_RATE, 20, tell=err.print))
     except AudioDeviceError as exc:
         raise fail(str(exc)) from None
     except KeyboardInterrupt:
@@ -189,7 +189,9 @@ def check_microphone(rate: int) -> None:
     hint = "connect one, or play a recording in with --audio FILE.wav (16 kHz mono)"
     try:
         sounddevice = speech_audio.load_sounddevice()
-        sounddevice.check_input_settings(device=None, channels=1, dtype="int16", samplerate=rate)
+        # Opened at its own rate and resampled (speech_audio.microphone_chunks): check that one.
+        native = speech_audio.input_rate(sounddevice, None)
+        sounddevice.check_input_settings(device=None, channels=1, dtype="int16", samplerate=native)
     except AudioDeviceError as exc:
         raise fail(f"no microphone: {exc}; {hint}") from None
     except Exception as exc:  # PortAudioError ("Error querying device -1"), ValueError
