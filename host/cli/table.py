@@ -18,6 +18,7 @@ import host.speech.audio as speech_audio
 import host.speech.model as speech_models
 from grammars.reader import normalise
 from host.channels.table import StreamClock, open_table
+from host.channels.table.check import check, prompt
 from host.cli.console import err, fail
 from host.cli.database import GameDbOption, open_store
 from host.cli.options import (
@@ -76,6 +77,13 @@ def table(
     ] = False,
     db: GameDbOption = None,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Show what was heard on stderr.")] = False,
+    room_check: Annotated[
+        bool,
+        typer.Option(
+            "--check",
+            help="No game: each player says two numbers; what was heard, the room, and what to change.",
+        ),
+    ] = False,
     *,
     game_flags: dict[str, str],
 ) -> None:
@@ -107,6 +115,15 @@ def table(
         speech_model = speech_models.load_model(model, lang=lang, download=model is None, engine=chosen)
     except ModelUnavailable as exc:
         raise fail(str(exc)) from None
+    if room_check:
+        chunks = pcm_chunks(pcm, SAMPLE_RATE, 20) if audio is not None else microphone_chunks(tell=err.print)
+        try:
+            result = check(speech_model, lang, names, chunks, lambda name: err.print(prompt(name)))
+        except AudioDeviceError as exc:
+            raise fail(str(exc)) from None
+        for line in result.lines():
+            typer.echo(line)
+        return
 
     def show(heard: Heard) -> None:
         if not verbose:

@@ -37,6 +37,7 @@ from itertools import product
 from pathlib import Path
 
 import numpy as np
+from scipy.signal import fftconvolve
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
@@ -137,7 +138,7 @@ def babble_track(room: Room, lang: str) -> np.ndarray:
         at, i = round(0.7 * k * SAMPLE_RATE), k
         while at < n:
             dry = rooms.voice_audio(sentences[i % len(sentences)], voice)
-            wet = np.convolve(
+            wet = fftconvolve(
                 as_int16(dry).astype(np.float64), rooms.impulse_response(room, room._position(*seat))
             )
             parts.append((at, wet))

@@ -31,6 +31,7 @@ from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
+from scipy.signal import fftconvolve
 
 from host.speech.audio import SAMPLE_RATE, as_int16
 
@@ -150,7 +151,7 @@ def at_seat(pcm: bytes, room: Room, seat: int) -> Float:
     if level > 0:
         dry = dry * (32768 * 10 ** (SPEECH_DBFS / 20) / level)
     rir = impulse_response(room, room.seat_position(seat))
-    return np.convolve(dry, rir)
+    return np.asarray(fftconvolve(dry, rir), dtype=np.float64)
 
 
 def pink(n: int, rng: np.random.Generator) -> Float:

@@ -15,6 +15,7 @@ import math
 
 import numpy as np
 import numpy.typing as npt
+from scipy.signal import fftconvolve
 
 from host.speech.audio import SAMPLE_RATE, as_int16
 
@@ -35,7 +36,7 @@ def impulse_response(rt60: float, reverb_db: float = 6.0, seed: int = 1) -> Floa
 def in_room(pcm: bytes, rt60: float, *, reverb_db: float = 6.0, seed: int = 1) -> bytes:
     """``pcm`` as heard in the room (longer by its tail), at the same speech level."""
     dry = as_int16(pcm).astype(np.float64)
-    wet = np.convolve(dry, impulse_response(rt60, reverb_db, seed))
+    wet = fftconvolve(dry, impulse_response(rt60, reverb_db, seed))
     wet *= math.sqrt(float(np.mean(dry**2)) / max(float(np.mean(wet[: dry.size] ** 2)), 1e-9))
     return np.clip(np.rint(wet), -32768, 32767).astype("<i2").tobytes()
 
