@@ -64,3 +64,19 @@ def test_in_a_room_that_rings_a_move_often_misheard_for_another_is_read_back(
 
     assert asked(0.7)  # "Bob, 42?"
     assert not asked(None)  # ruled at once
+
+
+def test_a_hearing_carries_the_audio_of_its_utterance(referee: Referee, en_model: SpeechModel) -> None:
+    # For whoever needs the voice itself (who said it): the utterance as the recogniser
+    # heard it, from audio_start on.
+    session = referee.create(SessionConfig(lang="en"), list(NAMES))
+    listener = Listener(referee, session, en_model, report_missing=False)
+    said = trim(voices.piper("forty two"))
+    audio, ((start, end),) = said_in_room([said], None)
+    (heard,) = listener.hear(pcm_chunks(audio))
+    carried = heard.hearing.audio
+    assert heard.hearing.audio_start <= start and heard.hearing.audio_start + len(carried) / 2 / 16000 >= end
+    at = round((start - heard.hearing.audio_start) * 16000) * 2
+    assert (
+        carried[at : at + len(said)] == audio[round(start * 16000) * 2 : round(start * 16000) * 2 + len(said)]
+    )
