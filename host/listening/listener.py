@@ -30,6 +30,7 @@ from dataclasses import dataclass, replace
 
 from games.base import Command
 from grammars import Grammar, load
+from grammars.reader import normalise
 from host import confirm
 from host.confirm import ANSWER_SHARE, CONFIRM_LAPSE, DESTRUCTIVE, DESTRUCTIVE_SHARE, LOUD_SNR_DB
 from host.heard import HeardMeaning
@@ -242,6 +243,11 @@ class StreamListener(ABC):
             return self.denoiser.engaged
         return not self.phone and self.endpointer.floor >= ENGAGE_FLOOR
 
+    def _who(self, hearing: Hearing) -> str | None:
+        """Whose voice ``hearing`` is, for the room's level of each seat: the listener's
+        speaker, else a player saying their own name (a table's name round)."""
+        return self.speaker
+
     def _rings(self) -> bool:
         """The room rings (its RT60 as measured, :data:`RINGS_RT60` or more, not on a
         phone): a word's tail smears the next, and moves are misheard for each other the way
@@ -285,7 +291,7 @@ class StreamListener(ABC):
     def handle(self, hearing: Hearing) -> Heard:
         """Referee one Hearing (from :meth:`feed`, or decoded elsewhere)."""
         self.refresh()
-        self.room.later(hearing.start, hearing.speech_end, self.time, self.speaker)
+        self.room.later(hearing.start, hearing.speech_end, self.time, self._who(hearing))
         reading = self.read(hearing)
         if reading.ignored is None and self._partial(hearing, reading):
             reading = replace(reading, ignored="not a whole phrase")
@@ -446,6 +452,11 @@ class Listener(StreamListener):
                 self._phrases = phrases
                 self.endpointer.set_phrases(*phrases)
         self._checked_at = self.endpointer.time
+
+    def _who(self, hearing: Hearing) -> str | None:
+        said = {" ".join(hearing.text.split()), " ".join(hearing.talk.split())}
+        named = [n for n in self._table.names if normalise(n) in said]
+        return self.speaker or (named[0] if named else None)
 
     # --- refereeing ---
 

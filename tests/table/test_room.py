@@ -47,6 +47,9 @@ def later(listener: Listener, said: str) -> Hearing:
 def test_a_room_that_rings_is_measured_from_what_players_say(referee: Referee, en_model: SpeechModel) -> None:
     ringing = table_in(referee, en_model, 0.7)
     assert ringing.room.rt60 is not None and ringing.room.rt60 >= RINGS_RT60
+    # A player saying their own name is a seat's level (the name round).
+    # ("Cy" is no word of the English model's: heard, but as other words.)
+    assert [ringing.room.room().level(name) is not None for name in NAMES] == [True, True, False]
     dry = table_in(referee, en_model, None)
     assert dry.room.rt60 is None or dry.room.rt60 < RINGS_RT60
 
