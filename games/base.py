@@ -85,12 +85,15 @@ ANSWERS = ("yes", "no")
 
 @dataclass(frozen=True)
 class Unclear:
-    """Nothing to act on: ``text`` says so and what is allowed; ``event`` is its JSON line.
-    ``about_move`` words tried to be a move, so someone out of turn is told whose turn it is."""
+    """Nothing to act on: ``text`` says so; ``event`` is its JSON line. ``about_move``
+    words tried to be a move, so someone out of turn is told whose turn it is.
+    ``then_prompt``: what is allowed now (the turn prompt) follows ``text``; the host adds
+    it as a value of its own (``Reply.answer_prompt``), never inside ``text``."""
 
     text: str
     event: Mapping[str, object]
     about_move: bool = True
+    then_prompt: bool = False
 
 
 Proposal = Moves[Any] | Command | Answer | Unclear
@@ -296,7 +299,13 @@ class Wording(ABC, Generic[S, M, Opt]):
 
     @abstractmethod
     def refusal_text(self, refusal: Refusal, state: S, lang: str) -> str:
-        """Why a move was not taken, then what is allowed now."""
+        """Why a move was not taken, without what is allowed now: the host follows it with
+        the turn prompt, a value of its own, when :meth:`prompt_follows` says so."""
+
+    def prompt_follows(self, refusal: Refusal) -> bool:
+        """Whether what is allowed now (the turn prompt) follows :meth:`refusal_text`. By
+        default it does; a refusal that says it already ("Waiting for Ann.") says no."""
+        return True
 
     @abstractmethod
     def move_text(self, move: M, lang: str) -> str:
@@ -305,6 +314,18 @@ class Wording(ABC, Generic[S, M, Opt]):
     @abstractmethod
     def ambiguous(self, candidates: tuple[M, ...], lang: str) -> Unclear:
         """The question when words fit more than one move."""
+
+
+def heard_answer(text: str, lang: str) -> Command | None:
+    """The grammar's yes or no, said as the recogniser spells it: the answer to a read-back
+    as the listener takes it (a game that hears it in its own way still answers this)."""
+    g = load(lang)
+    spelled = g.speech_commands or g.commands
+    said = " ".join(text.split())
+    for answer in ANSWERS:
+        if said in spelled.get(answer, g.commands[answer]):
+            return Command(answer)
+    return None
 
 
 class Ear(Reader[S, M], Generic[S, M, Opt]):
@@ -332,13 +353,8 @@ class Ear(Reader[S, M], Generic[S, M, Opt]):
         By default what :meth:`read` proposes of the words as they stand, when that is one
         move or a command, trusted fully; while a read-back waits (``confirming``) also the
         grammar's yes and no, said as the recogniser spells them."""
-        if confirming:
-            g = load(lang)
-            spelled = g.speech_commands or g.commands
-            said = " ".join(text.split())
-            for answer in ANSWERS:
-                if said in spelled.get(answer, g.commands[answer]):
-                    return Command(answer), 1.0
+        if confirming and (answer := heard_answer(text, lang)) is not None:
+            return answer, 1.0
         proposal = self.read(text, state, players, None, None, lang)
         if isinstance(proposal, Moves) and len(proposal.candidates) == 1:
             return proposal.candidates[0], 1.0

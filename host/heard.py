@@ -86,8 +86,7 @@ def heard_proposal(table: Table, meaning: Any, asked: Any | None) -> Proposal:
         g = load(table.lang)
         event = {"type": "not_understood", "text": ANSWERS[0] if yes else ANSWERS[1]}
         if table.running:
-            turn = table.spec.talk.prompt(table.state, table.lang)
-            return Unclear(g.phrase("not_understood", turn=turn), event, about_move=False)
+            return Unclear(g.phrase("not_understood"), event, about_move=False, then_prompt=True)
         return Unclear(g.phrase("game_finished" if table.state is not None else "no_game"), event, False)
     if isinstance(meaning, Command):
         return Answer(False) if asked is not None and meaning.name == "undo" else meaning

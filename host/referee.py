@@ -19,10 +19,20 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from games.base import Answer, Command, GameSpec, Moves, Unclear
-from games.core import End, Event, Leave, MoveUndone, event_to_json, json_value
+from games.base import Answer, Command, Moves, Unclear
+from games.core import End, Event, Leave, json_value
 from grammars import load
 from grammars.reader import parse
+from host.answers import (
+    describe_events,
+    event_json,
+    move_fields,
+    not_understood,
+    prompt_text,
+    refused,
+    turn_event,
+    unclear,
+)
 from host.confirm import command_read_back, confirm_line, needs_confirmation, unsure
 from host.heard import HeardMeaning, SpeechText, answer_words, heard_proposal, other_readings
 from host.reply import Reply
@@ -56,19 +66,6 @@ class Refused(ValueError):
     """A move given directly (``Referee.act``) that the rules refuse; the message says why."""
 
 
-def event_json(spec: GameSpec[Any, Any, Any], event: Event) -> dict[str, Any]:
-    """The JSON line of any event: the game's, or the host's undo (moves by the game's codec)."""
-    if isinstance(event, MoveUndone):
-        fields = {k: v for k, v in spec.encode_move(event.move).items() if k != "move"}
-        return {"type": event.type, "player": event.player, **fields}
-    return event_to_json(event)
-
-
-def move_fields(spec: GameSpec[Any, Any, Any], move: Any) -> dict[str, Any]:
-    """A move's own fields for a JSON line (``number``, ``cards``...), by the game's codec."""
-    return {k: v for k, v in spec.encode_move(move).items() if k not in ("move", "action", "player")}
-
-
 #: How an utterance reached the referee besides its words: None typed or texted, a phone's
 #: speech as text, or a meaning a listener heard.
 Spoken = SpeechText | HeardMeaning | None
@@ -76,26 +73,6 @@ Spoken = SpeechText | HeardMeaning | None
 
 def _unsure(table: Table, hearing: Spoken) -> bool:
     return hearing is not None and unsure(hearing.confidence, table.config.confirm_below)
-
-
-def prompt_text(table: Table) -> str | None:
-    """What the table must do next (or the result); None before a game."""
-    return table.spec.talk.prompt(table.state, table.lang) if table.state is not None else None
-
-
-def describe_events(table: Table, events: Sequence[Event]) -> list[str]:
-    return table.spec.talk.describe(events, table.options, table.lang)
-
-
-def turn_event(table: Table) -> dict[str, Any] | None:
-    """The ``turn`` JSON line for a running game."""
-    if not table.running:
-        return None
-    event: dict[str, Any] = {"type": "turn", "player": table.current_player, "turn": table.state.turn}
-    acting = table.to_act()
-    if len(acting) > 1:
-        event["players"] = sorted(acting)
-    return event
 
 
 class Referee:
@@ -249,7 +226,7 @@ class Referee:
                 raise Refused(load(table.lang).phrase("no_game"))
             problem = table.spec.rules.refusal(table.state, move)
             if problem is not None:
-                raise Refused(table.spec.talk.refusal_text(problem, table.state, table.lang))
+                raise Refused(" ".join(refused(table, problem, Reply(session_id)).private))
             return self._rule(session_id, move, text, Reply(session_id), self.clock())
 
     def timeout(self, session_id: str, turn: int) -> Reply | None:
@@ -273,7 +250,7 @@ class Referee:
         reply = Reply(session_id)
         g = load(table.lang)
         if table.player(player) is None:
-            reply.private.append(g.phrase("not_playing", player=player))
+            reply.answer.append(g.phrase("not_playing", player=player))
             return reply
         reply.accepted = True
         move = Leave(player)
@@ -294,7 +271,7 @@ class Referee:
         g = load(table.lang)
         reply = Reply(session_id)
         if speaker is not None and table.player(speaker) is None:
-            reply.private.append(g.phrase("not_playing", player=speaker))
+            reply.answer.append(g.phrase("not_playing", player=speaker))
             return reply
         asked = table.asked
         if asked is not None and (
@@ -334,8 +311,7 @@ class Referee:
             reply.events.append(
                 {"type": "not_confirmed", "player": player, **move_fields(table.spec, asked.move)}
             )
-            reply.private.append(g.phrase("not_understood", turn=talk.prompt(table.state, table.lang)))
-            return reply
+            return not_understood(table, reply)
         if isinstance(proposal, Command):
             if table.state is not None and command_read_back(
                 proposal.name, open_mic=open_mic, unsure=_unsure(table, hearing), running=table.running
@@ -354,32 +330,26 @@ class Referee:
                 )
             return self._command(session_id, table, proposal.name, speaker, reply, now)
         if isinstance(proposal, Unclear) and not proposal.about_move:
-            return self._unclear(proposal, reply)
+            return unclear(table, proposal, reply)
         if not table.running:
-            reply.private.append(g.phrase("game_finished" if table.state is not None else "no_game"))
+            reply.answer.append(g.phrase("game_finished" if table.state is not None else "no_game"))
             return reply
         acting = table.to_act()
         if speaker is not None and acting and speaker not in acting:
             current = table.current_player or ", ".join(sorted(acting))
             reply.events.append({"type": "not_your_turn", "player": speaker, "current": current})
-            reply.private.append(g.phrase("not_your_turn", player=current))
+            reply.answer.append(g.phrase("not_your_turn", player=current))
             reply.turn, reply.next_player = table.state.turn, table.current_player
             return reply
         if isinstance(proposal, Unclear):
-            return self._unclear(proposal, reply)
+            return unclear(table, proposal, reply)
         assert isinstance(proposal, Moves)
         if len(proposal.candidates) > 1:
-            return self._unclear(talk.ambiguous(proposal.candidates, table.lang), reply)
+            return unclear(table, talk.ambiguous(proposal.candidates, table.lang), reply)
         move = proposal.candidates[0]
         # Words said after "Did you say ...?" were said twice: no second question.
         heard = hearing if asked is None else None
         return self._judge(session_id, table, move, said, heard, reply, now, shared=speaker is None)
-
-    def _unclear(self, unclear: Unclear, reply: Reply) -> Reply:
-        if unclear.event:
-            reply.events.append(dict(unclear.event))
-        reply.private.append(unclear.text)
-        return reply
 
     def _judge(
         self,
@@ -398,9 +368,8 @@ class Referee:
         if problem is not None:
             fields = {k: json_value(v) for k, v in problem.fields.items()}
             reply.events.append({"type": "refused", "reason": problem.reason, **fields})
-            reply.private.append(spec.talk.refusal_text(problem, state, table.lang))
             reply.turn, reply.next_player = state.turn, table.current_player
-            return reply
+            return refused(table, problem, reply)
         if hearing is not None and (
             (isinstance(hearing, HeardMeaning) and hearing.doubtful)
             or needs_confirmation(
@@ -449,7 +418,7 @@ class Referee:
             fields = move_fields(spec, move)
         reply.confirm = what
         reply.events.append({"type": "confirm", "player": who, "what": what, **fields})
-        reply.private.append(confirm_line(table.lang, what, who if shared else "", again=again))
+        reply.answer.append(confirm_line(table.lang, what, who if shared else "", again=again))
         reply.turn, reply.next_player = table.state.turn, table.current_player
         return reply
 
@@ -484,16 +453,14 @@ class Referee:
                 return self._command(session_id, self.table(session_id), command, speaker, reply, now)
             if "yes" in words:  # at an open microphone: the reminder, the question kept
                 what = load(table.lang).commands[command][0]
-                reply.private.append(load(table.lang).phrase("confirm_again", what=what))
+                reply.answer.append(load(table.lang).phrase("confirm_again", what=what))
                 return reply
             return None
         # "No": nothing is taken back or ended, and the question is closed, so a later
         # "yes" about something else cannot answer it.
         self._append(session_id, Drop(), now)
         reply.events.append({"type": "not_confirmed", "player": speaker or "", "command": command})
-        prompt = table.spec.talk.prompt(table.state, table.lang)
-        reply.private.append(load(table.lang).phrase("not_understood", turn=prompt))
-        return reply
+        return not_understood(table, reply)
 
     def _command(
         self, session_id: str, table: Table, name: str, speaker: str | None, reply: Reply, now: float
@@ -501,7 +468,7 @@ class Referee:
         answered = self._run_command(session_id, table, name, speaker, reply, now)
         event = next((e for e in answered.events if e.get("type") == "command"), None)
         if event is not None and answered.private:
-            event["answer"] = list(answered.private)  # --json carries every answer too
+            event["answer"] = answered.private  # --json carries every answer too, as written
         return answered
 
     def _run_command(
@@ -512,16 +479,16 @@ class Referee:
         talk, state = table.spec.talk, table.state
         reply.events.append({"type": "command", "command": name})
         if name == "help":
-            reply.private.append(talk.help(lang))
+            reply.answer.append(talk.help(lang))
         elif name == "rules":
-            reply.private.append(talk.rules(table.options, lang))
+            reply.answer.append(talk.rules(table.options, lang))
         elif name == "undo":
             return self._undo(session_id, table, speaker, reply, now)
         elif name == "new_game":
             if table.running:
-                reply.private.append(g.phrase("game_running"))
+                reply.answer.append(g.phrase("game_running"))
             elif not table.spec.seats(len(table.players)):
-                reply.private.append(g.phrase("need_players", count=table.spec.min_players))
+                reply.answer.append(g.phrase("need_players", count=table.spec.min_players))
             else:
                 begun = self._begin(session_id, table, now)
                 begun.events[:0] = reply.events
@@ -529,7 +496,7 @@ class Referee:
         elif name == "leave":
             player = speaker or table.current_player
             if player is None:
-                reply.private.append(talk.help(lang))
+                reply.answer.append(talk.help(lang))
             else:
                 left = self._leave(session_id, table, player, now)
                 left.events[:0] = reply.events
@@ -537,27 +504,27 @@ class Referee:
         elif name == "finish":
             problem = table.spec.rules.refusal(state, End(speaker)) if table.running else None
             if not table.running:
-                reply.private.append(g.phrase("game_finished" if state is not None else "no_game"))
+                reply.answer.append(g.phrase("game_finished" if state is not None else "no_game"))
             elif problem is not None:
                 reply.events.append({"type": "refused", "reason": problem.reason})
-                reply.private.append(talk.refusal_text(problem, state, lang))
+                refused(table, problem, reply)
             else:
                 events = self._append(session_id, Play(move=table.spec.encode_move(End(speaker))), now)
                 reply.accepted = True
                 self._announce(self.table(session_id), events, reply)
         elif state is None:
-            reply.private.append(g.phrase("no_game"))
+            reply.answer.append(g.phrase("no_game"))
         elif name == "whose_turn":
-            reply.private.append(talk.prompt(state, lang))
+            reply.answer_prompt = talk.prompt(state, lang)
         elif name == "repeat":
-            reply.private.extend(describe_events(table, table.last_events))
+            reply.answer.extend(describe_events(table, table.last_events))
             if table.running:
-                reply.private.append(talk.prompt(state, lang))
+                reply.answer_prompt, reply.prompt_apart = talk.prompt(state, lang), True
         elif name == "status":
-            reply.private.append(talk.status(state, lang))
+            reply.answer.append(talk.status(state, lang))
         else:  # a command this game's talk proposed but the host does not know
             reply.events[-1] = {"type": "not_understood", "text": name}
-            reply.private.append(g.phrase("not_understood", turn=talk.prompt(state, lang)))
+            not_understood(table, reply)
         return reply
 
     def _undo(self, session_id: str, table: Table, speaker: str | None, reply: Reply, now: float) -> Reply:
@@ -565,19 +532,19 @@ class Referee:
         live = [m for m in table.moves if m.seq not in table.undone]
         grace = table.config.undo_grace
         if grace is None:
-            reply.private.append(g.phrase("undo_off"))
+            reply.answer.append(g.phrase("undo_off"))
             return reply
         if not live or not is_game_move(live[-1].move):
-            reply.private.append(g.phrase("undo_nothing"))
+            reply.answer.append(g.phrase("undo_nothing"))
             return reply
         last = live[-1]
         owner = table.spec.rules.owner(last.move)
         if speaker is not None and owner is not None and speaker != owner:
             what = table.spec.talk.move_text(last.move, table.lang)
-            reply.private.append(g.phrase("undo_not_yours", player=owner, number=what))
+            reply.answer.append(g.phrase("undo_not_yours", player=owner, number=what))
             return reply
         if now - last.at > grace:
-            reply.private.append(g.phrase("undo_too_late"))
+            reply.answer.append(g.phrase("undo_too_late"))
             return reply
         events = self._append(session_id, Undo(target=last.seq, player=speaker), now)
         reply.accepted = True

@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 
 from games.base import (
+    ANSWERS,
     Command,
     FactView,
     GameSpec,
@@ -31,11 +32,16 @@ from games.base import (
     all_games,
 )
 from games.core import Event, GameOver, MoveUndone, Refusal
-from host.referee import Referee, event_json
+from grammars import load
+from host.answers import event_json
+from host.listening.phrases import CONFIRMING, command_phrases
+from host.listening.reading import read
+from host.referee import Referee
 from host.session import SessionConfig, replay
 from host.store import Store
 from tests.clock import Clock
 from tests.golden import SCRIPTS
+from tests.table.conftest import hearing
 
 GAMES = sorted(all_games(), key=lambda s: s.name)
 NAMES = ("Ann", "Bob", "Cy", "Dee", "Eve")
@@ -125,6 +131,22 @@ def test_events_have_words_in_every_language_the_game_ships(spec: GameSpec[Any, 
         for lang in others:
             for event in said:
                 assert spec.talk.describe([event], table.options, lang), f"{kind.__name__} in {lang}"
+
+
+@pytest.mark.parametrize("spec", GAMES, ids=[s.name for s in GAMES])
+def test_every_yes_and_no_the_table_listens_for_answers_a_read_back(spec: GameSpec[Any, Any, Any]) -> None:
+    """A read-back ("Bob, 11?") is answered by a clear yes or no in every game and language:
+    the reading is the answer command, and it is said as heard (``top``), which the
+    listener wants before it takes an answer."""
+    referee = Referee(Store(":memory:"), Clock(1_000_000.0))
+    players = NAMES[: spec.min_players]
+    for lang in spec.languages:
+        session = referee.create(SessionConfig(game=spec.name, lang=lang, undo_grace=None), players)
+        table = referee.table(session)
+        for answer in ANSWERS:
+            for phrase in command_phrases(load(lang), [answer]):
+                said = read(hearing((phrase, 1.0)), table, CONFIRMING)
+                assert (said.meaning, said.top) == (Command(answer), True), f"{lang} {phrase!r}: {said}"
 
 
 @pytest.mark.parametrize("spec", GAMES, ids=[s.name for s in GAMES])

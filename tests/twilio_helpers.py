@@ -98,8 +98,10 @@ class FakeTwilio:
     ``fail_calls`` call SIDs get a 404, like a call that already ended (and read as
     ``completed``). A slow Twilio: ``answer_after`` seconds between taking a post (it is
     recorded at once) and answering it; ``hold`` (an Event) keeps every post waiting,
-    untaken, until it is set. ``in_flight`` / ``most_in_flight``: posts being answered now
-    and at most at once. ``fail_gets``: every GET (a lookup) is answered 500.
+    untaken, until it is set. ``in_flight`` / ``most_in_flight``: posts waiting for their
+    answer now and at most at once, each counted from its arrival until its answer is
+    handed over (not until its thread finishes: the client may have the answer and post
+    again before that thread runs on). ``fail_gets``: every GET (a lookup) is answered 500.
     """
 
     def __init__(self) -> None:
@@ -145,9 +147,16 @@ class FakeTwilio:
                 with fake._lock:
                     fake.in_flight += 1
                     fake.most_in_flight = max(fake.most_in_flight, fake.in_flight)
+                self.waiting = True
                 try:
                     self._post(form)
                 finally:
+                    self._answered()
+
+            def _answered(self) -> None:
+                """A post is no longer in flight once its answer goes out (or it fails)."""
+                if getattr(self, "waiting", False):
+                    self.waiting = False
                     with fake._lock:
                         fake.in_flight -= 1
 
@@ -177,6 +186,9 @@ class FakeTwilio:
                 self._send(status, body)
 
             def _send(self, status: int, body: dict[str, Any]) -> None:
+                # Uncounted before a byte of the answer leaves: once the client has it, it
+                # may post again before this thread runs on.
+                self._answered()
                 data = json.dumps(body).encode()
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json")

@@ -34,6 +34,7 @@ from games.base import (
     Talk,
     Unclear,
     View,
+    heard_answer,
 )
 from games.blofa.rules import (
     CARDS,
@@ -470,8 +471,9 @@ class BlofaTalk(Talk[State, Move, Options]):
 
     def refusal_text(self, refusal: Refusal, state: State, lang: str) -> str:
         key = f"refuse_{refusal.reason}"
-        why = _say(lang, key, **_fields(refusal.fields, lang)) if key in grammar(lang).say else refusal.reason
-        return why if state.is_over else f"{why} {self.prompt(state, lang)}"
+        if key not in grammar(lang).say:
+            return refusal.reason
+        return _say(lang, key, **_fields(refusal.fields, lang))
 
     def move_text(self, move: Move, lang: str) -> str:
         match move:
@@ -546,6 +548,8 @@ class BlofaTalk(Talk[State, Move, Options]):
     def hear(
         self, text: str, state: State | None, players: tuple[str, ...], confirming: bool, lang: str
     ) -> tuple[Meaning, float]:
+        if confirming and (answer := heard_answer(text, lang)) is not None:
+            return answer, 1.0
         proposal = self.read(text, state, players, None, None, lang)
         trust = 1.0 / (1 + len(scan(text, players, lang).leftovers))
         if isinstance(proposal, Moves) and len(proposal.candidates) == 1:

@@ -265,8 +265,20 @@ def status(state: inv.State, lang: str = "en") -> str:
     return line
 
 
+#: Refusals that say all there is to say: no turn prompt follows them.
+_COMPLETE_REFUSALS = frozenset(
+    {"not_your_turn", "not_playing", "game_over", "must_follow", "bid_too_low", "must_declare"}
+)
+
+
+def prompt_follows(refusal: Refusal) -> bool:
+    """Whether what is allowed now (the turn prompt) follows :func:`refusal_text`."""
+    return refusal.reason not in _COMPLETE_REFUSALS
+
+
 def refusal_text(refusal: Refusal, state: inv.State, lang: str = "en") -> str:
-    """Why a move was not taken, then what is allowed now."""
+    """Why a move was not taken; what is allowed now follows when :func:`prompt_follows`
+    (empty for a lane of the wrong length: the prompt alone says it)."""
     g = grammar(lang)
     f: dict[str, object] = {}
     for key, value in refusal.fields.items():
@@ -289,13 +301,10 @@ def refusal_text(refusal: Refusal, state: inv.State, lang: str = "en") -> str:
     if reason == "must_follow":
         return g.phrase("inv_must_follow", **f)
     if reason == "wrong_phase":
-        return f"{g.phrase('inv_not_now')} {prompt(state, lang)}"
+        return g.phrase("inv_not_now")
     if reason == "lane_count":
-        return prompt(state, lang)
-    line = g.phrase(f"inv_{reason}", **f)
-    if reason in ("bid_too_low", "must_declare"):
-        return line
-    return f"{line} {prompt(state, lang)}"
+        return ""
+    return g.phrase(f"inv_{reason}", **f)
 
 
 # -- the game protocol ---------------------------------------------------------------------------
@@ -310,8 +319,8 @@ def has_content(talk: CardTalk) -> bool:
 
 
 def _not_understood(talk: CardTalk, state: inv.State, lang: str, about_move: bool = True) -> Unclear:
-    text = grammar(lang).phrase("not_understood", turn=prompt(state, lang))
-    return Unclear(text, {"type": "not_understood", "text": talk.text}, about_move)
+    text = grammar(lang).phrase("not_understood")
+    return Unclear(text, {"type": "not_understood", "text": talk.text}, about_move, then_prompt=True)
 
 
 def _ambiguous(options: list[str], lang: str) -> Unclear:
@@ -359,8 +368,7 @@ def _half_card(talk: CardTalk, state: inv.State, lang: str) -> Unclear:
     face = next((faces[w] for w in talk.leftovers if w in faces), None)
     if face is not None:  # "queen of hearts": cards are 1 to 10, there is no queen to ask about
         return Unclear(
-            g.phrase("inv_no_faces", faces=face, turn=prompt(state, lang)),
-            {"type": "not_a_card", "text": talk.text},
+            g.phrase("inv_no_faces", faces=face), {"type": "not_a_card", "text": talk.text}, then_prompt=True
         )
     suit = state.follow.suit if state.follow is not None else (state.suits or (None,))[0]
     numbers = tuple(dict.fromkeys(talk.numbers))
@@ -372,7 +380,7 @@ def _half_card(talk: CardTalk, state: inv.State, lang: str) -> Unclear:
         )
     if numbers and not any(n in RANKS for n in numbers):
         return Unclear(
-            g.phrase("inv_not_a_card", turn=prompt(state, lang)), {"type": "not_a_card", "text": talk.text}
+            g.phrase("inv_not_a_card"), {"type": "not_a_card", "text": talk.text}, then_prompt=True
         )
     if len(talk.suits) == 1 and not numbers:
         example = card_text(Card(9, talk.suits[0]), lang)
@@ -549,6 +557,9 @@ class InversionTalk(Talk[inv.State, inv.Move, inv.Options]):
 
     def refusal_text(self, refusal: Refusal, state: inv.State, lang: str) -> str:
         return refusal_text(refusal, state, lang)
+
+    def prompt_follows(self, refusal: Refusal) -> bool:
+        return prompt_follows(refusal)
 
     def move_text(self, move: inv.AnyMove, lang: str) -> str:
         return move_text(move, lang)

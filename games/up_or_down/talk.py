@@ -345,8 +345,7 @@ class UpOrDownTalk(Talk[ud.State, Say, ud.Options]):
         # Nothing to act on, or yes / no with nothing asked.
         event = {"type": "not_understood", "text": intent.name if isinstance(intent, CommandSaid) else text}
         if running:
-            assert state is not None
-            return Unclear(g.phrase("not_understood", turn=prompt(state, lang)), event, False)
+            return Unclear(g.phrase("not_understood"), event, False, then_prompt=True)
         return Unclear(g.phrase("not_understood_wait"), event, False)
 
     @staticmethod
@@ -401,6 +400,9 @@ class UpOrDownTalk(Talk[ud.State, Say, ud.Options]):
 
     def help(self, lang: str) -> str:
         return load(lang).phrase("help")
+
+    def prompt_follows(self, refusal: Refusal) -> bool:
+        return False  # whose turn it is, who is out, or that the game is over says it all
 
     def refusal_text(self, refusal: Refusal, state: ud.State, lang: str) -> str:
         g = load(lang)

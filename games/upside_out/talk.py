@@ -30,6 +30,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 import games.upside_out.rules as r
 from games.base import (
+    ANSWERS,
     Answer,
     CardView,
     Command,
@@ -43,6 +44,7 @@ from games.base import (
     Talk,
     Unclear,
     View,
+    heard_answer,
 )
 from games.core import Event, GameOver, MoveUndone, Refusal
 from games.upside_out.deck import Deck, load_deck
@@ -220,6 +222,10 @@ def _tokens(text: str) -> list[str]:
     return out
 
 
+#: What is not understood that the turn prompt follows (the other answers ask a question).
+_PROMPTED = frozenset({"not_understood", "unknown_recipient"})
+
+
 class _NotRead(ValueError):
     """Words that tried to be a move but cannot be one: ``key`` names the phrase."""
 
@@ -358,9 +364,9 @@ class UpsideOutTalk(Talk[r.State, r.Move, r.Options]):
         about_move: bool = True,
         fields: dict[str, object] | None = None,
     ) -> Unclear:
-        prompt = self.prompt(state, lang) if state is not None else ""
-        line = _say(lang, key, prompt=prompt, **(fields or {}))
-        return Unclear(line, {"type": "not_understood", "text": text, "reason": key}, about_move)
+        line = _say(lang, key, **(fields or {}))
+        event = {"type": "not_understood", "text": text, "reason": key}
+        return Unclear(line, event, about_move, then_prompt=key in _PROMPTED)
 
     def _moves(
         self,
@@ -605,8 +611,7 @@ class UpsideOutTalk(Talk[r.State, r.Move, r.Options]):
             fields["kind"] = _react_name(str(fields["kind"]), lang)
             if refusal.reason == "no_copy_left":
                 fields["card"] = fields["kind"]
-        reason = _say(lang, f"refused_{refusal.reason}", **fields)
-        return reason if state.is_over else _cap(f"{reason} {self.prompt(state, lang)}")
+        return _say(lang, f"refused_{refusal.reason}", **fields)
 
     def move_text(self, move: r.Move, lang: str) -> str:
         if isinstance(move, r.Start | r.Draw):
@@ -680,10 +685,12 @@ class UpsideOutTalk(Talk[r.State, r.Move, r.Options]):
     def hear(
         self, text: str, state: r.State | None, players: tuple[str, ...], confirming: bool, lang: str
     ) -> tuple[Meaning, float]:
-        said = self.read(text, state, players, None, True if confirming else None, lang)
+        if confirming and (answer := heard_answer(text, lang)) is not None:
+            return answer, 1.0
+        said = self.read(text, state, players, None, None, lang)
         if isinstance(said, Moves) and len(said.candidates) == 1:
             return said.candidates[0], 1.0
-        if isinstance(said, Command | Answer):
+        if isinstance(said, Command) and said.name not in ANSWERS:
             return said, 1.0
         return None, 0.0
 

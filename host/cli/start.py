@@ -10,11 +10,12 @@ from typing import Any
 
 from games.base import GameSpec
 from grammars import GrammarError, languages, load
+from host.answers import prompt_text, turn_event
 from host.cli.console import fail, out
 from host.cli.options import setup_flags
 from host.config import get_settings
 from host.deadline import SkipClock, Watch, waited
-from host.referee import Referee, prompt_text, turn_event
+from host.referee import Referee
 from host.reply import Reply
 from host.session import SessionConfig, Table
 from host.store import Store

@@ -23,6 +23,7 @@ from games.inversion.cards import Card, Suit, deck
 from games.inversion.rules import InversionOutcome
 from games.inversion.words import card_words, grammar, words_of
 from host.channels.sms.text import NAME_MAX, SEGMENT, fit, fits_one_segment, gsm_length, texted, turn_prefix
+from host.reply import Reply
 from tests.sms.conftest import PHONES, Sms, new_sid
 
 # -- helpers -----------------------------------------------------------------------------
@@ -571,14 +572,18 @@ def test_every_refusal_reason_of_the_engine_is_checked() -> None:
 
 
 def test_every_inversion_line_the_referee_can_send_fits_one_segment() -> None:
-    """Real lines from host/inversion_phrasing.py, with 4 players of 12 letters, "10 of
+    """Real lines from games/inversion/talk.py, as the referee writes them (an answer and
+    the turn prompt after it: ``Reply.private``), with 4 players of 12 letters, "10 of
     diamonds", 4-player tallies (a won trick's line carries the tally), revoke penalties."""
     g = grammar("en")
     lines: list[str] = []
     for state in _states():
-        lines += [words.prompt(state), words.status(state)]
-        lines.append(g.phrase("not_understood", turn=words.prompt(state)))
-        lines += [words.refusal_text(r, state) for r in _refusals()]
+        prompt = words.prompt(state)
+        lines += [prompt, words.status(state)]
+        lines += Reply("", answer=[g.phrase("not_understood")], answer_prompt=prompt).private
+        for r in _refusals():
+            why = [text] if (text := words.refusal_text(r, state)) else []
+            lines += Reply("", answer=why, answer_prompt=prompt if words.prompt_follows(r) else None).private
     playing = _states()[-1]
     lines.append(words.status(replace(playing, piles=((NAME, ()),) * 10)))
     # A trick's result and its tally are separate lines (``describe`` puts them on two), so

@@ -7,11 +7,13 @@ from collections.abc import Iterator
 
 import pytest
 
+from games.base import all_games
 from host.listening.listener import Listener
 from host.referee import Referee
 from host.session import SessionConfig
 from host.speech.audio import pcm_chunks
 from host.speech.model import SpeechModel, load_model
+from tests.golden import SCRIPTS
 from tests.speech.conftest import silence
 from tests.table.test_english_table import Voice, espeak, piper
 
@@ -67,3 +69,24 @@ def test_a_spoken_no_to_a_read_back_undo_closes_the_question(
     (again,) = listener.hear(pcm_chunks(silence(0.5) + voice("undo") + silence(1.2)))
     assert again.reply is not None and again.reply.confirm == "undo" and not again.reply.accepted
     assert referee.table(session).state.last == 53  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("game", sorted(s.name for s in all_games()))
+def test_a_spoken_no_answers_a_read_back_in_every_game(
+    referee: Referee, en_model: SpeechModel, game: str
+) -> None:
+    """Each game hears the read-back's answer as the listener takes it (Blófa and Upside-Out
+    read their own yes and no, which the table once never heard)."""
+    (config, players, lines), *_ = [s() for s in SCRIPTS.values() if s()[0].game == game]
+    session = referee.create(config.model_copy(update={"lang": "en", "undo_grace": 1e9}), players)
+    for line in lines:  # the golden game up to its first ruled move
+        speaker, _, words = line.partition(": ")
+        if referee.handle(session, words, speaker).accepted:
+            break
+    before = referee.table(session).state
+    listener = Listener(referee, session, en_model, report_missing=False)
+    (heard,) = listener.hear(pcm_chunks(silence(0.5) + piper("undo") + silence(1.2)))
+    assert heard.reply is not None and heard.reply.confirm == "undo"
+    (no,) = listener.hear(pcm_chunks(silence(0.5) + piper("no") + silence(1.2)))
+    assert no.reply is not None and any(e["type"] == "not_confirmed" for e in no.reply.events)
+    assert referee.table(session).asked is None and referee.table(session).state == before

@@ -67,6 +67,29 @@ def test_reply_lines_drop_the_written_prompt(tmp_path: Path) -> None:
     assert reply_lines(declined, referee.table(session)) == [vp.say("en", "say_again")]
 
 
+def test_a_call_says_each_answer_and_leaves_its_written_prompt_to_the_call(tmp_path: Path) -> None:
+    # The referee keeps the prompt that closes an answer apart (``Reply.answer_prompt``):
+    # text shows it where it always stood; a call says the answer alone and its spoken
+    # prompt after, with nothing cut off by matching.
+    referee = Referee(Store(tmp_path / "g.sqlite3"))
+    session = referee.create(SessionConfig(mode=Mode.TOURNAMENT), ["Ann", "Bob", "Cy"])
+    referee.handle(session, "53")
+    prompt = "Bob: an odd number above 53 or an even number below 53."
+    table = referee.table(session)
+    whose = referee.handle(session, "whose turn")
+    assert whose.private == [prompt] and whose.answer == [] and reply_lines(whose, table) == []
+    again = referee.handle(session, "repeat")
+    assert again.private == ["Ann said 53.", prompt]
+    assert reply_lines(again, table) == ["Ann said fifty three."]
+    muddle = referee.handle(session, "banana")
+    assert muddle.private == [f"I didn't catch that. {prompt}"]
+    assert reply_lines(muddle, table) == ["I didn't catch that."]
+    cards = referee.create(SessionConfig(game="inversion"), ["Ann", "Bob"])
+    wrong = referee.handle(cards, "hearts and spades")
+    assert wrong.private == ["Choose 3 suits, not 2. Which 3 suits? Say them, like hearts, spades and clubs."]
+    assert reply_lines(wrong, referee.table(cards)) == ["Choose three suits, not two."]
+
+
 @pytest.mark.parametrize(
     ("said", "code"),
     [

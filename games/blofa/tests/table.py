@@ -59,7 +59,9 @@ class Table:
     def _answer(self, text: str, speaker: str | None) -> list[str]:
         proposal = TALK.read(text, self.state, self.players, speaker, None, self.lang)
         if isinstance(proposal, Unclear):
-            return [proposal.text]
+            # The host follows the answer with the turn prompt when it says so.
+            prompt = f" {TALK.prompt(self.state, self.lang)}" if proposal.then_prompt else ""
+            return [proposal.text + prompt]
         if isinstance(proposal, Answer):
             return ["(nothing to answer)"]
         if isinstance(proposal, Command):
@@ -72,7 +74,10 @@ class Table:
     def make(self, move: Move) -> list[str]:
         wrong = refusal(self.state, move)
         if wrong is not None:
-            return [TALK.refusal_text(wrong, self.state, self.lang)]
+            why = TALK.refusal_text(wrong, self.state, self.lang)
+            if TALK.prompt_follows(wrong) and not self.state.is_over:
+                return [f"{why} {TALK.prompt(self.state, self.lang)}"]
+            return [why]
         self.history.append(self.state)
         self.moves.append(move)
         self.state, events = play(self.state, move)

@@ -428,14 +428,6 @@ def test_options_from_text_and_back() -> None:
     assert flags["dealer"] == ("--dealer",) and flags["dry_tricks"] == ("--dry-tricks",)
 
 
-def test_the_module_example_runs() -> None:
-    import doctest
-
-    import games.blofa.rules as rules
-
-    assert doctest.testmod(rules).failed == 0
-
-
 def test_a_protected_opening_may_be_challenged_when_nothing_else_is_left() -> None:
     # "When it's your turn, you have 3 options": with no card to play and no pile to draw
     # from, challenging the protected opening is the one left.

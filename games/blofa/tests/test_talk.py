@@ -247,7 +247,8 @@ def test_refusals_say_what_was_wrong_and_what_is_allowed() -> None:
     wrong = refusal(state, PlayCards("Bob", (Y,), 6))
     assert wrong is not None
     text = TALK.refusal_text(wrong, state, "en")
-    assert text.startswith("Declare 3 or 4, not 6.") and "Bob:" in text
+    assert text.startswith("Declare 3 or 4, not 6.") and TALK.prompt_follows(wrong)
+    assert "Bob:" in TALK.prompt(state, "en")
 
 
 def test_a_play_of_three_cards_is_refused_not_shrunk() -> None:
@@ -268,7 +269,7 @@ def test_flipped_values_that_cannot_be_the_cards_are_asked_again() -> None:
     wrong = refusal(state, got.candidates[0])
     assert wrong is not None
     text = TALK.refusal_text(wrong, state, "en")
-    assert text == "blue cannot be 5: say the flipped values again. " + TALK.prompt(state, "en")
+    assert text == "blue cannot be 5: say the flipped values again." and TALK.prompt_follows(wrong)
     assert TALK.refusal_text(wrong, state, "ko")
 
 

@@ -72,14 +72,18 @@ def transcript(
         if isinstance(said, Command):
             out.append(talk.status(state, lang) if said.name == "status" else talk.prompt(state, lang))
         elif isinstance(said, Unclear):
-            out.append(said.text)
+            # The host follows the answer with the turn prompt when it says so.
+            prompt = f" {talk.prompt(state, lang)}" if said.then_prompt else ""
+            out.append(said.text + prompt)
         elif isinstance(said, Moves) and len(said.candidates) > 1:
             out.append(talk.ambiguous(said.candidates, lang).text)
         elif isinstance(said, Moves):
             try:
                 state, events = rules.play(state, said.candidates[0])
             except IllegalMove as exc:
-                out.append(talk.refusal_text(exc.refusal, state, lang))
+                why = talk.refusal_text(exc.refusal, state, lang)
+                follows = talk.prompt_follows(exc.refusal) and not state.is_over
+                out.append(f"{why} {talk.prompt(state, lang)}" if follows else why)
                 continue
             out.extend(talk.describe(events, opts, lang))
             if not state.is_over:

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from pydantic import BaseModel, ConfigDict, Field
 
-from games.base import Answer, Command, Listening, Moves, Unclear
+from games.base import Command, Listening, Moves, Unclear
 from games.core import Refusal
 from games.upside_out import SPEC
 from games.upside_out.rules import (
@@ -70,12 +70,14 @@ def cases(lang: str) -> list[Case]:
     ("lang", "case"), [(lang, c) for lang in LANGS for c in cases(lang)], ids=lambda v: getattr(v, "said", v)
 )
 def test_grammar_cases(lang: str, case: Case) -> None:
-    said = T.read(case.said, state_after(case), P3, case.speaker, None, lang)
+    state = state_after(case)
+    said = T.read(case.said, state, P3, case.speaker, None, lang)
     if case.command is not None:
         assert said == Command(case.command)
     elif case.unclear is not None:
         assert isinstance(said, Unclear) and said.event["reason"] == case.unclear
-        assert said.text and len(said.text) <= 160
+        prompt = f" {T.prompt(state, lang)}" if said.then_prompt else ""
+        assert said.text and len(said.text + prompt) <= 160
     else:
         want = [case.move] if case.move is not None else case.moves
         assert want is not None
@@ -102,7 +104,8 @@ def test_every_refusal_has_words() -> None:
     for lang in LANGS:
         for reason in reasons:
             text = T.refusal_text(Refusal(reason, fields), state, lang)
-            assert text and len(text) <= 160 and "{" not in text
+            written = f"{text} {T.prompt(state, lang)}" if T.prompt_follows(Refusal(reason, fields)) else text
+            assert text and len(written) <= 160 and "{" not in written
 
 
 def test_the_golden_game_is_said_in_short_lines_in_both_languages() -> None:
@@ -201,10 +204,10 @@ def test_words_are_heard_as_the_same_meaning(lang: str) -> None:
         React("Cy", "counter"),
         Command("whose_turn"),
         Command("status"),
-        Answer(True),
+        Command("yes"),  # a read-back's answer, as the listener takes it
     ]
     for meaning, words in zip(meanings, SAID[lang], strict=True):
-        heard, trust = T.hear(words, state, P3, isinstance(meaning, Answer), lang)
+        heard, trust = T.hear(words, state, P3, meaning == Command("yes"), lang)
         assert heard == meaning, (words, heard)
         assert trust == 1.0
     assert T.hear("lovely weather", state, P3, False, lang) == (None, 0.0)

@@ -344,7 +344,7 @@ class StreamSession:
         """What to say for a reply: the ruling, then this caller's turn prompt if it is theirs.
         A reply to someone else (``own=False``) is told without its private lines."""
         if not own:
-            reply = replace(reply, private=[])
+            reply = replace(reply, answer=[], answer_prompt=None)
         table = self.referee.table(self.info.session_id)
         lang = table.config.lang
         lines = reply_lines(reply, table)

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from games.base import default_game
 from grammars import Grammar, load
 from grammars.reader import CommandSaid, parse
+from host.answers import prompt_text
 from host.channels.sms.keywords import (
     CHANNEL,
     HELP,
@@ -25,7 +26,7 @@ from host.config import Settings
 from host.lobby import CODE_DIGITS, Joined, Lobby, Member, host_number
 from host.notify import Notifiers
 from host.outbound import Outbound
-from host.referee import Referee, prompt_text
+from host.referee import Referee
 from host.reply import Reply
 from host.session import SessionConfig, Table
 
@@ -231,7 +232,8 @@ class SmsChannel:
         if keyword is None and table.running and any(abs(n) > MAX_NUMBER for n in parse(text, lang).numbers):
             # A typing accident, not a move (which the rules would rule a mistake); nor could
             # it be told to anyone in one text.
-            return self._say(member, [g.phrase("not_understood", turn=prompt_text(table))])
+            typo = Reply(session_id, answer=[g.phrase("not_understood")], answer_prompt=prompt_text(table))
+            return self._say(member, typo.private)
         if keyword == "JOIN":
             if not in_lobby and not table.running:
                 # The old game is over: moving on to another one needs no LEAVE first.

@@ -19,6 +19,7 @@ from twilio.twiml.voice_response import VoiceResponse
 import host.channels.voice.prompts as vp
 from grammars import load
 from grammars.reader import spoken
+from host.answers import describe_events
 from host.channels.spoken import reply_lines
 from host.channels.voice.calls import Call
 from host.channels.voice.menu import in_game
@@ -26,7 +27,6 @@ from host.channels.voice.requests import confidence, field, query_int, signed
 from host.channels.voice.service import Token, Where, for_this_turn, turn_of
 from host.channels.voice.steps import after_game, ask_move, confirm_line, goodbye, next_step
 from host.heard import SpeechText
-from host.referee import describe_events
 from host.session import Table
 
 REPROMPTS = 2  # silent turns asked again before the turn-timeout rule applies

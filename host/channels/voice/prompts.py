@@ -3,10 +3,9 @@
 
 Pure functions over the grammar data: ``grammars/<lang>/voice.yaml`` holds the spoken
 wording (a key a language lacks falls back to English), ``numbers.yaml`` and
-``commands.yaml`` give the ``<Gather>`` hints. Numbers are read out as words:
+``commands.yaml`` give the ``<Gather>`` hints. Numbers are read out as words
+(``grammars.reader.spoken``), a join code digit by digit, and a code is heard either way:
 
->>> spoken("Ann said 53. Turn 4.")
-'Ann said fifty three. Turn four.'
 >>> spoken_code("048213")
 'zero, four, eight, two, one, three'
 >>> code_heard("four eight one, five nine two")

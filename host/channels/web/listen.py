@@ -33,7 +33,9 @@ import io
 import json
 import logging
 import threading
+import time
 import wave
+from collections.abc import Callable
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
@@ -55,9 +57,11 @@ log = logging.getLogger(__name__)
 
 router = APIRouter()
 POLICY_VIOLATION = 1008
-#: Microphone audio waiting for the recogniser; beyond it the oldest is dropped (a page
-#: sending faster than real time must not grow memory without bound).
-MAX_QUEUED_S = 5.0
+#: How far a page's audio may run ahead of the time since its handshake: it starts
+#: capturing as it opens the socket, so more is a page sending faster than real time.
+AHEAD_S = 3.0
+#: The most audio kept waiting for a recogniser that cannot keep up (about 2 MB).
+MAX_BEHIND_S = 60.0
 MAX_FRAME_BYTES = 64 * 1024
 LOOPBACK = frozenset({"localhost", "127.0.0.1", "::1"})
 
@@ -173,9 +177,64 @@ def _open(state: State, row: SessionRow, room: Room) -> tuple[TableRunner, str]:
     return runner, describe_model(model)
 
 
-async def _receive(websocket: WebSocket, audio: asyncio.Queue[bytes | None]) -> None:
+class Inbox:
+    """The page's microphone audio waiting for the recogniser.
+
+    A slow host falls behind and catches up: loading the model, synthesising an answer
+    on a busy machine, each takes seconds in which the page goes on sending. Nothing
+    said is dropped for that, for the stream is the room's time: the host drops its own
+    voice by stream time (``host/channels/table/runner.py``), and a gap would shift that
+    onto what is said next. What is dropped is what no honest page sends: audio ahead of
+    the time since the handshake (``AHEAD_S``), and more than ``MAX_BEHIND_S`` waiting
+    for a recogniser that cannot keep up at all. A drop is logged when it starts."""
+
+    def __init__(self, opened: float, clock: Callable[[], float] = time.monotonic) -> None:
+        self.opened, self.clock = opened, clock
+        self.queue: asyncio.Queue[bytes | None] = asyncio.Queue()
+        self.taken = 0  # bytes accepted since the handshake
+        self.waiting = 0  # bytes accepted and not yet taken by the recogniser
+        self.dropping = False
+
+    def put(self, data: bytes) -> bool:
+        """Queue a frame; False: dropped."""
+        rate = SAMPLE_RATE * SAMPLE_WIDTH
+        ahead = (self.taken + len(data)) / rate - (self.clock() - self.opened)
+        behind = (self.waiting + len(data)) / rate
+        if ahead > AHEAD_S or behind > MAX_BEHIND_S:
+            if not self.dropping:
+                why = f"{ahead:.1f} s ahead of real time" if ahead > AHEAD_S else f"{behind:.0f} s behind"
+                log.warning("browser microphone: dropping audio (%s)", why)
+            self.dropping = True
+            return False
+        self.dropping = False
+        self.taken += len(data)
+        self.waiting += len(data)
+        self.queue.put_nowait(data)
+        return True
+
+    def close(self) -> None:
+        self.queue.put_nowait(None)
+
+    async def take(self) -> bytes | None:
+        """Everything waiting, at once (one hop to the decoder per batch); None: the page
+        went and everything before was taken."""
+        chunk = await self.queue.get()
+        if chunk is None:
+            return None
+        batch = [chunk]
+        while not self.queue.empty():
+            more = self.queue.get_nowait()
+            if more is None:
+                self.queue.put_nowait(None)  # the end, after this batch
+                break
+            batch.append(more)
+        data = b"".join(batch)
+        self.waiting -= len(data)
+        return data
+
+
+async def _receive(websocket: WebSocket, audio: Inbox) -> None:
     """Microphone frames into ``audio`` until the page goes; text frames are ignored."""
-    limit = round(MAX_QUEUED_S * SAMPLE_RATE) * SAMPLE_WIDTH
     while True:
         message = await websocket.receive()
         if message["type"] == "websocket.disconnect":
@@ -187,12 +246,10 @@ async def _receive(websocket: WebSocket, audio: asyncio.Queue[bytes | None]) -> 
             log.warning("browser microphone: a %d-byte frame; closing", len(data))
             await websocket.close(code=POLICY_VIOLATION)
             return
-        if audio.qsize() * len(data) > limit:
-            continue  # the decoder is far behind: drop rather than grow
-        audio.put_nowait(data)
+        audio.put(data)
 
 
-async def _decode(runner: TableRunner, audio: asyncio.Queue[bytes | None], room: Room) -> None:
+async def _decode(runner: TableRunner, audio: Inbox, room: Room) -> None:
     try:
         await _feed(runner, audio)
     except Exception:
@@ -201,20 +258,10 @@ async def _decode(runner: TableRunner, audio: asyncio.Queue[bytes | None], room:
         room.send(json.dumps({"type": "error", "text": "The host stopped listening (an error)."}))
 
 
-async def _feed(runner: TableRunner, audio: asyncio.Queue[bytes | None]) -> None:
+async def _feed(runner: TableRunner, audio: Inbox) -> None:
     """Feed the runner in a thread, everything queued at once (one hop per batch)."""
-    while True:
-        chunk = await audio.get()
-        if chunk is None:
-            return
-        batch = [chunk]
-        while not audio.empty():
-            more = audio.get_nowait()
-            if more is None:
-                await asyncio.to_thread(runner.feed, b"".join(batch))
-                return
-            batch.append(more)
-        await asyncio.to_thread(runner.feed, b"".join(batch))
+    while (batch := await audio.take()) is not None:
+        await asyncio.to_thread(runner.feed, batch)
 
 
 async def _send(websocket: WebSocket, out: asyncio.Queue[str | bytes]) -> None:
@@ -241,6 +288,7 @@ def _admit(store: Store, websocket: WebSocket, code: str) -> tuple[SessionRow | 
 
 @router.websocket("/t/{code}/listen")
 async def listen(websocket: WebSocket, code: str) -> None:
+    opened = time.monotonic()  # the page is capturing from about now
     state = websocket.app.state
     settings: Settings = state.settings
     problem = origin_problem(websocket.headers.get("origin"), websocket.headers.get("host"), settings)
@@ -255,7 +303,7 @@ async def listen(websocket: WebSocket, code: str) -> None:
     out: asyncio.Queue[str | bytes] = asyncio.Queue()
     room = Room(state.notifiers, out, asyncio.get_running_loop())
     sender = asyncio.create_task(_send(websocket, out))
-    audio: asyncio.Queue[bytes | None] = asyncio.Queue()
+    audio = Inbox(opened)
     decoder: asyncio.Task[None] | None = None
     try:
         try:
@@ -272,7 +320,7 @@ async def listen(websocket: WebSocket, code: str) -> None:
     except (WebSocketDisconnect, RuntimeError, ConnectionError):
         log.info("browser microphone on game %s: the page went", code)
     finally:
-        audio.put_nowait(None)
+        audio.close()
         if decoder is not None:
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(decoder, timeout=10)

@@ -29,11 +29,12 @@ from typing import Any
 
 from games.base import View
 from grammars import load
+from host.answers import describe_events, prompt_text
 from host.channels.sms.text import texted
 from host.channels.web import screen
 from host.channels.web.labels import labels
 from host.deadline import limit
-from host.referee import Clock, describe_events, prompt_text
+from host.referee import Clock
 from host.session import SessionConfig, Table, apply, new_table
 from host.store import SessionRow, Store
 

@@ -68,12 +68,13 @@
     socket.binaryType = "arraybuffer";
     var node = new AudioWorkletNode(context, "pcm16");
     var player = new Player(context);
-    // Speech said while the host loads its recogniser is kept (up to ~5 s) and sent when
-    // it is ready, so the first move is not lost.
+    // Speech said while the host loads its recogniser is kept and sent when it is ready,
+    // so the first move is not lost, and all of it (up to a minute of 40 ms frames, what
+    // the host keeps waiting: listen.py MAX_BEHIND_S), so the stream keeps the room's time.
     var pending = [], ready = false;
     node.port.onmessage = function (f) {
       if (ready && socket.readyState === 1) socket.send(f.data);
-      else if (!ready && pending.length < 125) pending.push(f.data);
+      else if (!ready && pending.length < 1500) pending.push(f.data);
     };
     context.createMediaStreamSource(stream).connect(node);
     node.connect(context.destination);  // pulls the worklet; it writes silence
