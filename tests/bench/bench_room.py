@@ -3,7 +3,7 @@
 Run: python tests/bench/bench_room.py [--rooms tuning|held-out|all|den,living,...]
      [--voices piper,piper-fast,...] [--noise quiet,babble10,white20,fan20] [--lang en,ko]
      [--quick] [--no-talk] [--moves N] [--games ...] [--corpus FILE.yaml] [--dump FILE.jsonl]
-     [--show N] [--dry]
+     [--show N] [--dry] [--chain today,room] [--dereverb RT60|room|measured|wpe] [--talk-weight W]
 
 The games of tests/bench/bench_table_talk.py (every kind, a move, then a sentence of table
 talk and someone's "yes"), said from the players' seats in rooms simulated by
@@ -14,6 +14,13 @@ room alone), ``babble10`` (three other players talking among themselves at other
 10 dB below the speaker), ``white20`` / ``fan20`` / ``white10`` / ``fan10`` (the noise
 mixes of the table talk bench, at that SNR against the speech). ``--dry`` runs the same
 voices and noise with no room, the control.
+
+``--chain``: ``today`` hears as the host did before issue 40 (no room rules), ``room`` as
+it does now (the room measured from what is said; in a room that rings the noisy room's
+read-back rules and the lenient talk prior); both in one run by default. ``--quick``:
+every 8th sentence of the talk corpus, 10 moves a game (a few minutes a room on 2 idle
+cores). ``--dereverb``, ``--talk-weight``: candidates measured by hand (docs/speech.md,
+"Hearing in a room").
 
 Rooms and voices named "held out" in rooms.py are never used for a choice: ``--rooms
 held-out`` with the held-out voices gives the figures reported apart.
