@@ -24,10 +24,12 @@ import numpy.typing as npt
 from host.speech.audio import SAMPLE_RATE, as_int16, frame_levels, noise_floor
 
 FRAME_S = 0.01
-#: The decay is fitted from this far below the end of the word's level ...
-FIT_FROM_DB = 5.0
+#: The decay is fitted from this far below the end of the word's level (the first 10 dB
+#: are the voice's own fade: from 5 dB, espeak-ng's dry words measured 0.31 s, a ringing
+#: room's; from 10 dB, 0.13 s) ...
+FIT_FROM_DB = 10.0
 #: ... down to this far below it (or to the floor, whichever comes first) ...
-FIT_TO_DB = 25.0
+FIT_TO_DB = 30.0
 #: ... and a decay spanning less than this many dB is not read (the floor is too close).
 MIN_SPAN_DB = 12.0
 #: Above the floor by this much the floor starts to bend the decay: the fit stops there.
@@ -39,6 +41,8 @@ RISE_DB = 6.0
 #: The room is measured from this many of the latest utterances (a long game's first
 #: words, said before the party moved to the kitchen, stop counting).
 KEEP_UTTERANCES = 40
+#: The room's RT60 is read from at least this many decays (one word's slow fade is not a room).
+MIN_DECAYS = 3
 #: An RT60 outside this range is not a room's (a word fading slowly, a door closing).
 RT60_RANGE = (0.1, 2.5)
 
@@ -209,10 +213,10 @@ class RoomMeter:
 
     @property
     def rt60(self) -> float | None:
-        """The room's RT60 as measured so far (s; None before a decay was read): the lower
-        quartile of the utterances' decays (see the module notes)."""
+        """The room's RT60 as measured so far (s; None until enough decays were read): the lower
+        quartile of the utterances' decays (see the module notes), once :data:`MIN_DECAYS` are in."""
         decays = [u.rt60 for u in self.measured if u.rt60 is not None]
-        return float(np.percentile(decays, 25)) if decays else None
+        return float(np.percentile(decays, 25)) if len(decays) >= MIN_DECAYS else None
 
     def room(self) -> RoomSound:
         """The room as measured so far."""
