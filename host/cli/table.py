@@ -18,6 +18,7 @@ import host.speech.audio as speech_audio
 import host.speech.model as speech_models
 from grammars.reader import normalise
 from host.channels.table import StreamClock, open_table
+from host.channels.table.check import check, prompt
 from host.cli.console import err, fail
 from host.cli.database import GameDbOption, open_store
 from host.cli.options import (
@@ -83,10 +84,17 @@ def table(
         ),
     ] = True,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Show what was heard on stderr.")] = False,
+    room_check: Annotated[
+        bool,
+        typer.Option(
+            "--check",
+            help="No game: each player says two numbers; what was heard, the room, and what to change.",
+        ),
+    ] = False,
     *,
     game_flags: dict[str, str],
 ) -> None:
-    """Referee players around one microphone and speaker, offline (Vosk), out loud.
+    """Referee players around one microphone and speaker, offline (pocketsphinx or Vosk), out loud.
 
     Setup not given as options (a card game's suits, lane, who starts) is said at the table."""
     spec = find(game)
@@ -96,7 +104,7 @@ def table(
     if "table" not in spec.channels:
         raise fail(f"{spec.title} is not played at a table with a microphone")
     names = parse_players(players)
-    options, setup = options_and_setup(spec, opt, say, {**game_flags, **flag_values(ctx.args)})
+    options, setup = options_and_setup(spec, opt, say, {**game_flags, **flag_values(ctx)})
     check_setup(spec, names, options, lang, setup)
     pcm = b""
     if audio is not None:
@@ -114,6 +122,15 @@ def table(
         speech_model = speech_models.load_model(model, lang=lang, download=model is None, engine=chosen)
     except ModelUnavailable as exc:
         raise fail(str(exc)) from None
+    if room_check:
+        chunks = pcm_chunks(pcm, SAMPLE_RATE, 20) if audio is not None else microphone_chunks(tell=err.print)
+        try:
+            result = check(speech_model, lang, names, chunks, lambda name: err.print(prompt(name)))
+        except AudioDeviceError as exc:
+            raise fail(str(exc)) from None
+        for line in result.lines():
+            typer.echo(line)
+        return
 
     def show(heard: Heard) -> None:
         if not verbose:
@@ -158,8 +175,7 @@ def table(
     except ValueError as exc:
         raise fail(str(exc)) from None
     err.print(describe_model(speech_model))
-    hint = f"gamehost play {spec.name} {resume_hint(session_id, db)}"
-    err.print(f"Session {session_id} (resume as text with: {hint}).")
+    err.print(f"Session {session_id} (resume as text with: gamehost play {resume_hint(session_id, db)}).")
     # Names are the table's own (the grammars' words are all in the model: a test sees to
     # that); say once which cannot be heard, and what to do without them.
     unheard = set(runner.listener.missing_words)
@@ -184,7 +200,7 @@ def table(
             runner.run(pcm_chunks(pcm, SAMPLE_RATE, 20))
         else:
             err.print("Listening; press Ctrl+C to stop.")
-            runner.run(microphone_chunks(SAMPLE_RATE, 20))
+            runner.run(microphone_chunks(SAMPLE_RATE, 20, tell=err.print))
     except AudioDeviceError as exc:
         raise fail(str(exc)) from None
     except KeyboardInterrupt:
@@ -200,7 +216,9 @@ def check_microphone(rate: int) -> None:
     hint = "connect one, or play a recording in with --audio FILE.wav (16 kHz mono)"
     try:
         sounddevice = speech_audio.load_sounddevice()
-        sounddevice.check_input_settings(device=None, channels=1, dtype="int16", samplerate=rate)
+        # Opened at its own rate and resampled (speech_audio.microphone_chunks): check that one.
+        native = speech_audio.input_rate(sounddevice, None)
+        sounddevice.check_input_settings(device=None, channels=1, dtype="int16", samplerate=native)
     except AudioDeviceError as exc:
         raise fail(f"no microphone: {exc}; {hint}") from None
     except Exception as exc:  # PortAudioError ("Error querying device -1"), ValueError

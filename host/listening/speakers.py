@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import functools
 import itertools
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
@@ -157,9 +157,6 @@ class WhoSpoke:
         self.enrolling = False
         #: Players whose voice was enrolled from their name (usable at once).
         self.named: set[str] = set()
-        #: Whether the room rings (a room meter's RT60, issue 40): then another voice is
-        #: never sure enough to refuse a move, only to read it back.
-        self.rings: Callable[[], bool] = lambda: False
         self._audio = bytearray()
         self._start = 0  # stream sample of _audio[0]
         self._pending: tuple[tuple[float, float], Future[Voiceprint]] | None = None
@@ -221,8 +218,12 @@ class WhoSpoke:
         counts = self.voices.counts()
         return all(p in self.named or counts.get(p, 0) >= FROM_MOVES for p in players)
 
-    def judge(self, hearing: Hearing, table: Table, meaning: Any, *, confirming: bool) -> Voiced:
-        """Who said ``hearing`` (read as ``meaning``), as the referee should take it."""
+    def judge(
+        self, hearing: Hearing, table: Table, meaning: Any, *, confirming: bool, rings: bool = False
+    ) -> Voiced:
+        """Who said ``hearing`` (read as ``meaning``), as the referee should take it.
+        ``rings``: the room rings (the room meter's RT60, host/speech/room.py), and another
+        voice is never sure enough to refuse a move, only to read it back."""
         voice = self.voiceprint(hearing)
         expected = presumed(table, meaning, confirming)
         if not self.ready(table.names):
@@ -231,7 +232,7 @@ class WhoSpoke:
         if confirming:
             return Voiced(voice, identity, owner=expected)  # "yes" is too short to tell voices by
         said = verdict(identity, expected, self.voices, voice.speech_s)
-        if said == SURELY and self.rings():
+        if said == SURELY and rings:
             said = MAYBE
         if said == SURELY:
             return Voiced(voice, identity, speaker=identity.player, owner=identity.player)

@@ -6,22 +6,32 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
+from typing import Any
 
-from games.base import default_game
+from games.base import GameSpec, default_game
 from grammars import Grammar, load
 from grammars.reader import CommandSaid, parse
+from host import pins
 from host.answers import prompt_text
+from host.channels.sms.budget import TextBudget
 from host.channels.sms.keywords import (
     CHANNEL,
     HELP,
+    NOT_IN_NAMES,
     OPT_IN,
     OPT_OUT,
+    RULES_FILLERS,
+    UNKNOWN_WORD_MAX,
+    NewAsked,
     Words,
+    chosen_options,
     game_named,
     new_keywords,
+    read_new,
     seat_range,
+    texted_new,
 )
-from host.channels.sms.text import fit, sanitize_name, turn_prefix
+from host.channels.sms.text import NAME_MAX, fit, sanitize_name, turn_prefix
 from host.config import Settings
 from host.lobby import CODE_DIGITS, Joined, Lobby, Member, host_number
 from host.notify import Notifiers
@@ -33,6 +43,9 @@ from host.session import SessionConfig, Table
 log = logging.getLogger(__name__)
 
 MAX_BODY = 1600  # Twilio's own limit for one message; anything longer is not a person typing
+# What the referee reads of one text: no move or question is longer, and an answer that
+# quotes what it could not read ("I didn't catch a move in ...") stays a text or two.
+MAX_SAID = 320
 MAX_PLAYERS = 10  # an SMS game's seats when the game itself sets no limit (Up-or-Down)
 MAX_NUMBER = 10**7  # larger numbers are typing accidents, not moves (see _member)
 
@@ -60,6 +73,7 @@ class SmsChannel:
         self.notifiers = notifiers
         self.store = referee.store
         self.g: Grammar = load(settings.lang)
+        self.budget = TextBudget(self.store, settings)
 
     # -- one incoming text -----------------------------------------------------------------
 
@@ -80,15 +94,38 @@ class SmsChannel:
             for k in keys:
                 if k in saved:
                     return SmsAnswer(list(saved[k].get("messages", [])))
+            now = self.referee.clock()
             if host:
-                self.lobby.texted(address, host, self.referee.clock())
-            answer = self._dispatch(address, body[:MAX_BODY], key)
+                self.lobby.texted(address, host, now)
+            member = self.lobby.member(address)  # known already: read with the replies
+            game = member.session_id if member is not None else None
+            answer = self._over_budget(address, game, body, now) or self._dispatch(
+                address, body[:MAX_BODY], key
+            )
             # The others' messages go into the outbox in this same transaction: the move
             # and the news of it are committed together (a sender thread delivers them).
             self.tell(answer.tell)
+            # Counted where the text came in: a stranger's NEW or JOIN answer is on the budget
+            # numbers in no game share, so a flood of NEW from many numbers is held to it.
+            self.budget.count(address, game, len(answer.messages), now)
             for k in keys:
                 self.store.save_reply(k, answer.session_id, {"messages": answer.messages})
         return answer
+
+    def _over_budget(self, address: str, game: str | None, text: str, now: float) -> SmsAnswer | None:
+        """None when the text may be acted on; else told once that it came in over a text
+        budget (``budget.py``), then nothing. An opt-out is always taken."""
+        if Words.of(text).keyword()[0] in OPT_OUT:
+            return None
+        over = self.budget.over(address, game, now)
+        if over is None:
+            return None
+        log.warning(
+            "text from %s over the %s budget: %s", address, over.spent, "told" if over.tell else "silent"
+        )
+        if not over.tell:
+            return SmsAnswer()
+        return SmsAnswer(fit([self.g.phrase("sms_over_budget")]))
 
     def _dispatch(self, address: str, text: str, key: str | None) -> SmsAnswer:
         words = Words.of(text)
@@ -103,7 +140,7 @@ class SmsChannel:
             return SmsAnswer(tell=[(left, address)], session_id=left.session_id)
         member = self.lobby.member(address)
         if keyword in HELP:
-            return self._say(member, [self._help(member)])
+            return self._say(member, self._help(member))
         if self.lobby.opted_out(address):
             if keyword in OPT_IN:
                 self.lobby.opt_in(address)
@@ -128,18 +165,38 @@ class SmsChannel:
             return self._say(None, [g.phrase("sms_not_in_game")])
         return self._say(None, [g.phrase("sms_welcome", games=new_keywords())])
 
-    def _create(self, address: str, words: Words, after: int) -> SmsAnswer:
-        rest = list(range(after, len(words.raw)))
-        named = game_named(words.keys[rest[0]]) if rest else None
-        spec = named or default_game()
-        if named is not None:
-            rest.pop(0)
-        options: dict[str, object] = {}
-        while rest and (chosen := spec.option_words.get(words.keys[rest[0]].lower())) is not None:
-            options.update(chosen)
-            rest.pop(0)
-        asked = " ".join(words.raw[i] for i in rest)
-        name = sanitize_name(asked) or "Player 1"
+    def _create(self, address: str, words: Words, after: int, default: str | None = None) -> SmsAnswer:
+        """NEW [game] [option words] [name]; ``default``: the name when none is typed."""
+        asked = read_new(words, after)
+        refused = self._refusal(asked)
+        if refused is not None:
+            return self._say(None, [refused])
+        return self._open(address, asked.spec, asked.options, asked.name, default)
+
+    def _refusal(self, asked: NewAsked) -> str | None:
+        """Why a NEW text starts nothing: a word that reads as a game's or an option's name
+        the host does not know, or a name with characters no name has (None: it starts one)."""
+        g, spec, command = self.g, asked.spec, texted_new(asked)
+        if asked.unknown is not None:
+            if asked.named or asked.options:
+                return g.phrase("sms_no_option", game=spec.title, word=asked.unknown, command=command)
+            return g.phrase("sms_no_game_named", word=asked.unknown, games=new_keywords())
+        odd = "".join(dict.fromkeys(c for c in asked.name if c in NOT_IN_NAMES))
+        if odd:
+            return g.phrase("sms_name_characters", chars=odd, command=command)
+        return None
+
+    def _open(
+        self,
+        address: str,
+        spec: GameSpec[Any, Any, Any],
+        options: dict[str, object],
+        typed: str,
+        default: str | None = None,
+        before: list[str] | None = None,
+    ) -> SmsAnswer:
+        """A new game in the lobby with ``address`` its creator; ``before``: lines said first."""
+        name = sanitize_name(typed) or default or "Player 1"
         config = SessionConfig(
             game=spec.name,
             options=options,
@@ -149,25 +206,45 @@ class SmsChannel:
             # A game without a turn clock plays at the table's pace.
             turn_timeout=self.settings.sms_turn_timeout if spec.timed else None,
         )
+        seated = self.lobby.member(address)
         try:
             joined = self.lobby.create(address, name, CHANNEL, config)
         except ValueError as exc:  # options the game refuses (a deck file that does not load)
             return self._say(None, [f"{spec.title}: {exc}"])
         log.info("%s made game %s (%s, %s)", address, joined.session_id, spec.name, options)
-        if spec.default:
-            line = self.g.phrase("sms_created", code=joined.code, name=name)
+        reused = seated is not None and seated.session_id == joined.session_id
+        if reused:  # their open lobby again (Lobby.create): its game, options and their name
+            table = self.referee.table(joined.session_id)
+            spec, options, name = table.spec, dict(table.config.options), joined.name
+        how = chosen_options(spec, options)
+        fields = {"code": joined.code, "name": name, "game": spec.title, "seats": seat_range(spec)}
+        if how:
+            line = self.g.phrase("sms_created_with", options=how, **fields)
+        elif spec.default:
+            line = self.g.phrase("sms_created", **fields)
         else:
-            line = self.g.phrase(
-                "sms_created_game", code=joined.code, name=name, game=spec.title, seats=seat_range(spec)
-            )
-        answer = self._say(None, [*self._renamed(asked, name), line])
+            line = self.g.phrase("sms_created_game", **fields)
+        # An open lobby given again keeps its name and PIN (told when it was made).
+        told = [line] if reused else [*self._renamed(typed, name), line, *self._pin(address)]
+        answer = self._say(None, [*(before or []), *told])
         answer.session_id = joined.session_id
         return answer
 
+    def _pin(self, address: str) -> list[str]:
+        """A new seat's PIN for calls (``host/pins.py``), told only to its own number."""
+        pin = pins.issue(self.store, address)
+        return [self.g.phrase("sms_pin", pin=pin)] if pin else []
+
     def _renamed(self, asked: str, name: str) -> list[str]:
-        """Telling someone whose name cannot be texted (not GSM-7) the one they play under."""
-        replaced = asked.strip() and not sanitize_name(asked)
-        return [self.g.phrase("sms_name_replaced", name=name)] if replaced else []
+        """Telling someone whose name cannot be texted (not GSM-7) the one they play under,
+        and someone whose name was too long where it was cut."""
+        if not asked.strip():
+            return []
+        if not sanitize_name(asked):
+            return [self.g.phrase("sms_name_replaced", name=name)]
+        if sanitize_name(asked, limit=MAX_BODY) != name:
+            return [self.g.phrase("sms_name_cut", count=NAME_MAX, name=name)]
+        return []
 
     def _join(self, address: str, words: Words, after: int, default: str | None = None) -> SmsAnswer:
         g = self.g
@@ -189,6 +266,9 @@ class SmsChannel:
         if table is not None and len(table.players) >= _seats(table) and not table.running:
             return self._say(None, [g.phrase("sms_full", count=_seats(table))])
         typed = " ".join(words.raw[i:])
+        odd = "".join(dict.fromkeys(c for c in typed if c in NOT_IN_NAMES))
+        if odd:
+            return self._say(None, [g.phrase("sms_name_characters", chars=odd, command=f"JOIN {code}")])
         asked = sanitize_name(typed)
         taken = table.names if table is not None else ()
         if not asked and default and default.casefold() not in {n.casefold() for n in taken}:
@@ -211,7 +291,7 @@ class SmsChannel:
         creator = table.players[0].name
         log.info("%s joined game %s as %s", address, result.session_id, name)
         joined_line = g.phrase("sms_joined", code=code, name=name, players=players, creator=creator)
-        answer = self._say(None, [*self._renamed(typed, name), joined_line])
+        answer = self._say(None, [*self._renamed(typed, name), joined_line, *self._pin(address)])
         news = Reply(result.session_id, news=[g.phrase("sms_joined_others", name=name, players=players)])
         answer.tell.append((news, address))
         answer.session_id = result.session_id
@@ -253,6 +333,8 @@ class SmsChannel:
                 if len(table.players) < need:
                     return self._say(member, [g.phrase("need_players", count=need)])
                 return self._ruled(member, self.referee.begin(session_id))
+            if keyword == "NEW" and creator.address == member.address:
+                return self._create(member.address, words, after)  # their open lobby again
             if keyword == "NEW":
                 return self._say(member, [g.phrase("sms_in_game", code=self._code(session_id))])
             if keyword is None and parse(text, lang).intent() == CommandSaid("leave"):
@@ -263,7 +345,13 @@ class SmsChannel:
                 "sms_lobby", code=self._code(session_id), players=", ".join(table.names), creator=creator.name
             )
             return self._say(member, [lobby_line])
-        if keyword in ("NEW", "START"):
+        over = not table.running
+        asks_new = keyword in ("NEW", "START")
+        if over and (asks_new or (keyword is None and parse(text, lang).intent() == CommandSaid("new_game"))):
+            moved = self._next_game(member, table, words, after if asks_new else len(words.raw))
+            if moved is not None:
+                return moved
+        if asks_new:
             # Over: a rematch with the same table ("winner opens the next game").
             # Running: the referee says a game is running.
             text = "new game"
@@ -271,10 +359,35 @@ class SmsChannel:
             text = "status"
         # No key of its own: this text's answer, stored under its MessageSid in this same
         # transaction (``receive``), is what a retry finds.
+        if len(text) > MAX_SAID:
+            text = text[:MAX_SAID].rsplit(" ", 1)[0]
         reply = self.referee.handle(session_id, text, member.name)
         if self.lobby.left(member.address, reply):  # "leave the game": ruled by the referee
             return self._left(member, reply)
         return self._ruled(member, reply)
+
+    def _next_game(self, member: Member, table: Table, words: Words, after: int) -> SmsAnswer | None:
+        """NEW (or "new game") once a game is over: None for a rematch with the same table
+        (the referee's); another game named, or too few players left to play again: out of
+        the old game and into a new lobby of that game (of the same one and its options,
+        with any option words typed), the sender its creator, under the same name unless
+        another is typed."""
+        asked = read_new(words, after)
+        other = asked.named and asked.spec.name != table.spec.name
+        if not other and asked.unknown is None and table.spec.seats(len(table.players)):
+            return None
+        refused = self._refusal(asked)
+        if refused is not None:
+            return self._say(member, [refused])  # still in the old game
+        left = self._leave(member)
+        if other:
+            answer = self._open(member.address, asked.spec, asked.options, asked.name, member.name)
+        else:  # "NEW", "new game", "NEW TRAINING": the same game, with what was typed
+            before = [self.g.phrase("sms_next_game")]
+            options = {**table.config.options, **asked.options}
+            answer = self._open(member.address, table.spec, options, asked.name, member.name, before)
+        answer.tell[:0] = left.tell
+        return answer
 
     def _leave(self, member: Member) -> SmsAnswer:
         """LEAVE (or an old game left for a new one): out of the game and its members."""
@@ -302,12 +415,28 @@ class SmsChannel:
         state = self.referee.table(session_id).state
         return state.turn if state is not None else None
 
-    def _help(self, member: Member | None) -> str:
-        if member is not None:
-            table = self.referee.table(member.session_id)
-            if not table.spec.default:
-                return table.spec.talk.help(table.lang)
-        return self.g.phrase("sms_help", games=new_keywords())
+    def _help(self, member: Member | None) -> list[str]:
+        """HELP: outside a game how to start or join one; in a lobby how friends join and
+        who starts; in a game the game's own help, whose turn it is and the texts that
+        leave or end it; after one how to go on."""
+        g = self.g
+        if member is None:
+            return [g.phrase("sms_help", games=new_keywords())]
+        table = self.referee.table(member.session_id)
+        code = self._code(member.session_id)
+        if table.state is None:
+            players, creator = ", ".join(table.names), table.players[0].name
+            return [
+                g.phrase("sms_lobby", code=code, players=players, creator=creator),
+                g.phrase("sms_help_lobby", code=code),
+            ]
+        now = prompt_text(table) or ""
+        if not table.running:
+            return [now, g.phrase("sms_help_over")]
+        lines = [table.spec.talk.help(table.lang), now, g.phrase("sms_help_playing")]
+        if table.config.undo_grace:
+            lines.append(g.phrase("sms_help_undo", seconds=f"{table.config.undo_grace:g}"))
+        return lines
 
     def _stamp(self, reply: Reply) -> None:
         """Replies that did not move the game still carry the current turn number."""
@@ -325,17 +454,32 @@ class SmsChannel:
         self, member: Member | None, words: Words, after: int, table: Table | None = None
     ) -> SmsAnswer:
         """The rules of the game named ("RULES BLOFA", also during another game), else of the
-        game being played, else of the default game; in full, over numbered texts."""
-        named = [s for k in words.keys[after:] if (s := game_named(k)) is not None]  # "RULES CARDS"
-        lang = table.lang if table is not None else self.settings.lang
-        if named:
-            text = named[0].talk.rules(named[0].make_options(), lang)
-        elif table is not None:
-            text = table.spec.talk.rules(table.options, lang)
-        else:
-            spec = default_game()
-            text = spec.talk.rules(spec.make_options(), lang)
+        game being played, else of the default game; in full, over numbered texts. A word
+        that names no game ("RULES chess") is answered with the games there are."""
         turn = self._turn(member.session_id) if member is not None else None
+        keys = words.keys
+        asked = [i for i in range(after, len(keys)) if keys[i] and keys[i] not in RULES_FILLERS]
+        whole = game_named(" ".join(words.keys[i] for i in asked))  # "RULES UP OR DOWN"
+        named = [whole] if whole else [s for i in asked if (s := game_named(words.keys[i])) is not None]
+        lang = table.lang if table is not None else self.settings.lang
+        spec = named[0] if named else table.spec if table is not None else default_game()
+        options: dict[str, object] = {}
+        unknown = []
+        for i in asked:
+            chosen = spec.option_words.get(words.keys[i].lower())
+            if chosen is not None:
+                options.update(chosen)
+            elif not spec.known_as(words.keys[i]) and not named:
+                unknown.append(words.raw[i])
+        if unknown:
+            word = unknown[0][:UNKNOWN_WORD_MAX]
+            return SmsAnswer(
+                fit([self.g.phrase("sms_no_game_named", word=word, games=new_keywords())], turn_prefix(turn))
+            )
+        if options or named or table is None:
+            text = spec.talk.rules(spec.make_options(options), lang)
+        else:
+            text = spec.talk.rules(table.options, lang)
         return SmsAnswer(fit([text], turn_prefix(turn), numbered=True))
 
     def _code(self, session_id: str) -> str:
@@ -352,8 +496,10 @@ class SmsChannel:
         """The ``sms`` notifier: a REST message (or outbox entry) per segment-sized chunk,
         from the number of ours the member last texted."""
         from_ = host_number(self.store, member.address)
-        for body in fit(reply.public, turn_prefix(reply.turn)):
+        bodies = fit(reply.public, turn_prefix(reply.turn))
+        for body in bodies:
             self.outbound.send_sms(member.address, body, from_=from_)
+        self.budget.count(member.address, reply.session_id, len(bodies), self.referee.clock())
 
 
 def _seats(table: Table) -> int:
