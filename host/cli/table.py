@@ -76,6 +76,13 @@ def table(
         bool, typer.Option("--quiet", help="Print announcements without speaking them.")
     ] = False,
     db: GameDbOption = None,
+    voices: Annotated[
+        bool,
+        typer.Option(
+            "--voices/--no-voices",
+            help="Tell the players apart by voice (names asked first; kept in memory for the game only).",
+        ),
+    ] = True,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Show what was heard on stderr.")] = False,
     room_check: Annotated[
         bool,
@@ -136,7 +143,8 @@ def table(
         # What the referee was given (the reading, not only the decoder's best path) and its answer.
         given = heard.reading.text if heard.reading is not None else heard.hearing.text
         answer = (heard.reply.news or heard.reply.private or [""])[0]
-        err.print(f"{at} -> {given!r}: {answer}")
+        voice = heard.voiced.heard if heard.voiced is not None else None
+        err.print(f"{at} -> {given!r}{f' ({voice} speaking)' if voice else ''}: {answer}")
 
     def show_ignored(at: float, why: str) -> None:
         err.print(f"[{at:7.2f} s] (ignored: {why})")
@@ -161,6 +169,8 @@ def table(
             on_ignored=show_ignored if verbose else None,
             due=Watch(referee, session_id).due,
             report_missing=False,
+            voices=voices,
+            names_over=audio is not None,
         )
     except ValueError as exc:
         raise fail(str(exc)) from None
@@ -185,6 +195,7 @@ def table(
             loudspeaker.prepare()
         for opening in openings:
             runner.announce(opening)
+        runner.ask_names()
         if audio is not None:
             runner.run(pcm_chunks(pcm, SAMPLE_RATE, 20))
         else:

@@ -46,6 +46,7 @@ from host.listening.phrases import (
     talk_list,
 )
 from host.listening.reading import INVALID_PRIOR, Reading, is_move, read
+from host.listening.speakers import Voiced, WhoSpoke
 from host.referee import Referee
 from host.reply import Reply
 from host.session import Asked, SessionConfig, Table
@@ -84,6 +85,7 @@ class Heard:
     hearing: Hearing
     reply: Reply | None  # None: ignored (silence, chatter, nothing a player could mean)
     reading: Reading | None = None
+    voiced: Voiced | None = None  # whose voice (None: voices off, or ignored and not enrolling)
 
     @property
     def ignored(self) -> str | None:
@@ -132,6 +134,8 @@ class StreamListener(ABC):
     #: as it comes, each utterance measured once its tail has been heard. A table's one
     #: microphone keeps one meter across listeners (:meth:`hear_room_with`).
     room: RoomMeter
+    #: The players' voices at a shared microphone (None: voices off; host/listening/speakers.py).
+    who_spoke: WhoSpoke | None = None
 
     def _attach(self, referee: Referee, session_id: str, speaker: str | None) -> Table:
         """Follow ``session_id`` for ``speaker`` (None: a shared microphone); its table now."""
@@ -301,7 +305,9 @@ class StreamListener(ABC):
             log.info("ignored %r (%s)", hearing.text, reading.ignored)
             if reading.ignored != REPLY_TO_TALK:
                 self._talk_end = hearing.end  # a reply dropped does not hold the next one off
-            return Heard(hearing, None, reading)
+            return Heard(hearing, None, reading, self._voice_unanswered(hearing))
+        voiced = self._voice(hearing, reading)
+        speaker = voiced.speaker if voiced is not None and self.speaker is None else self.speaker
         heard = HeardMeaning(
             reading.meaning,
             reading.confidence,
@@ -309,16 +315,39 @@ class StreamListener(ABC):
             reading.text,
             open_mic=True,
             lapse=self.confirm_lapse,
-            doubtful=self._doubtful(hearing, reading),
+            doubtful=self._doubtful(hearing, reading) or (voiced is not None and voiced.doubtful),
         )
         with self.referee.store.transaction():
-            reply = self.referee.handle_heard(self.session_id, heard, self.speaker)
+            reply = self.referee.handle_heard(self.session_id, heard, speaker)
             if self.on_reply is not None:
                 self.on_reply(reply)
+        if voiced is not None and self.who_spoke is not None:
+            self.who_spoke.ruled(voiced, reply)
         if reply.confirm:
             self._asked_end = hearing.end
         self.refresh()
-        return Heard(hearing, reply, reading)
+        return Heard(hearing, reply, reading, voiced)
+
+    # --- voices (host/listening/speakers.py) ---
+
+    def _voice(self, hearing: Hearing, reading: Reading) -> Voiced | None:
+        """Whose voice an utterance to be refereed is, at a shared microphone with voices on."""
+        if self.who_spoke is None or self.speaker is not None:
+            return None
+        table = self.referee.table(self.session_id)
+        confirming = self.listening == CONFIRMING
+        return self.who_spoke.judge(
+            hearing, table, reading.meaning, confirming=confirming, rings=self._rings()
+        )
+
+    def _voice_unanswered(self, hearing: Hearing) -> Voiced | None:
+        """The voice of an utterance nobody answers, when the name round wants it."""
+        if self.who_spoke is None:
+            return None
+        if not self.who_spoke.enrolling:
+            self.who_spoke.skip()
+            return None
+        return Voiced(self.who_spoke.voiceprint(hearing))
 
     # --- audio ---
 
@@ -346,6 +375,8 @@ class StreamListener(ABC):
         out: list[Heard] = []
         if self.room.feed(pcm):
             self._tune()
+        if self.who_spoke is not None:
+            self.who_spoke.hear(pcm, self.endpointer.time)
         if self.denoiser is not None:
             pcm = self.denoiser(pcm)
         if self.dereverberator is not None:
@@ -354,6 +385,8 @@ class StreamListener(ABC):
         while hearing is not None:
             out.append(self.handle(hearing))
             hearing = self.endpointer.feed(b"")
+        if self.who_spoke is not None:
+            self.who_spoke.watch(self.endpointer.speech, self.endpointer.time)
         return out
 
     def flush(self) -> list[Heard]:

@@ -155,6 +155,15 @@ class Endpointer:
         return self._utt.confirmed
 
     @property
+    def speech(self) -> tuple[float, float] | None:
+        """Stream seconds of the first and last speech of the utterance being heard (None:
+        none yet), so its voice can be embedded while the decoder waits for its end."""
+        utt = self._utt
+        if not utt.confirmed or utt.first_speech is None or utt.last_speech is None:
+            return None
+        return utt.first_speech, utt.last_speech
+
+    @property
     def floor(self) -> float:
         """The noise floor of the audio fed so far: frame RMS of pcm16, the
         ``floor_percentile`` of the last ``floor_window_s`` (0 before any audio)."""

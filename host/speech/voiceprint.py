@@ -258,12 +258,14 @@ class Identity(NamedTuple):
     the best enrolled voice and its ``margin`` over the presumed speaker's (over the
     runner-up's when the best is the presumed speaker or no one is presumed); ``unsure`` says
     why there is no player ("" when there is one): "unheard" (no embedding), "no voices",
-    "nobody" (no voice is close), "close" (too near the presumed speaker or the runner-up)."""
+    "nobody" (no voice is close), "close" (too near the presumed speaker or the runner-up).
+    ``nearest``: whose voice scored best, named or not (None: no embedding or no voices)."""
 
     player: str | None
     score: float
     margin: float
     unsure: str = ""
+    nearest: str | None = None
 
 
 class Voices:
@@ -343,6 +345,12 @@ class Voices:
             voices = list(self._sums.items())
         return {p: float(vector @ total) / max(float(np.linalg.norm(total)), 1e-12) for p, total in voices}
 
+    def between(self, one: str, other: str) -> float:
+        """Cosine between two enrolled voices (how alike they sound here)."""
+        with self._lock:
+            a, b = self._sums[one], self._sums[other]
+        return float(a @ b) / max(float(np.linalg.norm(a) * np.linalg.norm(b)), 1e-12)
+
     def identify(self, embedding: Vector | None, presumed: str | None = None) -> Identity:
         """Whose voice ``embedding`` is, or None with the reason when unsure. ``presumed`` is
         who the host takes the speaker to be without voices (the player on turn): they are
@@ -360,7 +368,7 @@ class Voices:
         rival = scores[presumed] if best != presumed and presumed in scores else rest[0][1] if rest else 0.0
         margin = score - rival
         if score < self.min_score:
-            return Identity(None, score, margin, "nobody")
+            return Identity(None, score, margin, "nobody", best)
         if best != presumed and margin < self.min_margin:
-            return Identity(None, score, margin, "close")
-        return Identity(best, score, margin)
+            return Identity(None, score, margin, "close", best)
+        return Identity(best, score, margin, "", best)

@@ -45,13 +45,15 @@ import tempfile
 import time
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
 
+from host.listening import speakers
+from host.listening.speakers import AS_PRESUMED, MAYBE, SURELY, verdict
 from host.speech import voiceprint
 from host.speech.audio import SAMPLE_RATE, as_int16
 from host.speech.tts import espeak_synthesize, piper_synthesize
@@ -275,6 +277,11 @@ OUTCOMES_OFF = ("caught", "unsure", "on turn", "misnamed")
 class Tally:
     on: Counter[str]
     off: Counter[str]
+    #: What the table does (host/listening/speakers.py ``verdict``): on turn "ruled", "read
+    #: back" or "refused"; out of turn "caught", "read back", "ruled" (for the player on
+    #: turn) or "misnamed" (answered as out of turn for a third player).
+    table_on: Counter[str] = field(default_factory=Counter)
+    table_off: Counter[str] = field(default_factory=Counter)
 
     def rate(self, side: str, outcome: str) -> float:
         counts = self.on if side == "on" else self.off
@@ -299,6 +306,16 @@ def _identify(voices: Voices, move: Voiceprint, on_turn: str) -> Identity:
     return voices.identify(move.vector, presumed=on_turn)
 
 
+TABLE_ON = {AS_PRESUMED: "ruled", MAYBE: "read back", SURELY: "refused"}
+
+
+def _table_off(identity: Identity, speaker: str, on_turn: str, voices: Voices, speech_s: float) -> str:
+    said = verdict(identity, on_turn, voices, speech_s)
+    if said == SURELY:
+        return "caught" if identity.player == speaker else "misnamed"
+    return "read back" if said == MAYBE else "ruled"
+
+
 def play(
     table: Sequence[Player], *, refine: bool, thresholds: dict[str, float], strangers: Sequence[Player] = ()
 ) -> tuple[dict[str, Tally], Tally]:
@@ -314,13 +331,27 @@ def play(
     for move in range(len(MOVES)):
         for on_turn in table:
             for speaker in (*table, *strangers):
-                said = _identify(voices, speaker.moves[move], on_turn.voice).player
+                identity = _identify(voices, speaker.moves[move], on_turn.voice)
+                said = identity.player
                 if speaker is on_turn:
                     tallies[speaker.voice].on[_on_outcome(said, speaker.voice)] += 1
+                    tallies[speaker.voice].table_on[
+                        TABLE_ON[verdict(identity, on_turn.voice, voices, speaker.moves[move].speech_s)]
+                    ] += 1
                 elif speaker in strangers:
                     stranger.off[_off_outcome(said, speaker.voice, on_turn.voice)] += 1
+                    stranger.table_off[
+                        _table_off(
+                            identity, speaker.voice, on_turn.voice, voices, speaker.moves[move].speech_s
+                        )
+                    ] += 1
                 else:
                     tallies[speaker.voice].off[_off_outcome(said, speaker.voice, on_turn.voice)] += 1
+                    tallies[speaker.voice].table_off[
+                        _table_off(
+                            identity, speaker.voice, on_turn.voice, voices, speaker.moves[move].speech_s
+                        )
+                    ] += 1
             if refine:
                 voices.ruled(on_turn.voice, on_turn.moves[move].vector)  # as the host does
     return tallies, stranger
@@ -342,14 +373,24 @@ def bench(
         for key, tally in tallies.items():
             total[key].on.update(tally.on)
             total[key].off.update(tally.off)
+            total[key].table_on.update(tally.table_on)
+            total[key].table_off.update(tally.table_off)
         stranger.off.update(heard_strangers.off)
+        stranger.table_off.update(heard_strangers.table_off)
     return total, stranger
 
 
 def _overall(tallies: dict[str, Tally]) -> Tally:
     return Tally(
-        sum((t.on for t in tallies.values()), Counter()), sum((t.off for t in tallies.values()), Counter())
+        sum((t.on for t in tallies.values()), Counter()),
+        sum((t.off for t in tallies.values()), Counter()),
+        sum((t.table_on for t in tallies.values()), Counter()),
+        sum((t.table_off for t in tallies.values()), Counter()),
     )
+
+
+def _share(counts: Counter[str], outcome: str) -> str:
+    return f"{100 * counts[outcome] / max(1, sum(counts.values())):.1f} %"
 
 
 def _pct(tally: Tally, side: str, outcome: str) -> str:
@@ -377,6 +418,20 @@ def report(title: str, tallies: dict[str, Tally], stranger: Tally, *, room: bool
         ("refused <= 1 %", 100 * overall.rate("on", "refused") <= 1.0),
     )
     print("   targets: " + ", ".join(f"{label} {'met' if ok else 'MISSED'}" for label, ok in checks))
+    on, off = overall.table_on, overall.table_off
+    print(
+        f"   the table (sure band {speakers.SURE_SCORE}/{speakers.SURE_MARGIN}): "
+        f"on turn ruled {_share(on, 'ruled')}, read back {_share(on, 'read back')}, "
+        f"refused {_share(on, 'refused')}; out of turn caught "
+        f"{_share(off, 'caught')}, read back {_share(off, 'read back')}, ruled for the player on turn "
+        f"{_share(off, 'ruled')}, answered for a third player {_share(off, 'misnamed')}"
+    )
+    if sum(stranger.table_off.values()):
+        s_off = stranger.table_off
+        print(
+            f"   the table, strangers: read back {_share(s_off, 'read back')}, ruled for the player on "
+            f"turn {_share(s_off, 'ruled')}, answered as a player's {_share(s_off, 'misnamed')}"
+        )
     if sum(stranger.off.values()):
         wrong = stranger.rate("off", "on turn") + stranger.rate("off", "misnamed")
         print(
@@ -411,6 +466,29 @@ def sweep(pool: dict[str, Player], refine: bool, strangers: Sequence[Player]) ->
                 f"|{100 * t.rate('off', 'caught'):4.1f}/{100 * wrong:3.1f}|{100 * taken:3.0f}"
             )
         print(f"{score:>12.2f} " + " ".join(f"{c:>24}" for c in cells))
+
+
+def sure_sweep(pool: dict[str, Player], strangers: Sequence[Player]) -> None:
+    """The table's bands (``speakers.SURE_SCORE``, ``SURE_MARGIN``, ``TWINS``), in game:
+    right moves refused / read back | moves out of turn caught / ruled for the player on turn."""
+    print("\n== the table's bands (in game): on turn refused/read back | out of turn caught/ruled on turn ==")
+    twins = (0.7, 0.75, 0.8, 0.85, 1.01)
+    print("score/margin \\ twins " + " ".join(f"{t:>22.2f}" for t in twins))
+    saved = speakers.SURE_SCORE, speakers.SURE_MARGIN, speakers.TWINS
+    try:
+        for score, margin in ((0.6, 0.05), (0.7, 0.1), (0.7, 0.15), (0.75, 0.15)):
+            cells = []
+            for twin in twins:
+                speakers.SURE_SCORE, speakers.SURE_MARGIN, speakers.TWINS = score, margin, twin
+                t = _overall(bench(pool, refine=True, thresholds={}, strangers=strangers)[0])
+                on, off = t.table_on, t.table_off
+                cells.append(
+                    f"{_share(on, 'refused')[:-2]}/{_share(on, 'read back')[:-2]}"
+                    f"|{_share(off, 'caught')[:-2]}/{_share(off, 'ruled')[:-2]}"
+                )
+            print(f"{score:>12.2f}/{margin:.2f}      " + " ".join(f"{c:>22}" for c in cells))
+    finally:
+        speakers.SURE_SCORE, speakers.SURE_MARGIN, speakers.TWINS = saved
 
 
 def speed() -> None:
@@ -452,6 +530,7 @@ def main(argv: Iterable[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rooms", action="store_true", help="also in simulated rooms (pyroomacoustics)")
     parser.add_argument("--sweep", action="store_true", help="figures for a grid of thresholds")
+    parser.add_argument("--sure", action="store_true", help="figures for a grid of the table's sure band")
     parser.add_argument("--held-out", action="store_true", help="the held-out voices instead")
     args = parser.parse_args(list(argv) if argv is not None else None)
     speed()
@@ -478,6 +557,8 @@ def main(argv: Iterable[str] | None = None) -> None:
             )
             if args.sweep:
                 sweep(pool, refine, strangers)
+        if args.sure:
+            sure_sweep(pool, strangers)
     defaults = Voices()
     print(
         f"\nthresholds: min_score {defaults.min_score}, min_margin {defaults.min_margin}, "

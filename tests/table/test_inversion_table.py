@@ -93,6 +93,11 @@ def confirm_below(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 # --- whole games through the command line -----------------------------------------------------
 
 
+#: What a ruling's events say of the voice while the players' voices are not all known
+#: (issue 44: one voice says every move here, and a voice enrols from three moves).
+UNSURE = {"speaker": None, "speaker_score": None}
+
+
 def test_a_korean_game_from_a_wav(tmp_path: Path, say: Say, ko_model: SpeechModel) -> None:
     # Setup from the options; 민수 leads the 5 of clubs to the 9 of clubs; chatter; 지영 plays
     # the 2 of clubs (2 + 9 = 11): an inversion, and 지영 wins with the 9 taken from the lane;
@@ -115,7 +120,7 @@ def test_a_korean_game_from_a_wav(tmp_path: Path, say: Say, ko_model: SpeechMode
         ("지영", "2C", True),
     ]
     assert of_type(events, "inversion") == [
-        {"type": "inversion", "player": "지영", "card": "2C", "took": "9C", "trick": 1}
+        {"type": "inversion", "player": "지영", "card": "2C", "took": "9C", "trick": 1, **UNSURE}
     ]
     (won,) = of_type(events, "trick_won")
     assert (won["winner"], won["card"], won["reason"]) == ("지영", "9C", "inversion")
@@ -152,7 +157,7 @@ def test_who_starts_is_said_at_the_table(tmp_path: Path, say: Say, ko_model: Spe
     code, events, err = table(tmp_path, "--suits", SUITS, "--lane", LANE, *spoken(ko_model, audio))
     assert code == 0, err
     assert events[2] == {"type": "turn", "player": None, "turn": 3}
-    assert of_type(events, "first") == [{"type": "first", "player": "지영", "bidding": False}]
+    assert of_type(events, "first") == [{"type": "first", "player": "지영", "bidding": False, **UNSURE}]
     assert [(e["player"], e["card"]) for e in of_type(events, "card_played")] == [("지영", "5C")]
 
 
@@ -169,8 +174,16 @@ def test_an_unsure_card_is_read_back_and_yes_confirms_it(
     )
     assert code == 0, err
     assert of_type(events, "confirm", "card_played")[:2] == [
-        {"type": "confirm", "player": "Ann", "what": "클로버 5", "cards": ["5C"]},
-        {"type": "card_played", "player": "Ann", "card": "5C", "trick": 1, "follow": "9C", "followed": True},
+        {"type": "confirm", "player": "Ann", "what": "클로버 5", "cards": ["5C"], **UNSURE},
+        {
+            "type": "card_played",
+            "player": "Ann",
+            "card": "5C",
+            "trick": 1,
+            "follow": "9C",
+            "followed": True,
+            **UNSURE,
+        },
     ]
     # the English names are not in the Korean model's vocabulary: said once, at start-up
     assert err.count("cannot hear the names Ann, Bob") == 1 and "lacks" not in err

@@ -28,6 +28,11 @@ def table(tmp_path: Path, *args: str) -> tuple[int, list[dict[str, object]], str
     return result.exit_code, events, " ".join(result.stderr.split())  # rich wraps long lines
 
 
+#: What a ruling's events say of the voice while the players' voices are not all known
+#: (issue 44: one voice says every move here, and a voice enrols from three moves).
+UNSURE = {"speaker": None, "speaker_score": None}
+
+
 def test_a_korean_game_from_a_wav(tmp_path: Path, script: Script, ko_model: SpeechModel) -> None:
     # Ann 53; chatter; Bob 25 (a mistake: after odd 53 an odd number must be higher) -> asked,
     # "네" -> out; Cy 43; Ann 4 (one syllable alone: read back, "네"); Cy 53 (after even 4
@@ -66,16 +71,16 @@ def test_a_korean_game_from_a_wav(tmp_path: Path, script: Script, ko_model: Spee
         ("Cy", 53, False),
     ], err
     assert [e for e in events if e["type"] == "confirm"] == [
-        {"type": "confirm", "player": "Bob", "what": "25", "number": 25},
-        {"type": "confirm", "player": "Ann", "what": "4", "number": 4},
-        {"type": "confirm", "player": "Cy", "what": "53", "number": 53},
-        {"type": "confirm", "player": "", "what": "새 게임", "command": "new_game"},
+        {"type": "confirm", "player": "Bob", "what": "25", "number": 25, **UNSURE},
+        {"type": "confirm", "player": "Ann", "what": "4", "number": 4, **UNSURE},
+        {"type": "confirm", "player": "Cy", "what": "53", "number": 53, **UNSURE},
+        {"type": "confirm", "player": "", "what": "새 게임", "command": "new_game", **UNSURE},
     ]
     assert [e["player"] for e in events if e["type"] == "out"] == ["Bob", "Cy"]
-    assert {"type": "game_over", "reason": "last_player_in", "winner": "Ann"} in events
+    assert {"type": "game_over", "reason": "last_player_in", "winner": "Ann", **UNSURE} in events
     assert events[-2:] == [
-        {"type": "new_game", "players": ["Ann", "Bob", "Cy"], "game": 2},
-        {"type": "turn", "player": "Ann", "turn": 1},
+        {"type": "new_game", "players": ["Ann", "Bob", "Cy"], "game": 2, **UNSURE},
+        {"type": "turn", "player": "Ann", "turn": 1, **UNSURE},
     ]
     # the chatter got no answer at all
     assert not [e for e in events if e["type"] in ("not_understood", "ambiguous")]
@@ -97,6 +102,7 @@ def test_announcements_are_korean_text(tmp_path: Path, script: Script, ko_model:
     assert result.exit_code == 0, result.stderr
     assert result.stdout.splitlines() == [
         "민수, 1부터 100까지 아무 숫자나.",
+        "민수 님, 이름을 말해 주세요.",  # the name round (issue 44), ended by the first move
         "민수, 53.",
         "지영, 53보다 큰 홀수 또는 53보다 작은 짝수.",
     ]
@@ -117,7 +123,11 @@ def test_off_topic_audio_gives_no_ruling(tmp_path: Path, say: Say, ko_model: Spe
         tmp_path, "--audio", str(wav), "--lang", "ko", "--model", str(ko_model.path), "--json", "--quiet"
     )
     assert code == 0, err
-    assert events == [{"type": "turn", "player": "Ann", "turn": 1}]
+    # The name round asks Ann's name; talk is no name (too long): nobody else is asked.
+    assert events == [
+        {"type": "turn", "player": "Ann", "turn": 1},
+        {"type": "say_your_name", "player": "Ann"},
+    ]
 
 
 def test_missing_model_is_a_clear_error(tmp_path: Path, script: Script) -> None:

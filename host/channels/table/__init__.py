@@ -3,7 +3,9 @@ out loud. The microphone is a sound card's, a WAV file standing for the room (``
 table --audio``), or a browser's (host/channels/web/listen.py); :func:`open_table` builds
 the table the same way for each: the session's listener, its loudspeaker, and the runner
 that feeds one to the other and drops what was said over the host
-(:mod:`~host.channels.table.runner`).
+(:mod:`~host.channels.table.runner`). With voices on (the default), the listener knows who
+spoke (host/listening/speakers.py) and the runner asks the players' names at the start
+(:mod:`~host.channels.table.names`).
 """
 
 from __future__ import annotations
@@ -12,13 +14,16 @@ from collections.abc import Callable
 
 from host.channels.table.clock import StreamClock
 from host.channels.table.loudspeaker import Loudspeaker
+from host.channels.table.names import NameRound
 from host.channels.table.runner import TableRunner
 from host.listening.listener import Heard, Listener
+from host.listening.speakers import WhoSpoke
 from host.referee import Referee
 from host.reply import Reply
 from host.speech.audio import SAMPLE_RATE
 from host.speech.model import SpeechModel
 from host.speech.tts import play
+from host.speech.voiceprint import Voices
 
 __all__ = ["Loudspeaker", "StreamClock", "TableRunner", "open_table"]
 
@@ -39,6 +44,8 @@ def open_table(
     on_ignored: Callable[[float, str], None] | None = None,
     due: Callable[[], Reply | None] | None = None,
     report_missing: bool = True,
+    voices: bool = True,
+    names_over: bool = False,
 ) -> TableRunner:
     """The table for a session: a shared microphone (``speaker`` None: a move is the
     player's whose turn it is) heard at 16 kHz, announcements said in the session's
@@ -50,7 +57,10 @@ def open_table(
     clock, set going by this listener. ``on_reply``: the listener's (told inside each
     ruling's transaction); ``emit``, ``on_heard``, ``on_ignored``, ``due``: the runner's
     (:class:`TableRunner`). ``report_missing`` false: the caller says which words the model
-    lacks (:attr:`~host.listening.listener.StreamListener.missing_words`)."""
+    lacks (:attr:`~host.listening.listener.StreamListener.missing_words`). ``voices``: tell
+    the players apart by voice (one :class:`~host.speech.voiceprint.Voices` for the game,
+    in memory only), asking their names first (:meth:`TableRunner.ask_names`);
+    ``names_over``: the name round's questions drop no input (a WAV file)."""
     listener = Listener(
         referee,
         session_id,
@@ -62,7 +72,18 @@ def open_table(
     )
     if clock is not None:
         clock.listener = listener
+    names = None
+    if voices:
+        listener.who_spoke = WhoSpoke(Voices(), SAMPLE_RATE)
+        names = NameRound(
+            listener.who_spoke,
+            session_id,
+            referee.table(session_id).names,
+            listener.lang,
+            spoken_over=names_over,
+        )
+        names.unheard = frozenset(listener.missing_words)
     loudspeaker = None if quiet else Loudspeaker(listener.lang, SAMPLE_RATE, player)
     return TableRunner(
-        listener, emit, loudspeaker, live=live, on_heard=on_heard, on_ignored=on_ignored, due=due
+        listener, emit, loudspeaker, live=live, on_heard=on_heard, on_ignored=on_ignored, due=due, names=names
     )

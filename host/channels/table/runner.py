@@ -18,6 +18,9 @@ either: the room heard nothing, and a player may speak at once.
 Speech in the dropped input is reported once per announcement (``on_ignored`` gets the
 stream time and "host speaking"), so ``-v`` can say why a move said over the host was not
 heard.
+
+With voices on, the runner also asks the players their names at the start
+(:class:`~host.channels.table.names.NameRound`), one after another as each is heard.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ import time
 from collections.abc import Callable, Iterable
 
 from host.channels.table.loudspeaker import Loudspeaker
+from host.channels.table.names import NameRound
 from host.listening.listener import Heard, StreamListener
 from host.reply import Reply
 from host.speech.audio import SAMPLE_WIDTH, as_int16
@@ -56,8 +60,10 @@ class TableRunner:
         on_heard: Callable[[Heard], None] | None = None,
         due: Callable[[], Reply | None] | None = None,
         on_ignored: Callable[[float, str], None] | None = None,
+        names: NameRound | None = None,
     ) -> None:
         self.listener = listener
+        self.names = names  # the name round (None: voices off)
         self.emit = emit
         self.loudspeaker = loudspeaker
         self.live = live  # a microphone: drop the wall time spent speaking, not the audio length
@@ -70,8 +76,9 @@ class TableRunner:
         # Its own detector: the listener's is reset on every muted chunk.
         self._vad = load_vad("auto", self.rate) if on_ignored is not None else None
 
-    def announce(self, reply: Reply) -> None:
-        """Print (via ``emit``) and speak one reply."""
+    def announce(self, reply: Reply, *, hold: bool = True) -> None:
+        """Print (via ``emit``) and speak one reply; ``hold`` false: the input heard
+        meanwhile is not dropped (a question a WAV file's room did not hear)."""
         self.emit(reply)
         text = " ".join(reply.lines)
         if self.loudspeaker is None or not text:
@@ -83,6 +90,8 @@ class TableRunner:
             return  # nothing was played (no sound card): the room heard nothing
         if self.live:
             seconds = time.monotonic() - began
+        if not hold:
+            return
         self._drop += round((seconds + TAIL_S) * self.rate) * SAMPLE_WIDTH
         self._dropped_speech = 0.0
         if self._vad is not None:
@@ -120,10 +129,22 @@ class TableRunner:
             self._dropped_speech = None
             self.on_ignored(spans[-1][1] if spans else at, HOST_SPEAKING)
 
+    def ask_names(self) -> None:
+        """Start the name round (after the game's opening announcements)."""
+        if self.names is not None:
+            self._ask(self.names.start())
+
+    def _ask(self, question: Reply | None) -> None:
+        if question is not None and self.names is not None:
+            self.announce(question, hold=not self.names.spoken_over)
+
     def run(self, chunks: Iterable[bytes]) -> None:
         for chunk in chunks:
             self.feed(chunk)
         self._handle(self.listener.flush())
+        if self.listener.who_spoke is not None:
+            self.listener.who_spoke.voices.clear()  # the voices are the game's only
+            self.listener.who_spoke.named.clear()
 
     def _handle(self, heards: list[Heard]) -> None:
         for heard in heards:
@@ -131,3 +152,5 @@ class TableRunner:
                 self.on_heard(heard)
             if heard.reply is not None:
                 self.announce(heard.reply)
+            if self.names is not None:
+                self._ask(self.names.heard(heard))

@@ -146,7 +146,13 @@ class Room:
 
     def emit(self, reply: Reply) -> None:
         """After the commit: the page shows (and says) the ruling."""
-        self.send(json.dumps({"type": "reply", "lines": reply.lines, "accepted": reply.accepted}))
+        # Whose voice the ruling heard (host/listening/speakers.py; None: unsure or off).
+        speaker = next((e["speaker"] for e in reply.events if e.get("speaker")), None)
+        self.send(
+            json.dumps(
+                {"type": "reply", "lines": reply.lines, "accepted": reply.accepted, "speaker": speaker}
+            )
+        )
 
     def play(self, pcm: bytes, rate: int) -> None:
         """The host's voice, for the page to play (the table's loudspeaker)."""

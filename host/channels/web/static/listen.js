@@ -89,7 +89,7 @@
         pending = [];
         show(status.getAttribute("data-listening"), "on");
       } else if (m.type === "reply") {
-        said.textContent = m.lines.join(" ");
+        said.textContent = (m.speaker ? "(" + m.speaker + ") " : "") + m.lines.join(" ");  // whose voice
       } else if (m.type === "error") {
         stop(m.text);
         show(m.text, "error");
