@@ -390,7 +390,9 @@ def _section_words(grammar: Grammar, n: int) -> list[str]:
     return _below_thousand(grammar, n) if n else []
 
 
-_WRITTEN_NUMBER = re.compile(r"(?<![\w.])-?\d{1,18}(?:,\d{3})*(?![\w])")
+# A number written in digits: not part of a word ("53rd", "x2"), but a counter or particle
+# in another alphabet may follow it ("1번", "53보다").
+_WRITTEN_NUMBER = re.compile(r"(?<![\w.])-?\d{1,18}(?:,\d{3})*(?![0-9A-Za-z_])")
 
 
 def spoken(line: str, lang: str = "en") -> str:

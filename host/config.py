@@ -14,6 +14,8 @@ import platformdirs
 from pydantic import AliasChoices, Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from grammars import languages, wording_gaps
+
 #: Tables the referee keeps in memory per process (host/table_cache.py); a few KB each.
 DEFAULT_TABLE_CACHE = 10_000
 
@@ -31,7 +33,11 @@ class Settings(BaseSettings):
     # Server processes behind one port (``gamehost serve --workers``). With SQLite they
     # share one file and write one at a time (WAL); PostgreSQL is for real concurrency.
     workers: int = Field(default=1, ge=1)
+    # The language of a caller or texter who is not in a game: the one of the number of
+    # ours they called or texted (GAMEHOST_NUMBER_LANGS, JSON: {"+15005550006": "ko"}),
+    # else GAMEHOST_LANG. Someone who joins a game by its code gets the game's language.
     lang: str = "en"
+    number_langs: dict[str, str] = Field(default_factory=dict)
     # Seconds a move can be taken back; None (empty) switches undo off.
     table_undo_grace: float | None = 30.0
     sms_undo_grace: float | None = None
@@ -125,6 +131,27 @@ class Settings(BaseSettings):
             return None
         return value
 
+    def lang_for(self, number: str | None) -> str:
+        """The language of someone who called or texted ``number`` (one of ours)."""
+        return self.number_langs.get((number or "").strip(), self.lang)
+
+    def language_problem(self) -> str | None:
+        """Why the phone channels cannot start in the languages set: a language that lacks
+        a line a channel says would speak a mix (English where its own line is missing), so
+        it is refused, naming the file and the keys it lacks."""
+        known = languages()
+        for lang in dict.fromkeys([self.lang, *self.number_langs.values()]):
+            if lang not in known:
+                return (
+                    f"GAMEHOST_LANG or GAMEHOST_NUMBER_LANGS names {lang!r}, which has no"
+                    f" grammars/{lang}/ (have: {', '.join(known)})."
+                )
+            for channel in ("sms", "voice"):
+                gaps = wording_gaps(lang, channel)
+                if gaps:
+                    return f"The {channel} channel cannot speak {lang!r}: it lacks {'; '.join(gaps)}."
+        return None
+
     @property
     def database(self) -> str:
         """What ``Store`` opens: the URL if set, else the SQLite file."""
@@ -144,6 +171,9 @@ class Settings(BaseSettings):
         token every webhook would be refused, and without the URL a signature would be
         checked against the address the request names itself (its Host), so a request
         Twilio signed for another application on the account would pass."""
+        language = self.language_problem()
+        if language is not None:
+            return language
         if not self.check_signatures:
             return None
         dev = " Or run with GAMEHOST_MODE=development for local experiments (no signature checks)."

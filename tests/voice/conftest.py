@@ -102,6 +102,7 @@ class Phone:
     twiml: ET.Element | None = None
     updates_seen: int = 0
     stir_verstat: str | None = None  # Twilio's caller-ID attestation, when it sends one
+    to: str = HOST_NUMBER  # the number of ours called (its language: GAMEHOST_NUMBER_LANGS)
 
     def params(self, **extra: str) -> dict[str, str]:
         stir = {"StirVerstat": self.stir_verstat} if self.stir_verstat is not None else {}
@@ -109,7 +110,7 @@ class Phone:
             "CallSid": self.sid,
             "AccountSid": TEST_ACCOUNT_SID,
             "From": self.number,
-            "To": HOST_NUMBER,
+            "To": self.to,
             "CallStatus": "in-progress",
             "Direction": "inbound",
             "ApiVersion": "2010-04-01",

@@ -171,9 +171,12 @@ def test_every_phrase_used_by_the_channel_exists_and_formats() -> None:
         last="three",
     )
     for key, text in phrases.items():
+        if key in ("name_endings", "code_zero"):  # word lists a language may leave empty
+            continue
         assert spoken(text.format(**fields)), key
 
 
-def test_a_language_without_voice_wording_falls_back_to_english() -> None:
-    assert voice_phrases("ko")["goodbye"] == voice_phrases("en")["goodbye"]
-    assert vp.language_tag("ko") == "ko-KR"
+def test_every_language_speaks_its_own_wording_in_its_own_voice() -> None:
+    assert voice_phrases("ko")["goodbye"] != voice_phrases("en")["goodbye"]
+    assert vp.language_tag("ko") == "ko-KR" and vp.say_voice("ko") == "Polly.Seoyeon"
+    assert vp.language_tag("en") == "en-US"
