@@ -364,6 +364,25 @@ def voice_phrase(lang: str, key: str, **fields: object) -> str:
         raise GrammarError(f"{ROOT / lang / 'voice.yaml'}: no phrase {key!r} (or field {exc})") from None
 
 
+class Texts(BaseModel):
+    """Optional ``<lang>/texts.yaml``: the language's words for the texting protocol's
+    keywords (host/channels/sms/keywords.py; its own, NEW, JOIN..., work in any language)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    # Protocol keyword -> words a text may start with for it ("새 게임" for NEW).
+    keywords: dict[str, list[str]] = Field(default_factory=dict)
+    # A word after NEW that picks how to play -> the game's own option word ("연습": training).
+    options: dict[str, str] = Field(default_factory=dict)
+
+
+@cache
+def texts(lang: str, root: Path = ROOT) -> Texts:
+    """``<root>/<lang>/texts.yaml`` (empty if the language has none)."""
+    path = root / lang / "texts.yaml"
+    return load_file(path, Texts) if path.is_file() else Texts()
+
+
 # -- is a language complete for a channel? ----------------------------------------------------
 
 #: Where the games keep their words (``games/<game>/grammar/<lang>/words.yaml``): read as

@@ -8,7 +8,7 @@ import logging
 from dataclasses import dataclass, field
 
 from games.base import default_game
-from grammars import Grammar, load
+from grammars import Grammar, language_named, languages, load
 from grammars.reader import CommandSaid, parse
 from host.answers import prompt_text
 from host.channels.sms.keywords import (
@@ -19,6 +19,7 @@ from host.channels.sms.keywords import (
     Words,
     game_named,
     new_keywords,
+    option_word,
     seat_range,
 )
 from host.channels.sms.text import fit, sanitize_name, turn_prefix
@@ -35,6 +36,7 @@ log = logging.getLogger(__name__)
 MAX_BODY = 1600  # Twilio's own limit for one message; anything longer is not a person typing
 MAX_PLAYERS = 10  # an SMS game's seats when the game itself sets no limit (Up-or-Down)
 MAX_NUMBER = 10**7  # larger numbers are typing accidents, not moves (see _member)
+_LANGUAGE_KEY = "sms-lang:"  # a texter's chosen language, kept as a stored reply under this key
 
 
 @dataclass
@@ -59,7 +61,7 @@ class SmsChannel:
         self.outbound = outbound
         self.notifiers = notifiers
         self.store = referee.store
-        self.g: Grammar = load(settings.lang)
+        self.g: Grammar = load(settings.lang)  # GAMEHOST_LANG's, for a text that could not be read
 
     # -- one incoming text -----------------------------------------------------------------
 
@@ -82,7 +84,7 @@ class SmsChannel:
                     return SmsAnswer(list(saved[k].get("messages", [])))
             if host:
                 self.lobby.texted(address, host, self.referee.clock())
-            answer = self._dispatch(address, body[:MAX_BODY], key)
+            answer = self._dispatch(address, host, body[:MAX_BODY], key)
             # The others' messages go into the outbox in this same transaction: the move
             # and the news of it are committed together (a sender thread delivers them).
             self.tell(answer.tell)
@@ -90,9 +92,9 @@ class SmsChannel:
                 self.store.save_reply(k, answer.session_id, {"messages": answer.messages})
         return answer
 
-    def _dispatch(self, address: str, text: str, key: str | None) -> SmsAnswer:
+    def _dispatch(self, address: str, host: str | None, text: str, key: str | None) -> SmsAnswer:
         words = Words.of(text)
-        keyword, after = words.keyword()
+        keyword, after, written_in = words.keyword_said()
         if keyword in OPT_OUT:
             # Twilio (or the carrier) confirms the opt-out itself; we only stop talking.
             left = self.lobby.opt_out(address)
@@ -102,48 +104,72 @@ class SmsChannel:
             self._stamp(left)
             return SmsAnswer(tell=[(left, address)], session_id=left.session_id)
         member = self.lobby.member(address)
+        switch = language_named(text) if keyword is None else None
+        if switch is not None:
+            self.store.save_reply(_LANGUAGE_KEY + address, None, {"lang": switch})
+            log.info("%s texts in %s", address, switch)
+        g = load(self._lang(address, host, member, written_in))
         if keyword in HELP:
-            return self._say(member, [self._help(member)])
+            return self._say(member, [self._help(g, member)])
         if self.lobby.opted_out(address):
             if keyword in OPT_IN:
                 self.lobby.opt_in(address)
                 log.info("%s opted in", address)
-                return self._say(None, [self.g.phrase("sms_opted_in")])
+                return self._say(None, [g.phrase("sms_opted_in")])
             return SmsAnswer()  # nothing more until START/YES/UNSTOP
         if member is None:
-            return self._stranger(address, keyword, words, after)
-        return self._member(member, keyword, words, after, text, key)
+            return self._stranger(g, address, keyword, words, after)
+        if switch is not None and switch != g.lang:
+            # The game goes on in its own language; the texter's is for their next game.
+            return self._say(member, [load(switch).phrase("sms_language_next")])
+        return self._member(g, member, keyword, words, after, text, key)
+
+    def _lang(self, address: str, host: str | None, member: Member | None, written_in: str | None) -> str:
+        """The language to answer a text in: the game's, for someone in one; else the one
+        whose keyword they texted ("새 게임"); else the one they switched to by naming it;
+        else the one of the number of ours they texted; else GAMEHOST_LANG."""
+        if member is not None:
+            lang = self.store.session(member.session_id)
+            if lang is not None and str(lang.config.get("lang", "")) in languages():
+                return str(lang.config["lang"])
+        if written_in is not None:
+            return written_in
+        chosen = self.store.reply(_LANGUAGE_KEY + address)
+        if chosen is not None and chosen.get("lang") in languages():
+            return str(chosen["lang"])
+        return self.settings.lang_for(host)
 
     # -- not in a game ---------------------------------------------------------------------
 
-    def _stranger(self, address: str, keyword: str | None, words: Words, after: int) -> SmsAnswer:
-        g = self.g
+    def _stranger(self, g: Grammar, address: str, keyword: str | None, words: Words, after: int) -> SmsAnswer:
         if keyword == "NEW":
-            return self._create(address, words, after)
+            return self._create(g, address, words, after)
         if keyword == "JOIN":
-            return self._join(address, words, after)
+            return self._join(g, address, words, after)
         if keyword == "RULES":
-            return self._rules(None, words, after)
+            return self._rules(None, words, after, lang=g.lang)
         if keyword in ("START", "STATUS", "LEAVE"):
             return self._say(None, [g.phrase("sms_not_in_game")])
-        return self._say(None, [g.phrase("sms_welcome", games=new_keywords())])
+        return self._say(None, [g.phrase("sms_welcome", games=new_keywords(g.lang))])
 
-    def _create(self, address: str, words: Words, after: int) -> SmsAnswer:
+    def _create(self, g: Grammar, address: str, words: Words, after: int) -> SmsAnswer:
         rest = list(range(after, len(words.raw)))
         named = game_named(words.keys[rest[0]]) if rest else None
         spec = named or default_game()
         if named is not None:
             rest.pop(0)
         options: dict[str, object] = {}
-        while rest and (chosen := spec.option_words.get(words.keys[rest[0]].lower())) is not None:
+        while (
+            rest and (chosen := spec.option_words.get(option_word(g.lang, words.keys[rest[0]]))) is not None
+        ):
             options.update(chosen)
             rest.pop(0)
         asked = " ".join(words.raw[i] for i in rest)
-        name = sanitize_name(asked) or "Player 1"
+        name = sanitize_name(asked) or g.phrase("player_name", number=1)
         config = SessionConfig(
             game=spec.name,
             options=options,
-            lang=self.settings.lang,
+            lang=g.lang,
             undo_grace=self.settings.sms_undo_grace,
             confirm_below=self.settings.confirm_below,
             # A game without a turn clock plays at the table's pace.
@@ -155,22 +181,23 @@ class SmsChannel:
             return self._say(None, [f"{spec.title}: {exc}"])
         log.info("%s made game %s (%s, %s)", address, joined.session_id, spec.name, options)
         if spec.default:
-            line = self.g.phrase("sms_created", code=joined.code, name=name)
+            line = g.phrase("sms_created", code=joined.code, name=name)
         else:
-            line = self.g.phrase(
+            line = g.phrase(
                 "sms_created_game", code=joined.code, name=name, game=spec.title, seats=seat_range(spec)
             )
-        answer = self._say(None, [*self._renamed(asked, name), line])
+        answer = self._say(None, [*self._renamed(g, asked, name), line])
         answer.session_id = joined.session_id
         return answer
 
-    def _renamed(self, asked: str, name: str) -> list[str]:
-        """Telling someone whose name cannot be texted (not GSM-7) the one they play under."""
+    def _renamed(self, g: Grammar, asked: str, name: str) -> list[str]:
+        """Telling someone whose name cannot be texted (no letter in it) the one they play under."""
         replaced = asked.strip() and not sanitize_name(asked)
-        return [self.g.phrase("sms_name_replaced", name=name)] if replaced else []
+        return [g.phrase("sms_name_replaced", name=name)] if replaced else []
 
-    def _join(self, address: str, words: Words, after: int, default: str | None = None) -> SmsAnswer:
-        g = self.g
+    def _join(
+        self, g: Grammar, address: str, words: Words, after: int, default: str | None = None
+    ) -> SmsAnswer:
         code, i = "", after
         while i < len(words.raw) and len(code) < CODE_DIGITS:
             key = words.keys[i]
@@ -193,7 +220,9 @@ class SmsChannel:
         taken = table.names if table is not None else ()
         if not asked and default and default.casefold() not in {n.casefold() for n in taken}:
             asked = default  # the name they played under last time
-        name = asked or _default_name(taken)
+        if row is not None and str(row.config.get("lang", "")) in languages():
+            g = load(str(row.config["lang"]))  # joining by code: the game's language from here on
+        name = asked or _default_name(g, taken)
         result = self.lobby.join(address, code, name, CHANNEL)
         if not isinstance(result, Joined):
             key = {
@@ -211,7 +240,7 @@ class SmsChannel:
         creator = table.players[0].name
         log.info("%s joined game %s as %s", address, result.session_id, name)
         joined_line = g.phrase("sms_joined", code=code, name=name, players=players, creator=creator)
-        answer = self._say(None, [*self._renamed(typed, name), joined_line])
+        answer = self._say(None, [*self._renamed(g, typed, name), joined_line])
         news = Reply(result.session_id, news=[g.phrase("sms_joined_others", name=name, players=players)])
         answer.tell.append((news, address))
         answer.session_id = result.session_id
@@ -220,15 +249,21 @@ class SmsChannel:
     # -- in a game -------------------------------------------------------------------------
 
     def _member(
-        self, member: Member, keyword: str | None, words: Words, after: int, text: str, key: str | None
+        self,
+        g: Grammar,
+        member: Member,
+        keyword: str | None,
+        words: Words,
+        after: int,
+        text: str,
+        key: str | None,
     ) -> SmsAnswer:
-        g = self.g
         session_id = member.session_id
         table = self.referee.table(session_id)
         in_lobby = table.state is None
         lang = table.config.lang
         if keyword == "LEAVE":
-            return self._leave(member)
+            return self._leave(g, member)
         if keyword is None and table.running and any(abs(n) > MAX_NUMBER for n in parse(text, lang).numbers):
             # A typing accident, not a move (which the rules would rule a mistake); nor could
             # it be told to anyone in one text.
@@ -237,8 +272,8 @@ class SmsChannel:
         if keyword == "JOIN":
             if not in_lobby and not table.running:
                 # The old game is over: moving on to another one needs no LEAVE first.
-                left = self._leave(member)
-                joined = self._join(member.address, words, after, default=member.name)
+                left = self._leave(g, member)
+                joined = self._join(g, member.address, words, after, default=member.name)
                 joined.tell[:0] = left.tell
                 return joined
             return self._say(member, [g.phrase("sms_in_game", code=self._code(session_id))])
@@ -256,7 +291,7 @@ class SmsChannel:
             if keyword == "NEW":
                 return self._say(member, [g.phrase("sms_in_game", code=self._code(session_id))])
             if keyword is None and parse(text, lang).intent() == CommandSaid("leave"):
-                return self._leave(member)  # the referee reads nothing before the game
+                return self._leave(g, member)  # the referee reads nothing before the game
             # Nothing else means anything before START; in particular the referee's
             # "new game" must not let anyone but the creator begin.
             lobby_line = g.phrase(
@@ -266,24 +301,24 @@ class SmsChannel:
         if keyword in ("NEW", "START"):
             # Over: a rematch with the same table ("winner opens the next game").
             # Running: the referee says a game is running.
-            text = "new game"
+            text = g.commands["new_game"][0]
         elif keyword == "STATUS":
-            text = "status"
+            text = g.commands["status"][0]
         # No key of its own: this text's answer, stored under its MessageSid in this same
         # transaction (``receive``), is what a retry finds.
         reply = self.referee.handle(session_id, text, member.name)
         if self.lobby.left(member.address, reply):  # "leave the game": ruled by the referee
-            return self._left(member, reply)
+            return self._left(g, member, reply)
         return self._ruled(member, reply)
 
-    def _leave(self, member: Member) -> SmsAnswer:
+    def _leave(self, g: Grammar, member: Member) -> SmsAnswer:
         """LEAVE (or an old game left for a new one): out of the game and its members."""
-        return self._left(member, self.lobby.leave(member.address))
+        return self._left(g, member, self.lobby.leave(member.address))
 
-    def _left(self, member: Member, reply: Reply | None) -> SmsAnswer:
+    def _left(self, g: Grammar, member: Member, reply: Reply | None) -> SmsAnswer:
         """Out of the game: the sender is told so, the others the referee's news."""
         log.info("%s left game %s", member.address, member.session_id)
-        answer = self._say(None, [self.g.phrase("sms_left")])
+        answer = self._say(None, [g.phrase("sms_left")])
         if reply is not None:
             self._stamp(reply)
             answer.tell.append((reply, member.address))
@@ -302,12 +337,12 @@ class SmsChannel:
         state = self.referee.table(session_id).state
         return state.turn if state is not None else None
 
-    def _help(self, member: Member | None) -> str:
+    def _help(self, g: Grammar, member: Member | None) -> str:
         if member is not None:
             table = self.referee.table(member.session_id)
             if not table.spec.default:
                 return table.spec.talk.help(table.lang)
-        return self.g.phrase("sms_help", games=new_keywords())
+        return g.phrase("sms_help", games=new_keywords(g.lang))
 
     def _stamp(self, reply: Reply) -> None:
         """Replies that did not move the game still carry the current turn number."""
@@ -322,12 +357,17 @@ class SmsChannel:
         return SmsAnswer(fit(lines, turn_prefix(turn)))
 
     def _rules(
-        self, member: Member | None, words: Words, after: int, table: Table | None = None
+        self,
+        member: Member | None,
+        words: Words,
+        after: int,
+        table: Table | None = None,
+        lang: str | None = None,
     ) -> SmsAnswer:
         """The rules of the game named ("RULES BLOFA", also during another game), else of the
         game being played, else of the default game; in full, over numbered texts."""
         named = [s for k in words.keys[after:] if (s := game_named(k)) is not None]  # "RULES CARDS"
-        lang = table.lang if table is not None else self.settings.lang
+        lang = table.lang if table is not None else lang or self.settings.lang
         if named:
             text = named[0].talk.rules(named[0].make_options(), lang)
         elif table is not None:
@@ -362,9 +402,9 @@ def _seats(table: Table) -> int:
     return min(limit, MAX_PLAYERS) if limit is not None else MAX_PLAYERS
 
 
-def _default_name(taken: tuple[str, ...]) -> str:
+def _default_name(g: Grammar, taken: tuple[str, ...]) -> str:
     used = {n.casefold() for n in taken}
     n = len(taken) + 1
-    while f"player {n}" in used:
+    while g.phrase("player_name", number=n).casefold() in used:
         n += 1
-    return f"Player {n}"
+    return g.phrase("player_name", number=n)
