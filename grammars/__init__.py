@@ -24,6 +24,9 @@ from pydantic import (
 )
 
 ROOT = Path(__file__).parent
+#: The language every other is measured against (it has every key the code sends; a key it
+#: lacks fails tests/test_languages_keys.py), and the default one (GAMEHOST_LANG).
+REFERENCE = "en"
 FILES = ("numbers.yaml", "commands.yaml", "phrases.yaml", "confusions.yaml")
 
 
@@ -299,7 +302,7 @@ def game_languages(package_file: str) -> tuple[str, ...]:
     ``grammar/`` with a ``words.yaml``, English first (the others are checked against it)."""
     grammar = Path(package_file).parent / "grammar"
     found = sorted(p.name for p in grammar.iterdir() if (p / "words.yaml").is_file())
-    return tuple(sorted(found, key=lambda lang: lang != "en"))
+    return tuple(sorted(found, key=lambda lang: lang != REFERENCE))
 
 
 @cache
@@ -315,8 +318,8 @@ def load(lang: str, root: Path = ROOT) -> Grammar:
     if missing:
         raise GrammarError(f"{folder / 'commands.yaml'}:1: missing commands: {', '.join(missing)}")
     phrases = _string_map(folder / "phrases.yaml", "str")
-    if lang != "en":
-        english = load("en").phrases
+    if lang != REFERENCE:
+        english = load(REFERENCE).phrases
         absent = sorted(set(english) - set(phrases))
         if absent:
             raise GrammarError(f"{folder / 'phrases.yaml'}:1: missing phrases: {', '.join(absent)}")
@@ -413,7 +416,7 @@ def _keys(path: Path, section: str | None = None) -> set[str]:
 
 def game_grammars(games: Path = GAMES) -> list[Path]:
     """Every game's ``grammar/`` folder."""
-    return sorted(p for p in games.glob("*/grammar") if (p / "en" / "words.yaml").is_file())
+    return sorted(p for p in games.glob("*/grammar") if (p / REFERENCE / "words.yaml").is_file())
 
 
 def wording_gaps(lang: str, channel: str, root: Path = ROOT, games: Path = GAMES) -> list[str]:
@@ -425,13 +428,14 @@ def wording_gaps(lang: str, channel: str, root: Path = ROOT, games: Path = GAMES
     if not (root / lang / "language.yaml").is_file():
         gaps.append(f"{root / lang / 'language.yaml'}: missing")
     for name in files:
-        absent = sorted(_keys(root / "en" / name) - _keys(root / lang / name))
+        absent = sorted(_keys(root / REFERENCE / name) - _keys(root / lang / name))
         if absent:
             gaps.append(f"{root / lang / name}: {', '.join(absent)}")
     for grammar in game_grammars(games):
         for section in sections:
             absent = sorted(
-                _keys(grammar / "en" / "words.yaml", section) - _keys(grammar / lang / "words.yaml", section)
+                _keys(grammar / REFERENCE / "words.yaml", section)
+                - _keys(grammar / lang / "words.yaml", section)
             )
             if absent:
                 where = grammar / lang / "words.yaml"

@@ -14,7 +14,7 @@ import platformdirs
 from pydantic import AliasChoices, Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from grammars import languages, wording_gaps
+from grammars import REFERENCE, languages, wording_gaps
 
 #: Tables the referee keeps in memory per process (host/table_cache.py); a few KB each.
 DEFAULT_TABLE_CACHE = 10_000
@@ -36,7 +36,7 @@ class Settings(BaseSettings):
     # The language of a caller or texter who is not in a game: the one of the number of
     # ours they called or texted (GAMEHOST_NUMBER_LANGS, JSON: {"+15005550006": "ko"}),
     # else GAMEHOST_LANG. Someone who joins a game by its code gets the game's language.
-    lang: str = "en"
+    lang: str = REFERENCE
     number_langs: dict[str, str] = Field(default_factory=dict)
     # Seconds a move can be taken back; None (empty) switches undo off.
     table_undo_grace: float | None = 30.0

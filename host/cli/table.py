@@ -16,6 +16,7 @@ import typer
 
 import host.speech.audio as speech_audio
 import host.speech.model as speech_models
+from grammars import REFERENCE
 from grammars.reader import normalise
 from host.channels.table import StreamClock, open_table
 from host.cli.console import err, fail
@@ -54,7 +55,9 @@ def table(
     players: Annotated[str, typer.Option(metavar="NAMES", help=PlayersHelp)],
     opt: OptOption = None,
     say: SayOption = None,
-    lang: Annotated[str, typer.Option(help="Language spoken at the table (one with a recogniser).")] = "en",
+    lang: Annotated[
+        str, typer.Option(help="Language spoken at the table (one with a recogniser).")
+    ] = REFERENCE,
     model: Annotated[
         Path | None,
         typer.Option(help="Speech model folder (default: the installed model for --lang)."),

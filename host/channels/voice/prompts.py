@@ -7,9 +7,9 @@ language tag and Twilio's voice, ``numbers.yaml`` and ``commands.yaml`` the ``<G
 hints. Numbers are read out as words
 (``grammars.reader.spoken``), a join code digit by digit, and a code is heard either way:
 
->>> spoken_code("048213")
+>>> spoken_code("048213", "en")
 'zero, four, eight, two, one, three'
->>> code_heard("four eight one, five nine two")
+>>> code_heard("four eight one, five nine two", "en")
 '481592'
 """
 
@@ -73,7 +73,7 @@ def _script(word: str) -> str:
     return unicodedata.name(letter, "").split(" ")[0]
 
 
-def spoken_code(code: str, lang: str = "en") -> str:
+def spoken_code(code: str, lang: str) -> str:
     """A join code digit by digit, with pauses: "four, eight, one"."""
     return ", ".join(to_words(int(d), lang) for d in code if d.isdigit())
 
@@ -151,7 +151,7 @@ def choice(text: str, lang: str, options: dict[str, str]) -> str | None:
     return None
 
 
-def code_heard(text: str, lang: str = "en") -> str:
+def code_heard(text: str, lang: str) -> str:
     """Digits of a spoken or keyed code: "four eight one", "48 15 92", "oh" for zero (the
     language's ``code_zero`` words). Digit strings are kept as they are, so a leading zero
     survives."""
@@ -173,7 +173,7 @@ def code_heard(text: str, lang: str = "en") -> str:
     return "".join(out)
 
 
-def count_heard(digits: str | None, speech: str | None, lang: str = "en") -> int | None:
+def count_heard(digits: str | None, speech: str | None, lang: str) -> int | None:
     if digits and digits.isascii() and digits.isdigit():
         # Keys for a head count: a long run is a held key or a forged request, not a count
         # (and int() refuses more than 4,300 digits).
@@ -182,7 +182,7 @@ def count_heard(digits: str | None, speech: str | None, lang: str = "en") -> int
     return numbers[0] if len(numbers) == 1 else None
 
 
-def name_heard(speech: str | None, lang: str = "en", limit: int = 20) -> str | None:
+def name_heard(speech: str | None, lang: str, limit: int = 20) -> str | None:
     """A player's name from what they said: fillers before it and a polite ending after it
     dropped ("my name is Ann", "민수입니다"), at most two words, Title Case."""
     text = _NAME_CHARS.sub(" ", (speech or "").replace("\u2019", "'")).strip().lower()
