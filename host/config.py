@@ -37,7 +37,7 @@ class Settings(BaseSettings):
     # ours they called or texted (GAMEHOST_NUMBER_LANGS, JSON: {"+15005550006": "ko"}),
     # else GAMEHOST_LANG. Someone who joins a game by its code gets the game's language.
     lang: str = REFERENCE
-    number_langs: dict[str, str] = Field(default_factory=dict)
+    number_langs: dict[str, str] = {}  # pydantic copies a default; none is shared
     # Seconds a move can be taken back; None (empty) switches undo off.
     table_undo_grace: float | None = 30.0
     sms_undo_grace: float | None = None

@@ -129,9 +129,9 @@ class SmsChannel:
         whose keyword they texted ("새 게임"); else the one they switched to by naming it;
         else the one of the number of ours they texted; else GAMEHOST_LANG."""
         if member is not None:
-            lang = self.store.session(member.session_id)
-            if lang is not None and str(lang.config.get("lang", "")) in languages():
-                return str(lang.config["lang"])
+            row = self.store.session(member.session_id)
+            if row is not None and str(row.config.get("lang", "")) in languages():
+                return str(row.config["lang"])
         if written_in is not None:
             return written_in
         chosen = self.store.reply(_LANGUAGE_KEY + address)
