@@ -109,7 +109,8 @@ class Listening:
     left_out: tuple[str, ...] = ()
 
 
-#: What one speech alternative means: a move, a Command, or None for nothing clear.
+#: What one speech alternative means: a move, a Command, an Unclear (words that name nothing
+#: of this game, answered as typed: "queen of hearts" in !nversion), or None for nothing clear.
 Meaning = Any
 
 
@@ -347,8 +348,8 @@ class Ear(Reader[S, M], Generic[S, M, Opt]):
     def hear(
         self, text: str, state: S | None, players: tuple[str, ...], confirming: bool, lang: str
     ) -> tuple[Meaning, float]:
-        """What one recogniser alternative means (a move, a Command, or None) and how much
-        to trust that relative to its share (stray words the decoder adds cost trust).
+        """What one recogniser alternative means (a move, a Command, an Unclear, or None) and
+        how much to trust that relative to its share (stray words the decoder adds cost trust).
 
         By default what :meth:`read` proposes of the words as they stand, when that is one
         move or a command, trusted fully; while a read-back waits (``confirming``) also the

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import html
 import logging
 import time
 from collections.abc import AsyncIterator
@@ -12,6 +13,7 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI, Request, Response
 from fastapi.exception_handlers import request_validation_exception_handler
 from fastapi.exceptions import RequestValidationError
+from fastapi.responses import HTMLResponse, PlainTextResponse
 from starlette.middleware.errors import ServerErrorMiddleware
 from starlette.middleware.exceptions import ExceptionMiddleware
 from starlette.routing import Route
@@ -21,11 +23,13 @@ from host import timeouts
 from host.channels import health, media, sms, voice
 from host.channels.web.router import router as web
 from host.config import Settings, get_settings
+from host.limits.body import BodyLimit
 from host.lobby import Lobby
 from host.notify import Notifiers
 from host.outbound import Outbound
 from host.referee import Clock, Referee
 from host.store import Store
+from host.store.errors import unavailable
 from host.twilio_security import Unanswered
 from host.workers import Workers
 
@@ -47,6 +51,8 @@ def create_app(
                 " Twilio signatures are NOT checked; anyone can post to the webhooks."
                 " Never expose this server."
             )
+        elif settings.development:
+            pass  # serve said so; nothing is checked, so no token or address is missing
         elif settings.twilio_auth_token is None:
             log.warning("TWILIO_AUTH_TOKEN is not set: every Twilio webhook will be refused (403).")
         elif settings.public_url is None:
@@ -67,6 +73,7 @@ def create_app(
     # No /docs, /redoc or /openapi.json: nothing reads them, and every request was matched
     # against their routes first.
     app = GameHost(title="gamehost", lifespan=lifespan, docs_url=None, redoc_url=None, openapi_url=None)
+    app.limit_bodies(settings.max_body_bytes)
 
     async def unanswered(request: Request, exc: Exception) -> Response:
         # Empty TwiML: Twilio does not retry it, and the request changed nothing.
@@ -82,6 +89,16 @@ def create_app(
         return _apology(request, settings)
 
     app.add_exception_handler(RequestValidationError, bad_query)
+
+    async def crashed(request: Request, exc: Exception) -> Response:
+        # A crash the store explains (read-only, full, unreachable) is a 503 that says so;
+        # any other is Starlette's plain 500. Either way the error is logged.
+        why = unavailable(exc)
+        if why is None:
+            return PlainTextResponse("Internal Server Error", status_code=500)
+        return _store_unavailable(request, why)
+
+    app.add_exception_handler(Exception, crashed)
     app.state.settings = settings
     app.state.store = store
     app.state.referee = referee
@@ -111,15 +128,28 @@ class GameHost(FastAPI):
     handling (``ServerErrorMiddleware``: a crash is logged and answered 500;
     ``ExceptionMiddleware``: the app's exception handlers, ``Unanswered`` and the
     ``RequestValidationError`` apology among them), as FastAPI would send it but without
-    FastAPI's other layers (its native telemetry, which gamehost does not configure; the
-    body limit, which it does not set; the exit stack that closes a dependency's files,
-    which plain routes have none of) nor matching the path against every route in turn.
-    Everything else, and the webhooks too behind a ``root_path`` or with a body limit set,
-    takes FastAPI's way."""
+    FastAPI's other layers (its native telemetry, which gamehost does not configure; its
+    per-route body limit, which it does not set; the exit stack that closes a dependency's
+    files, which plain routes have none of) nor matching the path against every route in
+    turn. Everything else, and the webhooks too behind a ``root_path`` or with FastAPI's
+    body limit set, takes FastAPI's way. Before either, every request's body is capped
+    (``limit_bodies``: ``GAMEHOST_MAX_BODY_BYTES``, answered 413 before it is read)."""
 
     _webhooks: tuple[dict[str, Route], ASGIApp] | None = None
+    _limited: ASGIApp | None = None
+
+    def limit_bodies(self, max_bytes: int) -> None:
+        """Every HTTP request's body at most ``max_bytes``, enforced before any route reads
+        it (host/limits/body.py)."""
+        self._limited = BodyLimit(self._route, max_bytes)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if self._limited is not None and scope["type"] == "http":
+            await self._limited(scope, receive, send)
+        else:
+            await self._route(scope, receive, send)
+
+    async def _route(self, scope: Scope, receive: Receive, send: Send) -> None:
         if (
             scope["type"] == "http"
             and scope["method"] == "POST"
@@ -191,6 +221,22 @@ def app_from_env() -> FastAPI:
     app = create_app()
     settle_heap()
     return app
+
+
+def _store_unavailable(request: Request, why: str) -> Response:
+    log.error("the store is %s: answered %s %s with 503", why, request.method, request.url.path)
+    text = (
+        f"The game host cannot save anything right now (its database is {why})."
+        " Nothing was changed; please try again in a few minutes."
+    )
+    headers = {"Retry-After": "60"}
+    if "text/html" in request.headers.get("accept", ""):
+        page = (
+            '<!doctype html><html lang="en"><meta charset="utf-8"><title>Back soon</title>'
+            f"<h1>Back soon</h1><p>{html.escape(text)}</p></html>"
+        )
+        return HTMLResponse(page, status_code=503, headers=headers)
+    return PlainTextResponse(text, status_code=503, headers=headers)
 
 
 def _apology(request: Request, settings: Settings) -> Response:

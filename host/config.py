@@ -5,13 +5,16 @@ Read through ``get_settings()`` (cached) so FastAPI dependencies and tests can o
 
 from __future__ import annotations
 
+import types
+import typing
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
 import platformdirs
-from pydantic import AliasChoices, Field, SecretStr, field_validator
+from pydantic import AliasChoices, Field, SecretStr, ValidationError, ValidationInfo, field_validator
+from pydantic_core import ErrorDetails
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from grammars import REFERENCE, languages, wording_gaps
@@ -101,6 +104,18 @@ class Settings(BaseSettings):
     table_cache: int = Field(default=DEFAULT_TABLE_CACHE, ge=0)
     # Live pages (/t/<code>/events) one client may keep open at once, per server process.
     live_streams_per_client: int = Field(default=20, ge=1)
+    # Requests as they come in (host/limits/): seconds a request's line and headers may take
+    # from its first byte (and a new connection to send one), seconds its body may take once
+    # the headers are in, and its largest body (a Twilio form is a few KB); larger is
+    # answered 413 before a byte of it is read. A WebSocket message has its own cap.
+    header_timeout: float = Field(default=10.0, gt=0)
+    body_timeout: float = Field(default=10.0, gt=0)
+    max_body_bytes: int = Field(default=64 * 1024, ge=1024)
+    ws_max_bytes: int = Field(default=64 * 1024, ge=1024)
+    # Connections one client address may have still sending a request (its headers or its
+    # body), per server process; one more closes its oldest. Behind a proxy the address is
+    # the one the proxy forwards (trusted from FORWARDED_ALLOW_IPS only).
+    connections_per_client: int = Field(default=64, ge=1)
     # Shows the sessions in progress on the home page to whoever sends it (Bearer or
     # ?token=); unset or empty: that list is never shown.
     admin_token: SecretStr | None = None
@@ -152,6 +167,21 @@ class Settings(BaseSettings):
                     return f"The {channel} channel cannot speak {lang!r}: it lacks {'; '.join(gaps)}."
         return None
 
+    @field_validator(
+        "header_timeout",
+        "body_timeout",
+        "max_body_bytes",
+        "ws_max_bytes",
+        "connections_per_client",
+        mode="before",
+    )
+    @classmethod
+    def _empty_is_default(cls, value: Any, info: ValidationInfo) -> Any:
+        """A limit has no "off": ``VAR=`` is the same as unset, its default."""
+        if isinstance(value, str) and not value.strip() and info.field_name is not None:
+            return cls.model_fields[info.field_name].default
+        return value
+
     @property
     def database(self) -> str:
         """What ``Store`` opens: the URL if set, else the SQLite file."""
@@ -166,29 +196,97 @@ class Settings(BaseSettings):
         return not self.development
 
     def serve_problem(self) -> str | None:
-        """Why a server must not start with these settings; None: it may. In production
-        every webhook is checked against the auth token and the public URL: without the
-        token every webhook would be refused, and without the URL a signature would be
-        checked against the address the request names itself (its Host), so a request
-        Twilio signed for another application on the account would pass."""
+        """Why a server must not start with these settings, every reason at once; None: it
+        may. A language set (GAMEHOST_LANG, GAMEHOST_NUMBER_LANGS) that lacks a line a
+        phone channel says is refused (:meth:`language_problem`). In production every
+        webhook is checked against the auth token and the public URL: without the token
+        every webhook would be refused, and without the URL a signature would be checked
+        against the address the request names itself (its Host), so a request Twilio signed
+        for another application on the account would pass."""
         language = self.language_problem()
         if language is not None:
             return language
         if not self.check_signatures:
             return None
-        dev = " Or run with GAMEHOST_MODE=development for local experiments (no signature checks)."
+        missing = []
         if self.twilio_auth_token is None:
-            return "TWILIO_AUTH_TOKEN is not set (or empty), so no Twilio webhook could be checked." + dev
+            missing.append("TWILIO_AUTH_TOKEN is not set (or empty), so no Twilio webhook could be checked")
         parts = urlsplit(self.public_url or "")
         if parts.scheme not in ("http", "https") or not parts.hostname:
-            return (
+            missing.append(
                 "GAMEHOST_PUBLIC_URL is not set (or not an http(s):// address): Twilio's signatures"
                 " must be checked against the address Twilio posts to, e.g."
-                " GAMEHOST_PUBLIC_URL=https://games.example.org." + dev
+                " GAMEHOST_PUBLIC_URL=https://games.example.org"
             )
-        return None
+        if not missing:
+            return None
+        dev = " Or run with GAMEHOST_MODE=development for local experiments (no signature checks)."
+        return "; ".join(missing) + "." + dev
+
+
+class SettingsError(ValueError):
+    """Settings the environment got wrong, said in one line: each variable, its value and
+    what it may be (``GAMEHOST_MODE=dev: must be production or development``)."""
+
+    @classmethod
+    def of(cls, exc: ValidationError) -> SettingsError:
+        return cls("; ".join(dict.fromkeys(_wrong(error) for error in exc.errors())))
+
+
+def variable(name: str) -> str:
+    """The environment variable a setting is read from (Twilio's own name where it has one)."""
+    field = Settings.model_fields.get(name)
+    if field is None:  # an alias is its own name
+        return name
+    if isinstance(field.validation_alias, AliasChoices):
+        return str(field.validation_alias.choices[0])
+    return f"GAMEHOST_{name.upper()}"
+
+
+def _wrong(error: ErrorDetails) -> str:
+    name = str(error["loc"][0]) if error["loc"] else ""
+    field = Settings.model_fields.get(name)
+    kind = field.annotation if field is not None else None
+    union = typing.get_origin(kind) in (typing.Union, types.UnionType)
+    optional = union and type(None) in typing.get_args(kind)
+    if optional:
+        kind = next(a for a in typing.get_args(kind) if a is not type(None))
+    value = error["input"]
+    if kind is SecretStr:
+        shown = "(a secret)"  # never echoed
+    else:
+        shown = str(value) if isinstance(value, str | int | float) else repr(value)
+        shown = shown if len(shown) <= 40 else shown[:40] + "..."
+    return f"{variable(name)}={shown}: {_allowed(error, kind)}" + (", or empty" if optional else "")
+
+
+def _allowed(error: ErrorDetails, kind: Any) -> str:
+    """What a value may be, from the error pydantic found and the setting's type."""
+    ctx = error.get("ctx") or {}
+    if typing.get_origin(kind) is Literal:
+        return "must be " + " or ".join(str(a) for a in typing.get_args(kind))
+    if error["type"] in ("greater_than_equal", "greater_than", "less_than_equal", "less_than"):
+        words = {"ge": "at least", "gt": "more than", "le": "at most", "lt": "less than"}
+        return "must be " + ", ".join(f"{words[k]} {v}" for k, v in ctx.items() if k in words)
+    if kind is bool:
+        return "must be true or false"
+    if kind is int:
+        return "must be a whole number"
+    if kind is float:
+        return "must be a number"
+    message = error["msg"].removeprefix("Input should be ").removeprefix("Value error, ")
+    return f"must be {message}" if error["msg"].startswith("Input should be") else message
+
+
+def load_settings(**given: Any) -> Settings:
+    """The settings from the environment (``given`` overrides); :class:`SettingsError` says
+    in one line what the environment got wrong."""
+    try:
+        return Settings(**given)
+    except ValidationError as exc:
+        raise SettingsError.of(exc) from None
 
 
 @lru_cache
 def get_settings() -> Settings:
-    return Settings()
+    return load_settings()

@@ -90,6 +90,8 @@ def heard_proposal(table: Table, meaning: Any, asked: Any | None) -> Proposal:
         return Unclear(g.phrase("game_finished" if table.state is not None else "no_game"), event, False)
     if isinstance(meaning, Command):
         return Answer(False) if asked is not None and meaning.name == "undo" else meaning
+    if isinstance(meaning, Unclear):
+        return meaning  # words the game hears as no move ("queen of hearts"): its answer
     if asked is not None and meaning == asked:
         return Answer(True)
     return Moves((meaning,))

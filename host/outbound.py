@@ -22,8 +22,12 @@ What a failed call means decides what happens next:
 - The outcome is unknown (the answer timed out, the connection dropped after the request
   went out, a 5xx other than 503, anything unexpected): Twilio may have taken it. The row
   is ``unknown``, and is looked up at Twilio before anything is sent again: an SMS among
-  Twilio's messages to that number (same text, made since the row was, and not already
-  the SID of another row); if found, its SID is recorded and it is ``sent``. Not found,
+  Twilio's messages to that number with the same text, made after our last message to that
+  number before this row (Twilio lists them newest first, so the look-up reads back to
+  that message's SID: no clock is compared, and a clock of ours running ahead of Twilio's
+  once made every look-up miss), and not already the SID of another row; if found, its
+  SID is recorded and it is ``sent``. With no earlier message to go by, it reads back a
+  day by either clock (``LOOKUP_WINDOW_S``). Not found,
   it is sent again only once Twilio has had the last request for ``settle`` seconds
   (twice the timeout, at least 10 s; until then it may still be making the message), so
   a lookup finding nothing is asked again until then. A call update cannot be looked up,
@@ -58,16 +62,20 @@ from urllib3.exceptions import NewConnectionError
 
 from host.config import Settings
 from host.store import Store
+from host.store.errors import unavailable
 
 log = logging.getLogger(__name__)
 
 CLAIM_MARGIN_S = 5.0  # a 'sending' claim older than one request's timeout plus this was orphaned
 MAX_DELAY_S = 60.0  # the longest backoff between two attempts
 BATCH = 20
-LOOKUP_SLACK_S = 60.0  # Twilio's clock and ours may differ: look back this much further
+#: With no earlier message of ours to the number to stop at, a look-up reads back this far
+#: (Twilio's clock and ours may differ by minutes or hours, never by a day).
+LOOKUP_WINDOW_S = 24 * 3600.0
 SETTLE_S = 10.0  # a lookup finding nothing is believed once Twilio has had the request this long
 LOOKUP_PAGE = 50  # messages per page of a lookup
 LOOKUP_PAGES = 20  # the most pages read back to the row's creation
+STORE_TOLD_EVERY_S = 60.0  # how often a store that cannot serve is logged by the sender
 #: A call in one of these states takes no more updates.
 CALL_ENDED = frozenset({"completed", "canceled", "failed", "busy", "no-answer"})
 
@@ -228,6 +236,11 @@ class Outbound:
         return max(SETTLE_S, 2 * self.settings.twilio_timeout)
 
     @property
+    def longest_wait(self) -> float:
+        """The furthest ahead a row's next try is ever set."""
+        return max(MAX_DELAY_S, self.settle)
+
+    @property
     def lease(self) -> float:
         """How long a claim holds without being renewed: one REST call, and a margin."""
         return self.settings.twilio_timeout + CLAIM_MARGIN_S
@@ -242,7 +255,8 @@ class Outbound:
         with self.store.transaction() as db:
             rows = db.execute(
                 "SELECT * FROM outbox o"
-                " WHERE ((o.status IN ('pending', 'unknown') AND o.next_at <= ?)"
+                # Due, or further ahead than any wait we set (set before the clock stepped back).
+                " WHERE ((o.status IN ('pending', 'unknown') AND (o.next_at <= ? OR o.next_at > ?))"
                 "   OR (o.status = 'sending' AND o.sid IS NULL AND o.claimed_at < ?))"
                 # An earlier row to the same recipient still on its way (an unknown one
                 # only while it will be looked up again) goes first.
@@ -250,7 +264,7 @@ class Outbound:
                 "   AND (e.status IN ('pending', 'sending')"
                 "     OR (e.status = 'unknown' AND e.next_at IS NOT NULL)))"
                 " ORDER BY o.id LIMIT ?" + db.for_update(skip_locked=True),
-                (now, now - self.lease, limit),
+                (now, now + self.longest_wait + CLAIM_MARGIN_S, now - self.lease, limit),
             )
             for r in rows:
                 db.execute(
@@ -309,12 +323,16 @@ class Outbound:
             if looked is None:
                 return
             item = looked
-            posted = item.posted_at
-            if item.kind == "sms" and posted is not None and self.clock() < posted + self.settle:
+            posted, now = item.posted_at, self.clock()
+            if posted is not None and posted > now:
+                posted = now  # the wall clock stepped back since: Twilio's time counts from now
+            if item.kind == "sms" and posted is not None and now < posted + self.settle:
                 # Not there yet, but Twilio may still be making it: asked again once it has
                 # had the request long enough. A look is not a try (the attempt is given back).
                 self._update(
-                    item, "status = 'unknown', next_at = ?, attempts = attempts - 1", (posted + self.settle,)
+                    item,
+                    "status = 'unknown', next_at = ?, sent_at = ?, attempts = attempts - 1",
+                    (posted + self.settle, posted),
                 )
                 return
         if item.attempts > self.settings.outbox_attempts:
@@ -372,12 +390,13 @@ class Outbound:
         return item
 
     def _find_sms(self, client: Any, item: OutboxItem) -> tuple[list[str], OutboxItem | None]:
-        """Twilio's SIDs of messages to the row's number with its text, made since the row
-        was (less a slack for clocks), oldest first; and the item with its claim renewed
-        (None: lost). Twilio lists newest first, so the pages are read back to the row's
-        time and no further."""
-        # Twilio's dates are wall-clock: the row's age by our clock, back from now.
-        since = time.time() - (self.clock() - item.at) - LOOKUP_SLACK_S
+        """Twilio's SIDs of messages to the row's number with its text, made after our last
+        message to that number before the row, oldest first; and the item with its claim
+        renewed (None: lost). Twilio lists newest first, so the pages are read back to that
+        message (else ``LOOKUP_WINDOW_S``) and no further."""
+        stop_at = self._sid_before(item)
+        # Twilio's dates are by its clock: only a bound that no skew between clocks reaches.
+        since = time.time() - (self.clock() - item.at) - LOOKUP_WINDOW_S
         found: list[str] = []
         renewed = self._renew(item)
         if renewed is None:
@@ -387,7 +406,7 @@ class Outbound:
             older = False
             for message in page:
                 created = getattr(message, "date_created", None)
-                if created is not None and created.timestamp() < since:
+                if message.sid == stop_at or (created is not None and created.timestamp() < since):
                     older = True
                     break
                 same_sender = item.from_ is None or getattr(message, "from_", None) in (None, item.from_)
@@ -402,6 +421,16 @@ class Outbound:
             if page is None:
                 break
         return list(reversed(found)), renewed
+
+    def _sid_before(self, item: OutboxItem) -> str | None:
+        """The SID of our last message at Twilio to the row's number before the row: rows to
+        one number go out one at a time in order, so Twilio made it before this row's."""
+        rows = self.store.execute(
+            "SELECT sid FROM outbox WHERE to_addr = ? AND kind = 'sms' AND id < ? AND sid IS NOT NULL"
+            " ORDER BY id DESC LIMIT 1",
+            (item.to, item.id),
+        )
+        return str(rows[0]["sid"]) if rows else None
 
     def _record_found(self, item: OutboxItem, found: list[str]) -> bool:
         """Record the first found SID no other row has as this row's; whether the row is
@@ -503,6 +532,7 @@ class Outbound:
             self._wake.set()  # a thread is free, and a row waiting behind it may be due
 
         def run() -> None:
+            told = float("-inf")  # when a store that cannot serve was last logged
             while not self._stop.is_set():
                 self._wake.clear()
                 self._in_flight = {f for f in self._in_flight if not f.done()}
@@ -511,8 +541,11 @@ class Outbound:
                 if free > 0:
                     try:
                         items = self.claim(free)
-                    except Exception:  # the store was busy or closing; try again next round
-                        log.exception("outbox sender: claiming failed")
+                    except Exception as exc:  # the store was busy or closing; try again next round
+                        # A store that cannot serve: said once a minute, not every poll.
+                        if unavailable(exc) is None or time.monotonic() - told >= STORE_TOLD_EVERY_S:
+                            told = time.monotonic()
+                            log.exception("outbox sender: claiming failed")
                 for item in items:
                     future = pool.submit(self.deliver, item)
                     self._in_flight.add(future)

@@ -9,7 +9,10 @@ none). At the limit ``Referee.timeout`` rules (a mistake in a tournament, a
 pass in training) and everyone is told through their channel's notifier.
 
 ``tick(now)`` does one round of checks and says what it did, so tests drive it with an
-injected clock instead of sleeping; ``run`` calls it periodically in the server.
+injected clock instead of sleeping; ``run`` calls it periodically in the server. A step of
+the wall clock is not time passing: on the real clock each tick looks for one against the
+monotonic clock (host/wall_steps.py), and a turn begun before a forward step is judged by
+the time that actually passed.
 """
 
 from __future__ import annotations
@@ -18,6 +21,8 @@ import asyncio
 import contextlib
 import logging
 import math
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
@@ -29,6 +34,7 @@ from host.deadline import limit
 from host.notify import Notifiers
 from host.referee import Clock, Referee
 from host.reply import Reply
+from host.wall_steps import WallSteps
 
 log = logging.getLogger(__name__)
 
@@ -45,11 +51,21 @@ class TimerAction:
 
 
 class TurnTimer:
-    def __init__(self, referee: Referee, notifiers: Notifiers, clock: Clock | None = None) -> None:
+    def __init__(
+        self,
+        referee: Referee,
+        notifiers: Notifiers,
+        clock: Clock | None = None,
+        monotonic: Callable[[], float] | None = None,
+    ) -> None:
         self.referee = referee
         self.notifiers = notifiers
         self.store = referee.store
         self.clock = clock or referee.clock
+        # Steps are looked for on the real clock (an injected one moves as its test says).
+        if monotonic is None and self.clock is time.time:
+            monotonic = time.monotonic
+        self.steps = WallSteps(monotonic) if monotonic is not None else None
         # In-memory shortcuts only; the stored log and turn_reminders stay the truth. Both
         # hold only sessions the last tick read: trimmed each tick.
         self._quiet: dict[str, int] = {}  # session with deadlines of its own -> seq, nothing timed
@@ -58,6 +74,8 @@ class TurnTimer:
     def tick(self, now: float | None = None) -> list[TimerAction]:
         """Send due reminders and rule expired turns; what was done, in order."""
         now = self.clock() if now is None else now
+        if self.steps is not None:
+            self.steps.look(now)
         actions: list[TimerAction] = []
         own = {spec.name for spec in all_games() if spec.has_deadlines}
         running = self.store.running_clocks(now, own)
@@ -68,6 +86,8 @@ class TurnTimer:
         for session_id, seq, started in running:
             if self._quiet.get(session_id) == seq:
                 continue
+            # The turn's clock by the time that passed: less any forward step since it began.
+            passed = now - self.steps.since(started) if self.steps is not None else now
             try:
                 table = self.referee.table(session_id)
                 step = limit(table)
@@ -77,13 +97,13 @@ class TurnTimer:
                     else:
                         self.store.clock_quiet(session_id, seq)  # not read again until then
                     continue
-                if now < started + step.seconds and (
-                    step.own or now < started + step.seconds / 2 or self._reminded.get(session_id) == seq
+                if passed < started + step.seconds and (
+                    step.own or passed < started + step.seconds / 2 or self._reminded.get(session_id) == seq
                 ):
                     continue  # a game's own deadline has no reminder
                 # The ruling and the outbox rows telling everyone: one transaction.
                 with self.store.transaction():
-                    action = self._check(session_id, seq, started, now)
+                    action = self._check(session_id, seq, started, passed)
                     if action is not None:
                         self._deliver(action)
             except Exception:  # one broken session must not stop the others' clocks

@@ -36,6 +36,7 @@ from games.inversion.words import (
     bid_phrases,
     card_phrases,
     grammar,
+    no_card_phrases,
     parse_cards,
     suit_phrases,
     suit_words,
@@ -312,6 +313,7 @@ def refusal_text(refusal: Refusal, state: inv.State, lang: str = "en") -> str:
 ANSWERS = ("yes", "no")
 #: What a card session listens for besides moves while a phase runs (inv.Phase values).
 _SUIT_PHASES = (inv.Phase.SUITS, inv.Phase.LANE, inv.Phase.PLAYING)
+_CARD_PHASES = (inv.Phase.LANE, inv.Phase.PLAYING)  # cards are said
 
 
 def has_content(talk: CardTalk) -> bool:
@@ -361,15 +363,32 @@ def _propose(talk: CardTalk, state: inv.State, player: str | None, lang: str) ->
     return _not_understood(talk, state, lang)
 
 
+def _face_said(talk: CardTalk, lang: str) -> str | None:
+    """The face card named ("queen of hearts": "queens"), if any: no card of this game."""
+    faces = words_of(lang).cards.faces
+    return next((faces[w] for w in talk.leftovers if w in faces), None)
+
+
+class _Event(dict[str, object]):
+    """An Unclear's event that can be a heard meaning (hashed when readings pool)."""
+
+    def __hash__(self) -> int:  # type: ignore[override]
+        return hash(tuple(sorted((k, str(v)) for k, v in self.items())))
+
+
+def _no_faces(face: str, text: str, lang: str) -> Unclear:
+    """ "queen of hearts": cards are 1 to 10, there is no queen to ask about. Typed or heard
+    (the listener listens for it: :func:`no_card_phrases`), the same answer."""
+    line = grammar(lang).phrase("inv_no_faces", faces=face)
+    return Unclear(line, _Event(type="not_a_card", text=text), then_prompt=True)
+
+
 def _half_card(talk: CardTalk, state: inv.State, lang: str) -> Unclear:
     """A number or a suit without the rest of the card: ask for the rest."""
     g = grammar(lang)
-    faces = words_of(lang).cards.faces
-    face = next((faces[w] for w in talk.leftovers if w in faces), None)
-    if face is not None:  # "queen of hearts": cards are 1 to 10, there is no queen to ask about
-        return Unclear(
-            g.phrase("inv_no_faces", faces=face), {"type": "not_a_card", "text": talk.text}, then_prompt=True
-        )
+    face = _face_said(talk, lang)
+    if face is not None:
+        return _no_faces(face, talk.text, lang)
     suit = state.follow.suit if state.follow is not None else (state.suits or (None,))[0]
     numbers = tuple(dict.fromkeys(talk.numbers))
     if len(numbers) == 1 and numbers[0] in RANKS and suit is not None and not talk.suits:
@@ -567,6 +586,16 @@ class InversionTalk(Talk[inv.State, inv.Move, inv.Options]):
     def ambiguous(self, candidates: tuple[inv.Move, ...], lang: str) -> Unclear:
         return _ambiguous([move_text(m, lang) for m in candidates], lang)
 
+    def likely(self, state: inv.State, move: inv.Move) -> bool | None:
+        # Words that name no card of this game (a face card, a suit not in play) are
+        # listened for to be refused as said: heard, they were said, not a slip for a
+        # nearer card the prior would prefer.
+        if isinstance(move, Unclear):
+            return True
+        if isinstance(move, inv.PlayCard) and state.suits and move.card.suit not in state.suits:
+            return True
+        return None
+
     # -- speech --
 
     def listen_for(
@@ -576,12 +605,16 @@ class InversionTalk(Talk[inv.State, inv.Move, inv.Options]):
             return Listening()
         g = grammar(lang)
         left_out = g.card_lookalikes if state.phase in _SUIT_PHASES else ()
-        return Listening(tuple(move_phrases(lang, state, players)), tuple(left_out))
+        phrases = move_phrases(lang, state, players)
+        if state.phase in _CARD_PHASES:
+            phrases += no_card_phrases(state.suits, lang)  # heard as said, then refused
+        return Listening(tuple(dict.fromkeys(phrases)), tuple(left_out))
 
     def vocabulary(self, players: tuple[str, ...], options: inv.Options, lang: str) -> list[str]:
         return [
             *suit_phrases(lang),
             *card_phrases(sorted(deck(tuple(Suit))), lang),
+            *no_card_phrases((), lang),
             *bid_phrases(range(inv.TRICKS + 1), lang),
             *(normalise(n) for n in players),
         ]
@@ -590,7 +623,12 @@ class InversionTalk(Talk[inv.State, inv.Move, inv.Options]):
         self, text: str, state: inv.State | None, players: tuple[str, ...], confirming: bool, lang: str
     ) -> tuple[Meaning, float]:
         phase = state.phase if state is not None and not state.is_over else None
-        said = meaning(parse_cards(text, lang, players=players), phase, confirming)
+        talk = parse_cards(text, lang, players=players)
+        face = _face_said(talk, lang)
+        if phase in _CARD_PHASES and face is not None and len(talk.leftovers) == 1 and len(talk.suits) == 1:
+            # "queen of hearts", a phrase listened for so as not to hear "one of hearts"
+            return _no_faces(face, talk.text, lang), 1.0
+        said = meaning(talk, phase, confirming)
         if said is None or not said_whole(text, said, lang):
             return None, 1.0
         if isinstance(said, inv.PlayCard | inv.Declare):

@@ -24,7 +24,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
-from games.inversion.cards import RANKS, Card, Suit
+from games.inversion.cards import RANKS, Card, Suit, deck
 from grammars import Grammar, GrammarError, load, load_file
 from grammars.reader import _lexicon, normalise, read_numbers, recognizer_phrase, to_words
 
@@ -448,6 +448,23 @@ def card_phrases(cards: Iterable[Card], lang: str = "en") -> list[str]:
     vocabulary has them (grammars.reader.recognizer_phrase)."""
     hints = _vocabulary(lang).cards.card_hints
     phrases = (_fill(h, card, lang, recognizer_phrase(card.rank, lang)) for card in cards for h in hints)
+    return list(dict.fromkeys(phrases))
+
+
+def no_card_phrases(suits: Iterable[Suit], lang: str = "en") -> list[str]:
+    """Phrases that name no card of a game with ``suits`` in play, for a recogniser to hear
+    as said rather than as the card that sounds nearest ("queen of hearts" was heard as
+    "one of hearts"): the face cards of other decks in every suit, and the cards of the
+    suits not in play, each in the way cards are read aloud (``read``)."""
+    v = _vocabulary(lang).cards
+    faces: dict[str, str] = {}
+    for word, plural in v.faces.items():
+        faces.setdefault(plural, word)  # one word per face: "queen", not "queens" too
+    phrases = [_fill(v.read, Card(1, suit), lang, face) for suit in Suit for face in faces.values()]
+    unused = [suit for suit in Suit if suit not in set(suits)]
+    phrases += [
+        _fill(v.read, card, lang, recognizer_phrase(card.rank, lang)) for card in sorted(deck(unused))
+    ]
     return list(dict.fromkeys(phrases))
 
 

@@ -319,6 +319,9 @@ def _described(tokens: list[str], lang: str) -> CardText:
     return CardText("", you, others)
 
 
+_RULES = r.UpsideOutRules()  # what the rules allow, when words fit several players
+
+
 class UpsideOutTalk(Talk[r.State, r.Move, r.Options]):
     # -- words in ------------------------------------------------------------------------
 
@@ -351,9 +354,30 @@ class UpsideOutTalk(Talk[r.State, r.Move, r.Options]):
             moves = self._moves(tokens, state, players, speaker, lang)
         except _NotRead as exc:
             return self._unclear(exc.key, text, state, lang, fields=exc.fields)
+        if len({m.player for m in moves}) > 1 and state is not None:
+            return self._allowed(moves, state, lang)
         if moves:
             return Moves(tuple(moves))
         return self._unclear("not_understood", text, state, lang, about_move=False)
+
+    def _allowed(self, moves: list[r.Move], state: r.State, lang: str) -> Proposal:
+        """Words several players could have meant (one device while two owe): the moves the
+        rules allow; when none is, why, and what each may do ("discards two" while Ann and
+        Bob owe one each is no question between two moves nobody may make)."""
+        refusals = [_RULES.refusal(state, m) for m in moves]
+        allowed = tuple(m for m, why in zip(moves, refusals, strict=True) if why is None)
+        if allowed:
+            return Moves(allowed)
+        said = [why for why in refusals if why is not None]
+        counts = {why.fields.get("count") for why in said}
+        if all(why.reason == "too_many" for why in said) and len(counts) == 1:
+            names = [str(why.fields["player"]) for why in said]
+            players = f"{_list(tuple(names[:-1]), lang)} {load(lang).phrase('and')} {names[-1]}"
+            lines = [_say(lang, "refused_too_many_each", players=players, count=counts.pop())]
+        else:
+            lines = list(dict.fromkeys(_refusal_line(why, lang) for why in said))
+        event = {"type": "refused", "reason": said[0].reason, "moves": [r.encode(m) for m in moves]}
+        return Unclear(_cap(" ".join(lines)), event, then_prompt=True)
 
     def _unclear(
         self,
@@ -606,12 +630,7 @@ class UpsideOutTalk(Talk[r.State, r.Move, r.Options]):
         return _say(lang, "help")
 
     def refusal_text(self, refusal: Refusal, state: r.State, lang: str) -> str:
-        fields = {k: _list(v, lang) if isinstance(v, tuple) else v for k, v in refusal.fields.items()}
-        if "kind" in fields:
-            fields["kind"] = _react_name(str(fields["kind"]), lang)
-            if refusal.reason == "no_copy_left":
-                fields["card"] = fields["kind"]
-        return _say(lang, f"refused_{refusal.reason}", **fields)
+        return _refusal_line(refusal, lang)
 
     def move_text(self, move: r.Move, lang: str) -> str:
         if isinstance(move, r.Start | r.Draw):
@@ -782,6 +801,16 @@ def _card(rest: list[str], deck: Deck, lang: str) -> CardText | str:
         assert face.special is not None
         return face.special
     return face.card.turned() if turned is not None else face.card
+
+
+def _refusal_line(refusal: Refusal, lang: str) -> str:
+    """Why the rules refuse a move, without what comes next."""
+    fields = {k: _list(v, lang) if isinstance(v, tuple) else v for k, v in refusal.fields.items()}
+    if "kind" in fields:
+        fields["kind"] = _react_name(str(fields["kind"]), lang)
+        if refusal.reason == "no_copy_left":
+            fields["card"] = fields["kind"]
+    return _say(lang, f"refused_{refusal.reason}", **fields)
 
 
 def _say(lang: str, key: str, **fields: object) -> str:

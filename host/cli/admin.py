@@ -5,17 +5,16 @@ from __future__ import annotations
 
 import datetime
 import json
-from typing import Annotated, Any
+from typing import Annotated
 from xml.etree import ElementTree
 
 import typer
 
-from games.base import GameSpec, all_games
+from games.base import all_games
 from host.channels.web import mic as table_mic
 from host.cli.console import fail, out
 from host.cli.database import DatabaseUrlOption, DbOption, db_settings, open_store
-from host.cli.options import sentence
-from host.config import Settings, get_settings
+from host.cli.options import seats_text, sentence
 from host.migrations import current, head
 from host.outbound import Outbound
 from host.store import Store, describe
@@ -61,15 +60,6 @@ def games(
             out.print(f"  --opt {o['name']}=...{flags}: {sentence(str(o['help']))}{default}")
 
 
-def seats_text(spec: GameSpec[Any, Any, Any]) -> str:
-    """ "4", "2-4" or "2+"."""
-    if spec.max_players is None:
-        return f"{spec.min_players}+"
-    if spec.max_players == spec.min_players:
-        return str(spec.min_players)
-    return f"{spec.min_players}-{spec.max_players}"
-
-
 def option_text(value: object) -> str:
     """An option's value as it is typed: ``true``, not ``True``."""
     return str(value).lower() if isinstance(value, bool) else str(value)
@@ -101,11 +91,16 @@ def outbox(
     to: Annotated[str | None, typer.Option(help="Only items to this number or call.")] = None,
 ) -> None:
     """Show what the server sent, is sending, gave up on or (no Twilio credentials) stored."""
-    settings = get_settings() if db is None else Settings(db=db, database_url=None)
+    settings = db_settings(db, None)
     store = open_store(settings.database)
     items = Outbound(settings, store).items(limit=limit, to=to)
     if not items:
-        out.print("The outbox is empty.")
+        others = int(store.execute("SELECT COUNT(*) AS n FROM outbox")[0]["n"]) if to is not None else 0
+        if others:
+            many = "item" if others == 1 else "items"
+            out.print(f"Nothing was sent to {to} (the outbox holds {others} {many} to other numbers).")
+        else:
+            out.print("The outbox is empty.")
         return
     whom = recipients(store)
     for item in items:

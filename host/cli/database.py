@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from host.cli.console import fail
-from host.config import Settings, get_settings
+from host.config import Settings, get_settings, load_settings
 from host.store import Store, describe
 
 # Where the server's database is, for the commands that open it (serve, migrate, outbox, mic).
@@ -35,5 +35,5 @@ def open_store(db: Path | str | None) -> Store:
 def db_settings(db: Path | None, database_url: str | None) -> Settings:
     """The settings with a database given on the command line taking precedence."""
     if database_url:
-        return Settings(database_url=database_url)
-    return get_settings() if db is None else Settings(db=db, database_url=None)
+        return load_settings(database_url=database_url)
+    return get_settings() if db is None else load_settings(db=db, database_url=None)

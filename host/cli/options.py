@@ -7,9 +7,11 @@ The flags are read from the registered games: a new game's flags need no edit he
 
 from __future__ import annotations
 
+import enum
 import functools
 import inspect
 import re
+import typing
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Annotated, Any
@@ -42,6 +44,15 @@ RANGE = "--range"
 
 def has_range(spec: GameSpec[Any, Any, Any]) -> bool:
     return {"low", "high"} <= {o.name for o in spec.option_info()}
+
+
+def seats_text(spec: GameSpec[Any, Any, Any], to: str = "-") -> str:
+    """How many a game seats: "4", "2-4" (``to`` " to ": "2 to 4") or "2+"."""
+    if spec.max_players is None:
+        return f"{spec.min_players}+"
+    if spec.max_players == spec.min_players:
+        return str(spec.min_players)
+    return f"{spec.min_players}{to}{spec.max_players}"
 
 
 def sentence(text: str) -> str:
@@ -134,6 +145,10 @@ def parse_range(text: str) -> dict[str, object]:
     return {"low": low, "high": high}
 
 
+#: The longest player name the command line takes (a name is said and shown on a screen).
+NAME_MAX = 20
+
+
 def parse_players(text: str | None) -> list[str]:
     if text is None:
         raise fail("a new game needs its players in seating order: --players Ann,Bob")
@@ -143,9 +158,10 @@ def parse_players(text: str | None) -> list[str]:
     folded = [n.casefold() for n in names]
     if len(set(folded)) != len(folded):
         raise fail(f"player names must differ: {text}")
-    bad = [n for n in names if ":" in n or len(n) > 20]
+    bad = [n for n in names if ":" in n or len(n) > NAME_MAX]
     if bad:
-        raise fail(f"player names must be short and have no colon: {', '.join(bad)}")
+        shown = ", ".join(n if len(n) <= NAME_MAX else f"{n[:NAME_MAX]}... ({len(n)} letters)" for n in bad)
+        raise fail(f"--players: a name has at most {NAME_MAX} letters and no colon: {shown}")
     return names
 
 
@@ -183,32 +199,107 @@ def game_options(spec: GameSpec[Any, Any, Any], opts: list[str] | None, given: G
     try:
         spec.make_options(given.values)
     except OptionError as exc:
-        raise fail(given.error(exc)) from None
+        raise fail(given.error(exc) if exc.name else together(spec, given, exc.reason)) from None
     except ValueError as exc:
         raise fail(str(exc)) from None
     return given.values
 
 
-def flag_values(args: list[str]) -> dict[str, str]:
-    """``--name value`` and ``--name=value`` pairs from the arguments Typer did not know."""
-    found: dict[str, str] = {}
+def together(spec: GameSpec[Any, Any, Any], given: Given, reason: str) -> str:
+    """An error of the options together (``rounds are for training games``) with the flag
+    that brings it (the one option given without which the rest are fine) and, when
+    another option's value clears it, that fix: ``--rounds 3 needs --mode training: ...``."""
+
+    def fine(values: dict[str, object]) -> bool:
+        try:
+            spec.make_options(values)
+        except ValueError:
+            return False
+        return True
+
+    culprits = [n for n in given.values if fine({k: v for k, v in given.values.items() if k != n})]
+    if len(culprits) != 1:
+        return reason
+    how = given.how[culprits[0]][0]
+    flags = {o.name: o.flags for o in spec.option_info()}
+    for name, choices in option_choices(spec).items():
+        for choice in choices if name not in given.values else ():
+            if fine({**given.values, name: choice}):
+                fix = f"{flags[name][0]} {choice}" if flags.get(name) else f"--opt {name}={choice}"
+                return f"{how} needs {fix}: {reason}"
+    return f"{how}: {reason}"
+
+
+def option_choices(spec: GameSpec[Any, Any, Any]) -> dict[str, list[str]]:
+    """The values of each option that has a few (an enum, a switch, a Literal), as typed."""
+    found: dict[str, list[str]] = {}
+    for name, kind in typing.get_type_hints(spec.options).items():
+        if isinstance(kind, type) and issubclass(kind, enum.Enum):
+            found[name] = [str(member.value) for member in kind]
+        elif kind is bool:
+            found[name] = ["true", "false"]
+        elif typing.get_origin(kind) is typing.Literal:
+            found[name] = [str(a) for a in typing.get_args(kind)]
+    return found
+
+
+def flagged(spec: GameSpec[Any, Any, Any], message: str) -> str:
+    """A game's refusal that starts with an option's name (``first: 'Zed' is not playing``)
+    with the option's flag instead, as the other errors say it."""
+    for option in spec.option_info():
+        if message.startswith(f"{option.name}: "):
+            flag = option.flags[0] if option.flags else f"--opt {option.name}"
+            return flag + message[len(option.name) :]
+    return message
+
+
+#: An argument that is a flag, ``--name``, ``-v`` or ``--name=value`` (not "-5", a number).
+_FLAG = re.compile(r"--?[A-Za-z][\w-]*(?==|$)")
+
+
+def flag_values(ctx: typer.Context) -> dict[str, str | None]:
+    """``--name value`` and ``--name=value`` pairs from the arguments Typer did not know (a
+    flag with no value after it: None); a flag of another command is an error saying whose."""
+    args = ctx.args
+    found: dict[str, str | None] = {}
     i = 0
     while i < len(args):
         arg = args[i]
-        if not arg.startswith("--"):
+        if not _FLAG.match(arg):
             raise fail(f"unexpected argument {arg!r}")
         flag, eq, value = arg.partition("=")
-        if not eq:
-            if i + 1 >= len(args):
-                raise fail(f"{flag} needs a value")
-            value, i = args[i + 1], i + 1
-        found[flag] = value
+        others = other_commands(ctx, flag)
+        if others:
+            command = f"gamehost {ctx.info_name}"
+            whose = " or ".join([", ".join(others[:-1]), others[-1]] if len(others) > 1 else others)
+            raise fail(f"{flag} is a {whose} flag: `{command}` has no such option")
+        if eq:
+            found[flag] = value
+        elif i + 1 < len(args) and not _FLAG.match(args[i + 1]):
+            found[flag] = args[i + 1]
+            i += 1
+        else:
+            found[flag] = None
         i += 1
     return found
 
 
+def other_commands(ctx: typer.Context, flag: str) -> list[str]:
+    """The other ``gamehost`` commands that have ``flag`` (``--quiet``: `gamehost table`)."""
+    commands: dict[str, Any] = getattr(ctx.find_root().command, "commands", {})
+    return [
+        f"`gamehost {name}`"
+        for name, command in commands.items()
+        if command is not ctx.command
+        and any(flag in (*param.opts, *param.secondary_opts) for param in command.params)
+    ]
+
+
 def options_and_setup(
-    spec: GameSpec[Any, Any, Any], opts: list[str] | None, say: list[str] | None, flags: Mapping[str, str]
+    spec: GameSpec[Any, Any, Any],
+    opts: list[str] | None,
+    say: list[str] | None,
+    flags: Mapping[str, str | None],
 ) -> tuple[dict[str, object], list[tuple[str, str]]]:
     """The game's options and the table talk to say first, from every way a command line
     gives them: ``--opt``, the game's flags (``--range`` among them), ``--say``."""
@@ -229,11 +320,13 @@ def options_and_setup(
     for flag, value in flags.items():
         if flag == RANGE:
             continue
+        if flag not in by_flag and flag not in steps:
+            raise no_option(flag)
+        if value is None:
+            raise fail(f"{flag} needs a value")
         if flag in by_flag:
             given.put(by_flag[flag], value, f"{flag} {value}", flag)
-        elif flag in steps:
-            setup.append((flag, value))
         else:
-            raise no_option(flag)
+            setup.append((flag, value))
     setup.sort(key=lambda step: steps.index(step[0]))  # in the order the game asks them
     return game_options(spec, opts, given), [*setup, *(("--say", line) for line in say or [])]

@@ -75,7 +75,7 @@ def play(
         assert spec is not None  # a game is named unless resuming
         names = parse_players(players)
         lang = lang or REFERENCE
-        flags = {**game_flags, **flag_values(ctx.args)}
+        flags = {**game_flags, **flag_values(ctx)}
         options, setup = options_and_setup(spec, opt, say, flags)
         check_setup(spec, names, options, lang, setup)
         session_id = new_session(referee, spec, names, options, lang)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import errno
 import os
+import resource
 import socket
 from importlib import metadata
 from typing import Annotated
@@ -15,6 +16,7 @@ from games.base import all_games
 from host.app import create_app, settle_heap
 from host.cli.console import err, fail
 from host.cli.database import DatabaseUrlOption, DbOption, db_settings, open_store
+from host.limits.protocol import LimitedHttpToolsProtocol
 from host.store import describe
 
 #: Seconds a worker process may take to answer its supervisor's ping (see serve).
@@ -32,6 +34,8 @@ def serve(
     ] = None,
 ) -> None:
     """Migrate the database, then run the web server for the Twilio SMS and voice webhooks."""
+    if not 0 < port < 1 << 16:
+        raise fail(f"--port {port}: must be from 1 to 65535")
     settings = db_settings(db, database_url)
     workers = workers or settings.workers
     problem = settings.serve_problem()
@@ -55,13 +59,27 @@ def serve(
     err.print(f"    call status callback {base}/twilio/voice/status (all POST)")
     err.print(f"  live page: {base}/ (each game's board at {base}/t/<join code>)")
     err.print(f"  health: http://{host}:{port}/healthz; games: {', '.join(s.name for s in all_games())}")
-    # ws_max_size: no websocket message near uvicorn's 16 MiB default is Twilio's (a
-    # media frame is a few hundred bytes); the media route also closes on > 64 KiB.
+    err.print(
+        f"  limits: headers {settings.header_timeout:g} s, body {settings.body_timeout:g} s and"
+        f" {settings.max_body_bytes} bytes, {settings.connections_per_client} slow connections"
+        f" per client, {raise_descriptor_limit()} descriptors"
+    )
+    # http: uvicorn's protocol with read timeouts and a cap on slow connections
+    # (host/limits/protocol.py). ws_max_size: no websocket message near uvicorn's 16 MiB
+    # default is Twilio's (a media frame is a few hundred bytes) or the page microphone's.
     if workers == 1:
         served = create_app(settings, store)
         served.state.mode_told = True  # said above: the app need not warn a second time
         settle_heap()
-        uvicorn.run(served, host=host, port=port, log_level="info", ws_max_size=1 << 20)
+        LimitedHttpToolsProtocol.configure(settings)
+        uvicorn.run(
+            served,
+            host=host,
+            port=port,
+            log_level="info",
+            http=LimitedHttpToolsProtocol,
+            ws_max_size=settings.ws_max_bytes,
+        )
         return
     # Each worker process builds its own app from the environment: hand it the database.
     store.close()
@@ -76,9 +94,23 @@ def serve(
         host=host,
         port=port,
         log_level="info",
-        ws_max_size=1 << 20,
+        http=f"{LimitedHttpToolsProtocol.__module__}:{LimitedHttpToolsProtocol.__name__}",
+        ws_max_size=settings.ws_max_bytes,
         timeout_worker_healthcheck=WORKER_HEALTHCHECK_S,
     )
+
+
+def raise_descriptor_limit() -> int:
+    """Let this process (and its workers) open as many files and sockets as the system
+    allows it (the soft limit up to the hard one, as Go does for every program): each
+    connection is one, and 1,024 was a common soft limit. The limit now."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft != hard:
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+        except (ValueError, OSError):
+            return soft
+    return hard
 
 
 def check_port(host: str, port: int) -> None:

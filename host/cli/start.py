@@ -12,7 +12,7 @@ from games.base import GameSpec
 from grammars import GrammarError, languages, load
 from host.answers import prompt_text, turn_event
 from host.cli.console import fail, out
-from host.cli.options import setup_flags
+from host.cli.options import flagged, seats_text, setup_flags
 from host.config import get_settings
 from host.deadline import SkipClock, Watch, waited
 from host.referee import Referee
@@ -62,6 +62,8 @@ def new_session(
     *,
     confirm_below: float | None = None,
 ) -> str:
+    if not spec.seats(len(names)):
+        raise fail(f"--players: {spec.name} seats {seats_text(spec, ' to ')} players, not {len(names)}")
     settings = get_settings()
     config = SessionConfig(
         game=spec.name,
@@ -73,7 +75,7 @@ def new_session(
     try:
         return referee.create(config, names)
     except ValueError as exc:
-        raise fail(str(exc)) from None
+        raise fail(flagged(spec, str(exc))) from None
 
 
 def said_first(referee: Referee, session_id: str, lines: list[tuple[str, str]]) -> list[Reply]:

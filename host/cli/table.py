@@ -82,7 +82,7 @@ def table(
     *,
     game_flags: dict[str, str],
 ) -> None:
-    """Referee players around one microphone and speaker, offline (Vosk), out loud.
+    """Referee players around one microphone and speaker, offline (pocketsphinx or Vosk), out loud.
 
     Setup not given as options (a card game's suits, lane, who starts) is said at the table."""
     spec = find(game)
@@ -94,7 +94,7 @@ def table(
     if "table" not in spec.channels:
         raise fail(f"{spec.title} is not played at a table with a microphone")
     names = parse_players(players)
-    options, setup = options_and_setup(spec, opt, say, {**game_flags, **flag_values(ctx.args)})
+    options, setup = options_and_setup(spec, opt, say, {**game_flags, **flag_values(ctx)})
     check_setup(spec, names, options, lang, setup)
     pcm = b""
     if audio is not None:
@@ -153,8 +153,7 @@ def table(
     except ValueError as exc:
         raise fail(str(exc)) from None
     err.print(describe_model(speech_model))
-    hint = f"gamehost play {spec.name} {resume_hint(session_id, db)}"
-    err.print(f"Session {session_id} (resume as text with: {hint}).")
+    err.print(f"Session {session_id} (resume as text with: gamehost play {resume_hint(session_id, db)}).")
     # Names are the table's own (the grammars' words are all in the model: a test sees to
     # that); say once which cannot be heard, and what to do without them.
     unheard = set(runner.listener.missing_words)

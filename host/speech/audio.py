@@ -66,7 +66,7 @@ def read_wav(path: str | os.PathLike[str], rate: int | None = SAMPLE_RATE) -> tu
     except (wave.Error, EOFError) as exc:
         # wave.Error: not RIFF/WAVE, or compressed/extensible format; EOFError: truncated.
         raise AudioFormatError(
-            f"{name}: not a readable PCM WAV file ({exc or 'file is truncated'}); {CONVERT_HINT}"
+            f"{name}: not a readable PCM WAV file ({str(exc) or 'empty or cut short'}); {CONVERT_HINT}"
         ) from exc
     if len(pcm) % SAMPLE_WIDTH:
         pcm = pcm[: len(pcm) - len(pcm) % SAMPLE_WIDTH]  # drop a torn last sample

@@ -34,7 +34,9 @@ Store brings the database up to date unless asked not to.
 The modules: ``database`` (connections, transactions, statements), ``sessions`` (sessions,
 their logs, the turn clocks' reads), ``replies`` (stored replies), ``rows`` (what
 statements take and give), ``placeholders``, ``pg_pipeline`` (PostgreSQL's round trips),
-``sqlite`` (pragmas, the WAL checkpointer) and ``urls``.
+``sqlite`` (pragmas, the WAL checkpointer), ``health`` (can it read and write now),
+``errors`` (what a driver's error says about the store), ``outcome`` (whether a commit cut
+off on its way committed, looked up by its reply) and ``urls``.
 """
 
 from __future__ import annotations

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass, field
@@ -15,6 +16,8 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.pool import StaticPool
 
 from host.migrations import upgrade
+from host.store.errors import unavailable
+from host.store.outcome import backend_pid, landed
 from host.store.pg_pipeline import RoundTrip, pg_pipeline
 from host.store.placeholders import native_placeholders
 from host.store.rows import Params, Result, Row, SessionRow
@@ -46,10 +49,13 @@ class Transaction:
 
     conn: Connection
     raw: Any  # the driver's connection under ``conn``
+    pid: int | None = None  # PostgreSQL's server process for it
+    began: float = 0.0  # when it began (wall clock), to know that process again
     depth: int = 1
     locked: set[str] = field(default_factory=set)  # sessions whose rows are locked (PostgreSQL)
     rows: dict[str, SessionRow] = field(default_factory=dict)
     replies: dict[str, str | None] = field(default_factory=dict)  # key -> stored body (JSON)
+    marks: dict[str, str] = field(default_factory=dict)  # replies this transaction stored
     pending: list[tuple[str, Any, bool]] = field(default_factory=list)  # (native sql, params, many)
     after: list[Callable[[], None]] = field(default_factory=list)
     memo: dict[str, Any] = field(default_factory=dict)
@@ -153,7 +159,8 @@ class Database:
             conn = self._shared if self._shared is not None else self.engine.connect()
             raw = self._shared_raw if self._shared is not None else conn.connection.dbapi_connection
             try:
-                txn = Transaction(conn, raw)
+                pid = None if self.sqlite else backend_pid(raw)
+                txn = Transaction(conn, raw, pid=pid, began=time.time())
                 if self.sqlite:
                     self._run(conn, raw, "BEGIN IMMEDIATE", ())
                 else:
@@ -161,17 +168,37 @@ class Database:
                 self._local.txn = txn
                 try:
                     yield self
-                    # The writes still waiting, and the commit (one round trip on PostgreSQL).
-                    self._flush(txn, then=("COMMIT", ()))
                 except BaseException:
                     self._rollback(conn, raw)
                     raise
+                try:
+                    # The writes still waiting, and the commit (one round trip on PostgreSQL).
+                    self._flush(txn, then=("COMMIT", ()))
+                except BaseException as exc:
+                    self._rollback(conn, raw)
+                    if not self._committed_after_all(txn, exc):
+                        raise
                 committed = txn.after
             finally:
                 self._local.txn = None
                 if conn is not self._shared:
                     conn.close()
         run_all(committed)
+
+    def _committed_after_all(self, txn: Transaction, exc: BaseException) -> bool:
+        """Whether a transaction whose commit failed committed all the same: only a
+        PostgreSQL connection lost on the way (its outcome unknown), for a transaction that
+        stored a reply to look up (host/store/outcome.py)."""
+        if self.sqlite or not txn.marks or unavailable(exc) != "unreachable":
+            return False
+        found = landed(self.engine, txn.marks, txn.pid, txn.began)
+        keys = ", ".join(sorted(txn.marks))
+        if found:
+            log.warning("the connection was lost at COMMIT, but it committed (reply %s): going on", keys)
+        else:
+            said = "it did not" if found is False else "it could not be looked up"
+            log.warning("the connection was lost at COMMIT, and %s commit (reply %s)", said, keys)
+        return bool(found)
 
     def _rollback(self, conn: Connection, raw: Any) -> None:
         try:

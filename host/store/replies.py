@@ -53,3 +53,4 @@ class Replies(Database):
             )
             txn: Transaction = self._local.txn
             txn.replies[key] = text
+            txn.marks[key] = text  # what a commit cut off is looked up by

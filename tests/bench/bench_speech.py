@@ -49,6 +49,7 @@ from pathlib import Path
 import numpy as np
 
 from games.up_or_down import rules as ud
+from games.up_or_down.talk import UpOrDownTalk
 from grammars import load as load_grammar
 from grammars.reader import NumberSaid, number_phrases, parse, to_words
 from host.listening.listener import Listener
@@ -374,7 +375,8 @@ def fit(items: list[Item]) -> None:
         theta = theta + np.linalg.solve(hess, grad)
     a, b, c = (float(t) for t in theta)
     print(f"\ncalibration fit over {len(rows)} readings: CALIBRATION = ({a:.3f}, {b:.3f}, {c:.3f})")
-    current = np.array([calibrate(float(v), bool(t)) for v, t in zip(s, top, strict=True)])
+    calibration = UpOrDownTalk.calibration
+    current = np.array([calibrate(float(v), bool(t), calibration) for v, t in zip(s, top, strict=True)])
     print(f"{'confidence':>12} {'readings':>9} {'right':>7}  (with the game's Talk.calibration)")
     for lo, hi in ((0, 0.25), (0.25, 0.5), (0.5, 0.75), (0.75, 0.9), (0.9, 1.01)):
         mask = (current >= lo) & (current < hi)

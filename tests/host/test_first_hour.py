@@ -19,6 +19,8 @@ from typer.testing import CliRunner
 
 import host.speech.audio
 from host.cli import app
+from host.config import Settings
+from host.outbound import Outbound
 from host.store import Store
 from tests.servers import free_port, stop
 
@@ -87,7 +89,7 @@ def test_games_are_listed_in_plain_words(tmp_path: Path) -> None:
     assert result.exit_code == 0
     listed = result.stdout
     assert "players 4;" in listed and "players 4-4" not in listed
-    assert "players 2-4;" in listed and "players 2+;" in listed
+    assert "players 2-4;" in listed and "players 2-10;" in listed  # every game has a limit (issue 42)
     assert "Default: None" not in listed
     assert "(default: the first seat)." in listed  # said once, in the help's words
     assert "Default: true." in listed and "Default: True" not in listed
@@ -195,3 +197,83 @@ def test_serve_warns_of_development_mode_once(tmp_path: Path) -> None:
     finally:
         stop(proc)
     assert "".join(said).count("DEVELOPMENT MODE") == 1, "".join(said)
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        ([*UP_OR_DOWN, "--bogus"], "up-or-down has no option --bogus (its flags: --mode, --range, --rounds"),
+        ([*UP_OR_DOWN, "--bogus", "--mode", "training"], "up-or-down has no option --bogus"),
+        ([*UP_OR_DOWN, "--bogus=1"], "up-or-down has no option --bogus"),
+        ([*UP_OR_DOWN, "--quiet"], "--quiet is a `gamehost table` flag"),
+        ([*UP_OR_DOWN, "--audio", "moves.wav"], "--audio is a `gamehost table` flag"),
+        ([*UP_OR_DOWN, "-v"], "-v is a `gamehost table` flag"),
+        ([*UP_OR_DOWN, "--port", "8000"], "--port is a `gamehost serve` flag"),
+        (
+            ["table", "up-or-down", "--players", "A,B", "--resume", "abc"],
+            "--resume is a `gamehost play` flag",
+        ),
+    ],
+)
+def test_a_flag_the_command_does_not_have_is_named_as_such(
+    tmp_path: Path, args: list[str], said: str
+) -> None:
+    code, out, err = gamehost(tmp_path, *args)
+    assert code == 2 and out == ""
+    assert said in err
+    assert "needs a value" not in err
+    assert sessions(tmp_path / "g.db") == 0
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        ([*UP_OR_DOWN, "--rounds", "3"], "--rounds 3 needs --mode training: rounds are for training games"),
+        ([*UP_OR_DOWN, "--opt", "rounds=3"], "--opt rounds=3 needs --mode training"),
+        (["play", "upside-out", "--players", "Ann,Bob", "--first", "Zed"], "--first: 'Zed' is not playing"),
+        (["play", "up-or-down", "--players", f"Ann,{'B' * 300}"], "at most 20 letters"),
+    ],
+)
+def test_an_error_names_the_flag_and_the_fix(tmp_path: Path, args: list[str], said: str) -> None:
+    code, out, err = gamehost(tmp_path, *args)
+    assert code == 2 and out == ""
+    assert err.startswith("gamehost: --"), err
+    assert said in err
+    assert "B" * 40 not in err  # a long name is not echoed whole
+    assert sessions(tmp_path / "g.db") == 0
+
+
+def test_an_empty_wav_says_what_is_wrong_with_it(tmp_path: Path) -> None:
+    empty = tmp_path / "empty.wav"
+    empty.write_bytes(b"")
+    code, _, err = gamehost(tmp_path, "table", "up-or-down", "--players", "Ann,Bob", "--audio", str(empty))
+    assert code == 2
+    assert f"{empty}: not a readable PCM WAV file (empty or cut short)" in err
+    assert "()" not in err
+
+
+def test_the_outbox_for_a_number_it_never_texted_says_so(tmp_path: Path) -> None:
+    db = tmp_path / "g.db"
+    store = Store(db)
+    Outbound(Settings(db=db, twilio_account_sid=None), store).send_sms("+15550100001", "#2 Ann said 50.")
+    store.close()
+    result = runner.invoke(app, ["outbox", "--db", str(db), "--to", "nobody"])
+    assert result.exit_code == 0
+    assert result.stdout.strip() == "Nothing was sent to nobody (the outbox holds 1 item to other numbers)."
+    result = runner.invoke(app, ["outbox", "--db", str(tmp_path / "empty.db"), "--to", "nobody"])
+    assert result.stdout.strip() == "The outbox is empty."
+
+
+def test_words_several_players_could_mean_get_what_is_allowed_not_a_question(tmp_path: Path) -> None:
+    """Upside-Out, Ann and Bob each owing one discard: "discards two" said with no name once
+    asked "Ann discards 2 or Bob discards 2?", two moves nobody may make."""
+    said = "Cy: plays Windfall\ndiscards two\ndiscards one\nAnn: discards one\ndiscards two\ndiscards one\n"
+    args = ("play", "upside-out", "--players", "Ann,Bob,Cy", "--first", "Cy")
+    code, out, _ = gamehost(tmp_path, *args, stdin=said)
+    assert code == 0
+    waiting = "Waiting for Ann to discard 1 or reveal, Bob to discard 1 or reveal."
+    assert f"\nAnn and Bob owe only 1 each. {waiting}\n" in out
+    assert "Which one: Ann discards 1 or Bob discards 1?" in out  # both allowed: a question
+    assert "Ann discards 2 or Bob discards 2" not in out
+    # Once only Bob owes, the one who may is meant.
+    assert "\nBob owes only 1. Waiting for Bob to discard 1 or reveal.\nBob discards 1." in out

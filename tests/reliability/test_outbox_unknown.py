@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import socket
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -232,3 +233,75 @@ def test_the_lookup_reads_back_page_by_page(tmp_path: Path, fake: FakeTwilio, cl
     assert (sought.status, sought.sid) == ("sent", taken.sid)
     lookups = [r for r in fake.requests if r[0] == "GET"]
     assert len(lookups) == 2  # the second page had it
+
+
+def _twilio_clock_behind(fake: FakeTwilio, seconds: float) -> None:
+    """Twilio's dates on every message taken so far, ``seconds`` behind our wall clock."""
+    at = time.strftime("%a, %d %b %Y %H:%M:%S +0000", time.gmtime(time.time() - seconds))
+    for message in fake.messages:
+        message["_created"] = at
+
+
+@pytest.mark.parametrize("earlier", [False, True])
+def test_a_text_is_found_at_twilio_whose_clock_is_behind_ours(
+    tmp_path: Path, fake: FakeTwilio, clock: Clock, earlier: bool
+) -> None:
+    """Issue 43, item 4: our clock 10 minutes ahead of Twilio's, and Twilio answering late.
+    The look-up compared Twilio's dates with ours (a minute's slack) and never found the
+    text: sent again, 7 copies. Found now, after our earlier text to the number or not."""
+    out = _outbound(tmp_path, fake, clock)
+    if earlier:
+        out.send_sms(TO, "Game 123456 is ready.")
+        out.flush()
+    fake.answer_after = 1.0
+    row = out.send_sms(TO, "#3 Bob said 52. Ann: an even number above 52.")
+    out.flush()
+    fake.answer_after = 0.0
+    _twilio_clock_behind(fake, 600)
+    _drain(out, clock)
+    item = next(i for i in out.items() if i.id == row)
+    assert [m["Body"] for m in fake.messages].count(item.body) == 1, [m["Body"] for m in fake.messages]
+    assert (item.status, item.sid) == ("sent", fake.messages[-1]["sid"])
+
+
+def test_an_older_text_with_the_same_words_is_not_taken_for_this_one(
+    tmp_path: Path, fake: FakeTwilio, clock: Clock
+) -> None:
+    """What the look-up matches is what we sent after our previous text to that number: the
+    same words Twilio has from before it (another row's, an older install's) are not this
+    row's, and taking them for it would lose the text."""
+    out = _outbound(tmp_path, fake, clock)
+    client = out.client
+    assert client is not None
+    client.messages.create(to=TO, body="your turn")  # an older one, no row of ours
+    out.send_sms(TO, "your turn")
+    out.flush()
+    fake.hang_until = time.monotonic() + 1.0  # no answer in time, and nothing taken
+    row = out.send_sms(TO, "your turn")
+    out.flush()
+    assert next(i for i in out.items() if i.id == row).status == "unknown"
+    fake.hang_until = 0.0
+    _drain(out, clock, rounds=3)
+    item = next(i for i in out.items() if i.id == row)
+    assert [m["Body"] for m in fake.messages] == ["your turn"] * 3
+    assert (item.status, item.sid) == ("sent", fake.messages[-1]["sid"])
+
+
+def test_a_wall_clock_step_back_does_not_hold_texts(tmp_path: Path, fake: FakeTwilio, clock: Clock) -> None:
+    """Issue 43, item 9: a text whose send timed out waits for its look-up when the clock
+    steps back an hour. Its next try, set by the old clock, was an hour away, and every
+    later text to that number waited behind it."""
+    out = _outbound(tmp_path, fake, clock)
+    fake.answer_after = 1.0
+    first = out.send_sms(TO, "#3 Bob said 52.")
+    out.flush()
+    assert out.items()[0].status == "unknown"
+    fake.answer_after = 0.0
+    clock.advance(-3600.0)
+    later = out.send_sms(TO, "#5 Bob said 56.")
+    for _ in range(4):  # a few seconds' worth of rounds, never an hour
+        out.flush()
+        clock.advance(out.settle / 2)
+    items = {i.id: i for i in out.items()}
+    assert [items[first].status, items[later].status] == ["sent", "sent"], items
+    assert [m["Body"] for m in fake.messages] == ["#3 Bob said 52.", "#5 Bob said 56."]

@@ -277,7 +277,9 @@ def test_help_rules_status_at_any_point(sms: Sms) -> None:
     assert sms.text(PHONES[1], "status") == ["#1 Turn 1. No number yet. Players: Ann, Bob."]
     # Every game that can be texted, with the default game's other way to play.
     games = "NEW, NEW TRAINING, NEW BLOFA, NEW INVERSION, NEW UPSIDEOUT"
-    assert sms.text(PHONES[1], "help")[0].startswith(f"#1 {games}: a new game.")
+    assert sms.text(PHONES[2], "help")[0].startswith(f"{games}: a new game.")
+    # In a game, HELP is the game's (tests/sms/test_first_hour.py).
+    assert sms.text(PHONES[1], "help")[0].startswith("#1 On your turn text a number.")
     welcome = f"Games by text: {games}. JOIN and a code joins one. HELP for help."
     assert sms.text(PHONES[2], "hello") == [welcome]
     assert sms.text(PHONES[1], "whose turn?") == ["#1 Ann: any number from 1 to 100."]

@@ -3,14 +3,16 @@ character is in its alphabet, UCS-2 otherwise), whatever the names and numbers."
 
 from __future__ import annotations
 
+import re
 import string
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from games.base import all_games
 from games.up_or_down.words import load  # the host's phrases and Up-or-Down's
-from host.channels.sms.keywords import new_keywords
+from host.channels.sms.keywords import NOT_IN_NAMES, UNKNOWN_WORD_MAX, new_keywords
 from host.channels.sms.text import (
     GSM7_BASIC,
     NAME_MAX,
@@ -36,6 +38,19 @@ RANGE = "100"  # SMS games play 1 to 100
 PREFIX = turn_prefix(9999)
 # Fields that hold a list of every player (the only ones allowed to need two messages).
 LISTS = {"players", "counts", "out"}
+
+
+# The longest option words a game started by text can be told it was (sms_created_with),
+# and the longest NEW text with them.
+OPTIONS = max((w for s in all_games() for w in s.option_words), key=len)
+COMMAND = max(
+    (
+        f"NEW {re.sub(r'[^A-Za-z0-9]+', '', s.name).upper()} {w.upper()}"
+        for s in all_games()
+        for w in s.option_words
+    ),
+    key=len,
+)
 
 
 def _prompt() -> str:
@@ -79,6 +94,10 @@ def _values(key: str) -> dict[str, str]:
         "out": ", ".join(NAMES),
         "counts": counts,
         "games": new_keywords("en"),  # every game by text, as the channel fills it
+        "options": OPTIONS,
+        "word": "W" * UNKNOWN_WORD_MAX,  # an unknown word, quoted back cut
+        "chars": "".join(sorted(NOT_IN_NAMES)),
+        "command": COMMAND,
         # not_understood wraps a whole prompt; status lines count turns.
         "turn": _prompt() if key == "not_understood" else "9999",
     }

@@ -24,7 +24,7 @@ from games.base import Command
 from games.inversion import rules as inv
 from games.inversion import talk as cl
 from games.inversion.cards import Card, Suit
-from games.inversion.words import card_phrases, grammar, parse_cards
+from games.inversion.words import card_phrases, grammar, no_card_phrases, parse_cards
 from grammars import load
 from host.cli import app
 from host.config import get_settings
@@ -180,7 +180,7 @@ def test_an_unsure_card_is_read_back_and_yes_confirms_it(
     ("args", "message"),
     [
         (("--players", "Ann"), "at least 2 players"),
-        (("--players", "A,B,C,D,E"), "for 2 to 4 players, not 5"),
+        (("--players", "A,B,C,D,E"), "seats 2 to 4 players, not 5"),
         (("--players", "Ann,Bob", "--lane", LANE), "--lane needs --suits too: the game asks first"),
         (("--players", "Ann,Bob", "--suits", "heart,spade"), "--suits: Choose 3 suits, not 2."),
         (("--players", "Ann,Bob", "--suits", "heart,spade,cups"), "--suits: Choose 3 suits, not 2"),
@@ -287,9 +287,13 @@ def test_the_phrase_list_while_playing_holds_only_playable_cards(
     assert playable < state.unseen
 
     phrases = phrase_list(table_for("inversion", state, players=NAMES), "playing")
-    heard_cards = {c for p in phrases for c in parse_cards(p, "ko").cards}
-    assert heard_cards == playable
-    assert [p for p in phrases if parse_cards(p, "ko").cards] == card_phrases(sorted(playable), "ko")
+    # Cards of the suits not in play and face cards are listened for too, to be refused as
+    # said rather than heard as a card that can be played (tests/table/test_no_card_spoken.py).
+    no_card = no_card_phrases(state.suits, "ko")
+    assert [p for p in phrases if p in no_card] == no_card
+    cards_said = [p for p in phrases if p not in no_card and parse_cards(p, "ko").cards]
+    assert {c for p in cards_said for c in parse_cards(p, "ko").cards} == playable
+    assert cards_said == card_phrases(sorted(playable), "ko")
     assert "스페이드 구" not in phrases and "스페이드 십" in phrases
     assert "점수" in phrases and "네" not in phrases and "새 게임" not in phrases
     assert not set(load("ko").card_lookalikes) & set(phrases)
@@ -335,13 +339,18 @@ def test_english_phrase_lists_follow_the_phase() -> None:
     lane = phrases("lane")
     assert "nine of spades" in lane and "spade nine" in lane and "heart ten" in lane
     assert "nine of hearts" not in lane and "two of clubs" not in lane  # laid already
-    assert not any(c.suit is Suit.CLOWN for p in lane for c in parse_cards(p).cards)  # not chosen
+    no_card = set(no_card_phrases(states["lane"].suits, "en"))  # listened for, to be refused
+    assert not any(c.suit is Suit.CLOWN for p in set(lane) - no_card for c in parse_cards(p).cards)
     assert {"ann", "bob", "cy"} <= set(phrases("first"))
     bidding = phrases("bidding")
     assert {"i bid four", "ten", "pass", "no bid"} <= set(bidding)
     assert "i bid three" not in bidding and "two" not in bidding  # not above Ann's 3
     playing = phrases("playing")
-    assert {c for p in playing for c in parse_cards(p).cards} == set(inv.playable(states["playing"]))
+    in_play = {c for p in playing for c in parse_cards(p).cards if c.suit in states["playing"].suits}
+    assert in_play == set(inv.playable(states["playing"]))
+    # and what names no card of this game, to be refused as said: faces, the clowns (not chosen)
+    assert {"queen of hearts", "king of clubs", "seven of clowns"} <= set(playing)
+    assert not {"queen of hearts", "seven of clowns"} & set(suits + phrases("bidding"))
     assert not set(g.decoys) & set(playing) and not {"yes", "no", "new game"} & set(playing)
     confirming = phrases("playing", "confirming")
     assert set(confirming) == {*g.commands["yes"], *g.commands["no"]}

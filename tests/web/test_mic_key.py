@@ -6,7 +6,12 @@ microphone at all, and join codes on the web are rate-limited per client like JO
 
 from __future__ import annotations
 
+import contextlib
+import queue
+import threading
+import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
@@ -16,7 +21,7 @@ from typer.testing import CliRunner
 from host import cli
 from host.speech.tts import synthesize
 from tests.sms.conftest import Sms
-from tests.web.mic import ORIGIN, Mic, carrying, open_link
+from tests.web.mic import ORIGIN, Mic, carrying, open_link, table_mic
 from tests.web.test_pages import code_of
 
 pytestmark = pytest.mark.timeout(120)
@@ -164,9 +169,9 @@ def open_key_without_the_page(sms: Sms, code: str) -> str:
     ],
 )
 def test_whose_budget_a_guess_counts_against(host: str, key: str) -> None:
-    from host.channels.web import codes
+    from host.limits.address import client_key
 
-    assert codes.client_key(host) == key
+    assert client_key(host) == key
 
 
 def test_a_stranger_is_heard_only_with_the_key(sms: Sms) -> None:
@@ -183,3 +188,40 @@ def test_a_stranger_is_heard_only_with_the_key(sms: Sms) -> None:
     assert reply["accepted"] and "Bob said 52." in reply["lines"], reply
     set_table_mic(sms.app.state.store, sms.app.state.store.session_by_code(code).id, False)
     assert not _listen(sms.client, code, cookie)
+
+
+def _closed_within(ws: Any, seconds: float) -> int | None:
+    """The code the server closes ``ws`` with within ``seconds`` (other frames skipped),
+    or None if it stays open."""
+    closed: queue.Queue[int] = queue.Queue()
+
+    def wait() -> None:
+        with contextlib.suppress(Exception):
+            while True:
+                message = ws.receive()
+                if message["type"] == "websocket.close":
+                    closed.put(int(message.get("code", 1000)))
+                    return
+
+    threading.Thread(target=wait, daemon=True).start()
+    try:
+        return closed.get(timeout=seconds)
+    except queue.Empty:
+        return None
+
+
+@pytest.mark.parametrize("how", ["off", "new link"])
+def test_revoking_the_microphone_closes_the_open_one(sms: Sms, how: str) -> None:
+    """Issue 43, item 3: revoked from another process (the CLI opens the database itself),
+    the microphone already streaming stops within a second, not at its next handshake."""
+    ann, _bob = sms.new_game(2)
+    code = code_of(sms, ann)
+    with table_mic(sms, code) as mic:
+        args = ["mic", code, "--off"] if how == "off" else ["mic", code]
+        done = CliRunner().invoke(cli.app, [*args, "--db", str(sms.path)])
+        assert done.exit_code == 0, done.output
+        started = time.monotonic()
+        code_closed = _closed_within(mic.ws, 5.0)
+        took = time.monotonic() - started
+    assert code_closed == 1008, f"the revoked microphone was still open after 5 s ({code_closed})"
+    assert took < 2.0, f"the revoked microphone closed only after {took:.1f} s"

@@ -6,23 +6,31 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
+from typing import Any
 
-from games.base import default_game
+from games.base import GameSpec, default_game
 from grammars import Grammar, language_named, languages, load
 from grammars.reader import CommandSaid, parse
 from host.answers import prompt_text
 from host.channels.sms.keywords import (
     CHANNEL,
     HELP,
+    NOT_IN_NAMES,
     OPT_IN,
     OPT_OUT,
+    RULES_FILLERS,
+    UNKNOWN_WORD_MAX,
+    NewAsked,
     Words,
+    chosen_options,
     game_named,
     new_keywords,
     option_word,
+    read_new,
     seat_range,
+    texted_new,
 )
-from host.channels.sms.text import fit, sanitize_name, turn_prefix
+from host.channels.sms.text import NAME_MAX, fit, sanitize_name, turn_prefix
 from host.config import Settings
 from host.lobby import CODE_DIGITS, Joined, Lobby, Member, host_number
 from host.notify import Notifiers
@@ -110,7 +118,7 @@ class SmsChannel:
             log.info("%s texts in %s", address, switch)
         g = load(self._lang(address, host, member, written_in))
         if keyword in HELP:
-            return self._say(member, [self._help(g, member)])
+            return self._say(member, self._help(g, member))
         if self.lobby.opted_out(address):
             if keyword in OPT_IN:
                 self.lobby.opt_in(address)
@@ -147,25 +155,46 @@ class SmsChannel:
         if keyword == "JOIN":
             return self._join(g, address, words, after)
         if keyword == "RULES":
-            return self._rules(None, words, after, lang=g.lang)
+            return self._rules(g, None, words, after)
         if keyword in ("START", "STATUS", "LEAVE"):
             return self._say(None, [g.phrase("sms_not_in_game")])
         return self._say(None, [g.phrase("sms_welcome", games=new_keywords(g.lang))])
 
-    def _create(self, g: Grammar, address: str, words: Words, after: int) -> SmsAnswer:
-        rest = list(range(after, len(words.raw)))
-        named = game_named(words.keys[rest[0]]) if rest else None
-        spec = named or default_game()
-        if named is not None:
-            rest.pop(0)
-        options: dict[str, object] = {}
-        while (
-            rest and (chosen := spec.option_words.get(option_word(g.lang, words.keys[rest[0]]))) is not None
-        ):
-            options.update(chosen)
-            rest.pop(0)
-        asked = " ".join(words.raw[i] for i in rest)
-        name = sanitize_name(asked) or g.phrase("player_name", number=1)
+    def _create(
+        self, g: Grammar, address: str, words: Words, after: int, default: str | None = None
+    ) -> SmsAnswer:
+        """NEW [game] [option words] [name]; ``default``: the name when none is typed."""
+        asked = read_new(words, after, g.lang)
+        refused = self._refusal(g, asked)
+        if refused is not None:
+            return self._say(None, [refused])
+        return self._open(g, address, asked.spec, asked.options, asked.name, default)
+
+    def _refusal(self, g: Grammar, asked: NewAsked) -> str | None:
+        """Why a NEW text starts nothing: a word that reads as a game's or an option's name
+        the host does not know, or a name with characters no name has (None: it starts one)."""
+        spec, command = asked.spec, texted_new(asked)
+        if asked.unknown is not None:
+            if asked.named or asked.options:
+                return g.phrase("sms_no_option", game=spec.title, word=asked.unknown, command=command)
+            return g.phrase("sms_no_game_named", word=asked.unknown, games=new_keywords(g.lang))
+        odd = "".join(dict.fromkeys(c for c in asked.name if c in NOT_IN_NAMES))
+        if odd:
+            return g.phrase("sms_name_characters", chars=odd, command=command)
+        return None
+
+    def _open(
+        self,
+        g: Grammar,
+        address: str,
+        spec: GameSpec[Any, Any, Any],
+        options: dict[str, object],
+        typed: str,
+        default: str | None = None,
+        before: list[str] | None = None,
+    ) -> SmsAnswer:
+        """A new game in the lobby with ``address`` its creator; ``before``: lines said first."""
+        name = sanitize_name(typed) or default or g.phrase("player_name", number=1)
         config = SessionConfig(
             game=spec.name,
             options=options,
@@ -180,20 +209,28 @@ class SmsChannel:
         except ValueError as exc:  # options the game refuses (a deck file that does not load)
             return self._say(None, [f"{spec.title}: {exc}"])
         log.info("%s made game %s (%s, %s)", address, joined.session_id, spec.name, options)
-        if spec.default:
-            line = g.phrase("sms_created", code=joined.code, name=name)
+        how = chosen_options(spec, options)
+        fields = {"code": joined.code, "name": name, "game": spec.title, "seats": seat_range(spec)}
+        if how:
+            line = g.phrase("sms_created_with", options=how, **fields)
+        elif spec.default:
+            line = g.phrase("sms_created", **fields)
         else:
-            line = g.phrase(
-                "sms_created_game", code=joined.code, name=name, game=spec.title, seats=seat_range(spec)
-            )
-        answer = self._say(None, [*self._renamed(g, asked, name), line])
+            line = g.phrase("sms_created_game", **fields)
+        answer = self._say(None, [*(before or []), *self._renamed(g, typed, name), line])
         answer.session_id = joined.session_id
         return answer
 
     def _renamed(self, g: Grammar, asked: str, name: str) -> list[str]:
-        """Telling someone whose name cannot be texted (no letter in it) the one they play under."""
-        replaced = asked.strip() and not sanitize_name(asked)
-        return [g.phrase("sms_name_replaced", name=name)] if replaced else []
+        """Telling someone whose name cannot be texted (no letter in it) the one they play
+        under, and someone whose name was too long where it was cut."""
+        if not asked.strip():
+            return []
+        if not sanitize_name(asked):
+            return [g.phrase("sms_name_replaced", name=name)]
+        if sanitize_name(asked, limit=MAX_BODY) != name:
+            return [g.phrase("sms_name_cut", count=NAME_MAX, name=name)]
+        return []
 
     def _join(
         self, g: Grammar, address: str, words: Words, after: int, default: str | None = None
@@ -216,6 +253,9 @@ class SmsChannel:
         if table is not None and len(table.players) >= _seats(table) and not table.running:
             return self._say(None, [g.phrase("sms_full", count=_seats(table))])
         typed = " ".join(words.raw[i:])
+        odd = "".join(dict.fromkeys(c for c in typed if c in NOT_IN_NAMES))
+        if odd:
+            return self._say(None, [g.phrase("sms_name_characters", chars=odd, command=f"JOIN {code}")])
         asked = sanitize_name(typed)
         taken = table.names if table is not None else ()
         if not asked and default and default.casefold() not in {n.casefold() for n in taken}:
@@ -278,7 +318,7 @@ class SmsChannel:
                 return joined
             return self._say(member, [g.phrase("sms_in_game", code=self._code(session_id))])
         if keyword == "RULES":
-            return self._rules(member, words, after, table)
+            return self._rules(g, member, words, after, table)
         if in_lobby:
             creator = table.players[0]
             if keyword == "START":
@@ -298,7 +338,13 @@ class SmsChannel:
                 "sms_lobby", code=self._code(session_id), players=", ".join(table.names), creator=creator.name
             )
             return self._say(member, [lobby_line])
-        if keyword in ("NEW", "START"):
+        over = not table.running
+        asks_new = keyword in ("NEW", "START")
+        if over and (asks_new or (keyword is None and parse(text, lang).intent() == CommandSaid("new_game"))):
+            moved = self._next_game(g, member, table, words, after if asks_new else len(words.raw))
+            if moved is not None:
+                return moved
+        if asks_new:
             # Over: a rematch with the same table ("winner opens the next game").
             # Running: the referee says a game is running.
             text = g.commands["new_game"][0]
@@ -310,6 +356,31 @@ class SmsChannel:
         if self.lobby.left(member.address, reply):  # "leave the game": ruled by the referee
             return self._left(g, member, reply)
         return self._ruled(member, reply)
+
+    def _next_game(
+        self, g: Grammar, member: Member, table: Table, words: Words, after: int
+    ) -> SmsAnswer | None:
+        """NEW (or "new game") once a game is over: None for a rematch with the same table
+        (the referee's); another game named, or too few players left to play again: out of
+        the old game and into a new lobby of that game (of the same one and its options,
+        with any option words typed), the sender its creator, under the same name unless
+        another is typed."""
+        asked = read_new(words, after, g.lang)
+        other = asked.named and asked.spec.name != table.spec.name
+        if not other and asked.unknown is None and table.spec.seats(len(table.players)):
+            return None
+        refused = self._refusal(g, asked)
+        if refused is not None:
+            return self._say(member, [refused])  # still in the old game
+        left = self._leave(g, member)
+        if other:
+            answer = self._open(g, member.address, asked.spec, asked.options, asked.name, member.name)
+        else:  # "NEW", "new game", "NEW TRAINING": the same game, with what was typed
+            before = [g.phrase("sms_next_game")]
+            options = {**table.config.options, **asked.options}
+            answer = self._open(g, member.address, table.spec, options, asked.name, member.name, before)
+        answer.tell[:0] = left.tell
+        return answer
 
     def _leave(self, g: Grammar, member: Member) -> SmsAnswer:
         """LEAVE (or an old game left for a new one): out of the game and its members."""
@@ -337,12 +408,27 @@ class SmsChannel:
         state = self.referee.table(session_id).state
         return state.turn if state is not None else None
 
-    def _help(self, g: Grammar, member: Member | None) -> str:
-        if member is not None:
-            table = self.referee.table(member.session_id)
-            if not table.spec.default:
-                return table.spec.talk.help(table.lang)
-        return g.phrase("sms_help", games=new_keywords(g.lang))
+    def _help(self, g: Grammar, member: Member | None) -> list[str]:
+        """HELP: outside a game how to start or join one; in a lobby how friends join and
+        who starts; in a game the game's own help, whose turn it is and the texts that
+        leave or end it; after one how to go on."""
+        if member is None:
+            return [g.phrase("sms_help", games=new_keywords(g.lang))]
+        table = self.referee.table(member.session_id)
+        code = self._code(member.session_id)
+        if table.state is None:
+            players, creator = ", ".join(table.names), table.players[0].name
+            return [
+                g.phrase("sms_lobby", code=code, players=players, creator=creator),
+                g.phrase("sms_help_lobby", code=code),
+            ]
+        now = prompt_text(table) or ""
+        if not table.running:
+            return [now, g.phrase("sms_help_over")]
+        lines = [table.spec.talk.help(table.lang), now, g.phrase("sms_help_playing")]
+        if table.config.undo_grace:
+            lines.append(g.phrase("sms_help_undo", seconds=f"{table.config.undo_grace:g}"))
+        return lines
 
     def _stamp(self, reply: Reply) -> None:
         """Replies that did not move the game still carry the current turn number."""
@@ -357,25 +443,35 @@ class SmsChannel:
         return SmsAnswer(fit(lines, turn_prefix(turn)))
 
     def _rules(
-        self,
-        member: Member | None,
-        words: Words,
-        after: int,
-        table: Table | None = None,
-        lang: str | None = None,
+        self, g: Grammar, member: Member | None, words: Words, after: int, table: Table | None = None
     ) -> SmsAnswer:
         """The rules of the game named ("RULES BLOFA", also during another game), else of the
-        game being played, else of the default game; in full, over numbered texts."""
-        named = [s for k in words.keys[after:] if (s := game_named(k)) is not None]  # "RULES CARDS"
-        lang = table.lang if table is not None else lang or self.settings.lang
-        if named:
-            text = named[0].talk.rules(named[0].make_options(), lang)
-        elif table is not None:
-            text = table.spec.talk.rules(table.options, lang)
-        else:
-            spec = default_game()
-            text = spec.talk.rules(spec.make_options(), lang)
+        game being played, else of the default game; in full, over numbered texts. A word
+        that names no game ("RULES chess") is answered with the games there are."""
         turn = self._turn(member.session_id) if member is not None else None
+        keys = words.keys
+        asked = [i for i in range(after, len(keys)) if keys[i] and keys[i] not in RULES_FILLERS]
+        whole = game_named(" ".join(words.keys[i] for i in asked))  # "RULES UP OR DOWN"
+        named = [whole] if whole else [s for i in asked if (s := game_named(words.keys[i])) is not None]
+        lang = table.lang if table is not None else g.lang
+        spec = named[0] if named else table.spec if table is not None else default_game()
+        options: dict[str, object] = {}
+        unknown = []
+        for i in asked:
+            chosen = spec.option_words.get(option_word(lang, words.keys[i]))
+            if chosen is not None:
+                options.update(chosen)
+            elif not spec.known_as(words.keys[i]) and not named:
+                unknown.append(words.raw[i])
+        if unknown:
+            word = unknown[0][:UNKNOWN_WORD_MAX]
+            return SmsAnswer(
+                fit([g.phrase("sms_no_game_named", word=word, games=new_keywords(g.lang))], turn_prefix(turn))
+            )
+        if options or named or table is None:
+            text = spec.talk.rules(spec.make_options(options), lang)
+        else:
+            text = spec.talk.rules(table.options, lang)
         return SmsAnswer(fit([text], turn_prefix(turn), numbered=True))
 
     def _code(self, session_id: str) -> str:

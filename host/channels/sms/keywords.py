@@ -7,12 +7,13 @@ also say which language the texter writes in."""
 
 from __future__ import annotations
 
+import difflib
 import re
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from games.base import GameSpec, all_games
+from games.base import GameSpec, all_games, default_game
 from grammars import languages, texts
 
 CHANNEL = "sms"
@@ -67,9 +68,9 @@ def _language_keywords() -> tuple[tuple[tuple[str, ...], str, str], ...]:
     return tuple(sorted(found, key=lambda item: -len(item[0])))
 
 
-def option_word(lang: str, word: str) -> str:
+def option_word(lang: str | None, word: str) -> str:
     """A word after NEW as the game's own option word ("연습" -> "training")."""
-    return texts(lang).options.get(word, word).lower()
+    return (texts(lang).options.get(word, word) if lang is not None else word).lower()
 
 
 def new_keywords(lang: str) -> str:
@@ -107,3 +108,88 @@ def seat_range(spec: GameSpec[Any, Any, Any]) -> str:
     if spec.max_players == spec.min_players:
         return str(spec.min_players)
     return f"{spec.min_players} to {spec.max_players}"
+
+
+# Words around a game's name in "RULES OF THE GAME", "RULES FOR BLOFA": no game of their own.
+RULES_FILLERS = FILLERS | frozenset({"OF", "THE", "FOR", "A", "AN", "THIS", "GAME", "GAMES", "ME", "IT"})
+# Characters no name has (a path, an address, markup), refused rather than dropped: the
+# sentence marks around a name ("Ann!", "(Ann)") are dropped as before.
+NOT_IN_NAMES = frozenset("/\\<>@#$%^&*=+_|~{}[]")
+UNKNOWN_WORD_MAX = 20  # an unknown word is quoted back at most this long
+
+
+@dataclass(frozen=True)
+class NewAsked:
+    """What a NEW text asks for: the game (named, else the default), the option words given
+    (as the game spells them), and where the name starts; ``unknown``: a word that reads as
+    a game's or an option's name the host does not know ("NEW CHESS Zed"), never a name."""
+
+    spec: GameSpec[Any, Any, Any]
+    named: bool
+    options: dict[str, object]
+    option_words: tuple[str, ...]
+    name: str  # as typed
+    unknown: str | None = None
+
+
+def read_new(words: Words, after: int, lang: str | None = None) -> NewAsked:
+    """NEW [game] [option words] [name], the words from index ``after``; option words also
+    in ``lang``'s own words for them ("연습": training)."""
+    rest = list(range(after, len(words.raw)))
+    named = game_named(words.keys[rest[0]]) if rest else None
+    spec = named or default_game()
+    if named is not None:
+        rest.pop(0)
+    options: dict[str, object] = {}
+    said: list[str] = []
+    while rest and (chosen := spec.option_words.get(option_word(lang, words.keys[rest[0]]))) is not None:
+        options.update(chosen)
+        said.append(option_word(lang, words.keys[rest.pop(0)]))
+    while rest and words.keys[rest[-1]] in FILLERS:  # "new game please"
+        rest.pop()
+    typed = [words.raw[i] for i in rest]
+    unknown = typed[0][:UNKNOWN_WORD_MAX] if typed and _reads_as_a_keyword(typed) else None
+    return NewAsked(spec, named is not None, options, tuple(said), " ".join(typed), unknown)
+
+
+def _reads_as_a_keyword(typed: list[str]) -> bool:
+    """Whether the first word after NEW (and any game and option words) is meant as a
+    game's or an option's name rather than the start of a name: it is all but a game's name
+    ("INVERSON"), or it is in capitals before a name that is not ("CHESS Zed"), or in small
+    letters before a capitalised one ("chess Zed"; short ones are particles: "van Gogh")."""
+    first = typed[0].strip(".,;:!?'\"()")
+    if not first.isalpha():
+        return False  # "/etc/passwd": a name with characters no name has
+    if len(first) >= 6 and difflib.get_close_matches(first.casefold(), _texted_names(), n=1, cutoff=0.8):
+        return True
+    later = [_NON_WORD.sub("", w) for w in typed[1:]]
+    if not any(later):
+        return False  # one word is a name: "NEW ANN" typed in capitals
+    if len(first) >= 2 and first.isupper():
+        return not all(w.isupper() for w in later if w)
+    return len(first) >= 4 and first.islower() and any(w[:1].isupper() for w in later)
+
+
+def _texted_names() -> list[str]:
+    """Every name of every game playable by text, compared without case or marks."""
+    names = (n for s in all_games() if CHANNEL in s.channels for n in (s.name, s.title, *s.aliases))
+    return [w for n in names if len(w := _NON_WORD.sub("", n).casefold()) >= 6]
+
+
+def texted_new(asked: NewAsked) -> str:
+    """The NEW text that starts what ``asked`` asks for, without a name ("NEW UPSIDEOUT")."""
+    game = [] if asked.spec.default else [re.sub(r"[^A-Za-z0-9]+", "", asked.spec.name).upper()]
+    return " ".join(["NEW", *game, *(w.upper() for w in asked.option_words)])
+
+
+def chosen_options(spec: GameSpec[Any, Any, Any], options: dict[str, object]) -> str:
+    """The options set by words that differ from the game's defaults, each as its first
+    word ("training"); empty when none does."""
+    defaults = spec.make_options()
+    words: list[str] = []
+    for word, values in spec.option_words.items():
+        chosen = all(options.get(k) == v for k, v in values.items())
+        other = any(getattr(defaults, k) != v for k, v in values.items())
+        if chosen and other and not any(spec.option_words[w] == values for w in words):
+            words.append(word)
+    return ", ".join(words)

@@ -146,7 +146,7 @@ def sanitize_name(raw: str, limit: int = NAME_MAX) -> str:
         elif spelled := [b for b in unicodedata.normalize("NFKD", c) if b in _NAME_LETTERS]:
             kept.extend(spelled)
         elif c.isalpha() or (c.isdigit() and c.isdecimal()):
-            kept.append(unicodedata.normalize("NFC", c))
+            kept.append(c)
     name = " ".join("".join(kept).split())
     name = name[:limit].strip(" -'.")
     return name if any(c.isalnum() for c in name) else ""

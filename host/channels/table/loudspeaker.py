@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 
+import host.speech.audio as speech_audio
 from host.speech.audio import AudioDeviceError
 from host.speech.tts import TTSError, duration, play, prepare_in_background, stop_preparing, synthesize_stream
 
@@ -23,7 +24,11 @@ class Loudspeaker:
         self.can_speak = True
 
     def prepare(self) -> None:
-        """Make the fixed announcements' audio in the background, so they start at once."""
+        """Make the fixed announcements' audio in the background, so they start at once; but
+        first, when the sound card plays them, ask it once whether it can (without one,
+        every announcement was made, at the cost of the listener's CPU, then not played)."""
+        if self.player is play and self.can_play:
+            self.can_play = has_output(self.rate)
         if self.can_speak and self.can_play:
             prepare_in_background(self.lang, self.rate)
 
@@ -51,3 +56,14 @@ class Loudspeaker:
             log.warning("%s; announcements are printed only", exc)
             self.can_play = False
         return seconds
+
+
+def has_output(rate: int) -> bool:
+    """Whether the default output device plays pcm16 mono at ``rate``; warns once if not."""
+    try:
+        sounddevice = speech_audio.load_sounddevice()
+        sounddevice.check_output_settings(device=None, channels=1, dtype="int16", samplerate=rate)
+    except Exception as exc:  # AudioDeviceError, PortAudioError ("Error querying device -1"), ValueError
+        log.warning("no sound card to speak through (%s): announcements are printed only", exc)
+        return False
+    return True

@@ -7,17 +7,17 @@ after ``MAX_FAILED`` within ``WINDOW`` seconds the client gets no answer about a
 (HTTP 429) until the oldest miss ages out.
 
 The client is its address as the server sees it (uvicorn takes it from X-Forwarded-For
-when the proxy in front is trusted: ``FORWARDED_ALLOW_IPS``); an IPv6 address counts with
-its whole /64, which one household or machine usually has.
+when the proxy in front is trusted: ``FORWARDED_ALLOW_IPS``), counted by
+:func:`host.limits.address.client_key` (an IPv6 address with its whole /64).
 """
 
 from __future__ import annotations
 
-import ipaddress
 import time
 
 from starlette.requests import HTTPConnection
 
+from host.limits.address import client_key
 from host.lobby import CODE_DIGITS
 from host.store import SessionRow, Store
 
@@ -32,20 +32,6 @@ class TooManyGuesses(Exception):
 def client(connection: HTTPConnection) -> str:
     """The client's address as the server sees it (a page request or a WebSocket)."""
     return connection.client.host if connection.client is not None else "unknown"
-
-
-def client_key(host: str | None) -> str:
-    """Whose budget a web request counts against (never a phone number's: a ``web:`` key)."""
-    raw = (host or "unknown").strip()
-    try:
-        address = ipaddress.ip_address(raw)
-    except ValueError:
-        return f"web:{raw}"
-    if isinstance(address, ipaddress.IPv6Address):
-        if address.ipv4_mapped is not None:
-            return f"web:{address.ipv4_mapped}"
-        return f"web:{ipaddress.IPv6Network((address, 64), strict=False)}"
-    return f"web:{address}"
 
 
 def locked_out(store: Store, client: str, now: float | None = None) -> bool:

@@ -215,6 +215,13 @@ class Inbox:
     def close(self) -> None:
         self.queue.put_nowait(None)
 
+    def drop(self) -> None:
+        """Forget what is waiting, and end: the microphone was revoked."""
+        while not self.queue.empty():
+            self.queue.get_nowait()
+        self.waiting = 0
+        self.queue.put_nowait(None)
+
     async def take(self) -> bytes | None:
         """Everything waiting, at once (one hop to the decoder per batch); None: the page
         went and everything before was taken."""
@@ -273,6 +280,18 @@ async def _send(websocket: WebSocket, out: asyncio.Queue[str | bytes]) -> None:
             await websocket.send_text(item)
 
 
+async def _hang_up_when_revoked(
+    websocket: WebSocket, store: Store, session_id: str, key: str | None, audio: Inbox
+) -> None:
+    """Once the microphone's key is revoked (host/channels/web/mic.py), the audio not yet
+    heard is dropped, the listener stops and the page is closed with 1008."""
+    await mic.until_revoked(store, session_id, key)
+    audio.drop()
+    log.warning("browser microphone of session %s: its key was revoked; closing", session_id)
+    with contextlib.suppress(Exception):
+        await websocket.close(code=POLICY_VIOLATION)
+
+
 def _admit(store: Store, websocket: WebSocket, code: str) -> tuple[SessionRow | None, str | None]:
     """The game this handshake may stream to, or why not."""
     try:
@@ -305,6 +324,8 @@ async def listen(websocket: WebSocket, code: str) -> None:
     sender = asyncio.create_task(_send(websocket, out))
     audio = Inbox(opened)
     decoder: asyncio.Task[None] | None = None
+    key = websocket.cookies.get(mic.COOKIE)
+    revoked = asyncio.create_task(_hang_up_when_revoked(websocket, state.store, row.id, key, audio))
     try:
         try:
             runner, engine = await asyncio.to_thread(_open, state, row, room)
@@ -320,6 +341,7 @@ async def listen(websocket: WebSocket, code: str) -> None:
     except (WebSocketDisconnect, RuntimeError, ConnectionError):
         log.info("browser microphone on game %s: the page went", code)
     finally:
+        revoked.cancel()
         audio.close()
         if decoder is not None:
             with contextlib.suppress(Exception):

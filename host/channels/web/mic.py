@@ -12,20 +12,31 @@ SHA-256 hashes of keys are stored.
 
 A game can have no table microphone at all (``set_table_mic(..., False)``, or
 ``gamehost mic CODE --off``): its keys are deleted and none is minted or taken.
+
+A microphone already streaming stops too: its socket looks its key up again every
+``RECHECK_S`` (``until_revoked``) and closes when the key is gone, whichever server process
+revoked it (the keys are in the database, which every worker reads).
 """
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
+import logging
 import secrets
 import time
 
 from host.store import Store
 
+log = logging.getLogger(__name__)
+
 PARAM = "mic"  # the link's query parameter
 COOKIE = "gamehost_mic"
 LINK_TTL_S = 3600.0  # a printed link must be opened within the hour
 COOKIE_TTL_S = 24 * 3600.0  # a table's evening, and then some
+#: Seconds between looks at an open microphone's key: a revoked one stops within this (one
+#: indexed read each; only games with a microphone open have one).
+RECHECK_S = 0.5
 
 
 class NoTableMic(Exception):
@@ -102,3 +113,16 @@ def cookie_ok(store: Store, session_id: str, key: str | None, now: float | None 
         (_hash(key), session_id, at),
     )
     return bool(rows)
+
+
+async def until_revoked(store: Store, session_id: str, key: str | None, every: float = RECHECK_S) -> None:
+    """Return once ``key`` no longer lets its browser be the game's microphone (``--off``, a
+    new link, or its cookie expired), looking every ``every`` seconds. A failed look is
+    not a revocation: it looks again."""
+    while True:
+        await asyncio.sleep(every)
+        try:
+            if not await asyncio.to_thread(cookie_ok, store, session_id, key):
+                return
+        except Exception:
+            log.warning("microphone of session %s: its key could not be looked up", session_id, exc_info=True)

@@ -30,6 +30,8 @@ from host.channels.web import codes, listen, mic, screen
 from host.channels.web.labels import labels
 from host.channels.web.live import Feed, Hub
 from host.config import Settings
+from host.limits.address import client_key
+from host.lobby import CODE_DIGITS
 from host.store import SessionRow, Store
 
 log = logging.getLogger(__name__)
@@ -135,11 +137,18 @@ async def _game(request: Request, code: str) -> SessionRow | Response:
         log.warning("web: %s is locked out after too many wrong join codes", codes.client(request))
         retry = {"Retry-After": str(int(codes.WINDOW))}
         return templates.TemplateResponse(
-            request, "unknown.html", {"code": code, "busy": True}, status_code=429, headers=retry
+            request, "unknown.html", {"code": echoed(code), "busy": True}, status_code=429, headers=retry
         )
     if row is None:
-        return templates.TemplateResponse(request, "unknown.html", {"code": code}, status_code=404)
+        return templates.TemplateResponse(request, "unknown.html", {"code": echoed(code)}, status_code=404)
     return row
+
+
+def echoed(code: str) -> str:
+    """A code from the address as a page says it back: a join code is six digits, so a few
+    more are shown and the rest cut (``/t/<5000 digits>`` is not a heading 5000 long)."""
+    limit = 2 * CODE_DIGITS
+    return code if len(code) <= limit else code[:limit] + "…"
 
 
 def _secure(request: Request) -> bool:
@@ -217,8 +226,8 @@ async def table_events(request: Request, code: str) -> Response:
     except codes.TooManyGuesses:
         raise HTTPException(status_code=429, detail="too many wrong join codes") from None
     if row is None:
-        raise HTTPException(status_code=404, detail=f"no game has the code {code}")
-    hub, client = _hub(request), codes.client_key(who)
+        raise HTTPException(status_code=404, detail=f"no game has the code {echoed(code)}")
+    hub, client = _hub(request), client_key(who)
     if not hub.admit(client):
         log.warning("web: %s already has %d live pages open; refused another", who, hub.per_client)
         busy = {"Retry-After": "15"}
