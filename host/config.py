@@ -57,6 +57,13 @@ class Settings(BaseSettings):
     # The older development switch: false is the same as mode=development.
     validate_signatures: bool = True
     sms_turn_timeout: float | None = 600.0
+    # Text budgets (docs/sms.md): texts sent to one number a minute, for one game a minute
+    # (numbers in no game share one such budget), and in all an hour. A text that comes in
+    # over one is not acted on: its number is told so once, then hears nothing until the
+    # window turns (an opt-out word still counts). 0: no limit.
+    sms_budget_per_number: int = Field(default=30, ge=0)
+    sms_budget_per_game: int = Field(default=120, ge=0)
+    sms_budget_per_hour: int = Field(default=2000, ge=0)
     # Voice: the <Gather> speech model for moves (a whole-number speechTimeout goes with
     # it) and the longest quiet stretch, in seconds, a waiting caller hears.
     # Calls are heard by Twilio's recogniser (<Gather>), or with "vosk" by our own over
@@ -67,10 +74,11 @@ class Settings(BaseSettings):
     # Backstop for games of several callers: a turn runs out after this many seconds even if
     # a call vanished without a status callback (a live caller's silence is ruled sooner).
     voice_turn_timeout: float | None = 120.0
-    # Caller ID is identity unless this says otherwise. "attested": a call whose caller ID
-    # Twilio does not mark as attested (StirVerstat TN-Validation-Passed-A or -B) is a guest
-    # until it gives the join code of the game its number plays in.
-    voice_caller_id: Literal["trust", "attested"] = "trust"
+    # Who a caller is (docs/voice.md). "attested": their number only when Twilio attests
+    # the caller ID fully (StirVerstat TN-Validation-Passed-A); any other call is a guest
+    # until it keys in the PIN texted to that number when it took its seat. "trust": any
+    # caller ID is the number's player (spoofable: for a lab's own phones only).
+    voice_caller_id: Literal["trust", "attested"] = "attested"
 
     # Media Streams (host/channels/media/): a Vosk model folder for streamed calls (else
     # the model installed for the call's language), and whether vosk may download one.

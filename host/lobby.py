@@ -184,12 +184,23 @@ class Lobby:
         config: SessionConfig,
         call_sid: str | None = None,
     ) -> Joined:
-        """A new game in the lobby with its creator seated; the creator starts it."""
+        """A new game in the lobby with its creator seated; the creator starts it. A
+        creator whose lobby is still open gets that one again (one NEW, one game)."""
         with self.store.transaction():
+            if (mine := self.open_lobby(address)) is not None:
+                return mine
             code = self._new_code()
             session_id = self.referee.create(config, [Player(name, address, channel)], code=code, begin=False)
             self._add_member(address, session_id, name, channel, call_sid)
         return Joined(session_id, name, code)
+
+    def open_lobby(self, address: str) -> Joined | None:
+        """The game ``address`` made that has not started yet, if any."""
+        member = self.member(address)
+        row = self.store.session(member.session_id) if member is not None else None
+        if member is None or row is None or row.status != "lobby" or self.creator(row.id) != address:
+            return None
+        return Joined(row.id, member.name, row.code or "")
 
     def join(
         self, address: str, code: str, name: str, channel: str, call_sid: str | None = None

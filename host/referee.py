@@ -303,7 +303,9 @@ class Referee:
         else:
             proposal = talk.read(said, table.state, table.names, speaker, asked_move, table.lang)
         if isinstance(proposal, Answer):
-            assert asked is not None
+            if asked is None:  # yes or no, and nothing was asked (of this speaker)
+                reply.events.append({"type": "not_understood", "text": said[:200]})
+                return not_understood(table, reply)
             if proposal.yes:
                 return self._rule(session_id, asked.move, said, reply, now)
             self._append(session_id, Drop(), now)

@@ -89,6 +89,21 @@ def post_signed(
     return client.post(path, data=data, headers=all_headers)
 
 
+_message_sids = itertools.count(1)
+
+
+def post_text(client: Any, phone: str, body: str, to: str = "+15005550006") -> Any:
+    """A signed incoming text from ``phone``, with a MessageSid of its own, as Twilio posts it."""
+    params = {
+        "From": phone,
+        "To": to,
+        "Body": body,
+        "MessageSid": f"SM{next(_message_sids):032x}",
+        "AccountSid": TEST_ACCOUNT_SID,
+    }
+    return post_signed(client, "/twilio/sms", params)
+
+
 class FakeTwilio:
     """``with FakeTwilio() as fake:`` a stand-in for Twilio's REST API on 127.0.0.1.
 
@@ -345,6 +360,11 @@ def make_settings(db: Path, fake: FakeTwilio | None, **overrides: Any) -> Settin
         "twilio_api_base": fake.base_url if fake is not None else None,
         "public_url": None,
         "validate_signatures": True,
+        # Tests play whole games within one minute of their clock, faster than any table:
+        # the text budgets are tested on their own (tests/sms/test_budgets.py).
+        "sms_budget_per_number": 0,
+        "sms_budget_per_game": 0,
+        "sms_budget_per_hour": 0,
     }
     values.update(overrides)
     return Settings(**values)

@@ -19,6 +19,7 @@ import host.speech.model as speech_models
 from grammars import REFERENCE
 from grammars.reader import normalise
 from host.channels.table import StreamClock, open_table
+from host.channels.table.check import check, prompt
 from host.cli.console import err, fail
 from host.cli.database import GameDbOption, open_store
 from host.cli.options import (
@@ -79,6 +80,13 @@ def table(
     ] = False,
     db: GameDbOption = None,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Show what was heard on stderr.")] = False,
+    room_check: Annotated[
+        bool,
+        typer.Option(
+            "--check",
+            help="No game: each player says two numbers; what was heard, the room, and what to change.",
+        ),
+    ] = False,
     *,
     game_flags: dict[str, str],
 ) -> None:
@@ -112,6 +120,15 @@ def table(
         speech_model = speech_models.load_model(model, lang=lang, download=model is None, engine=chosen)
     except ModelUnavailable as exc:
         raise fail(str(exc)) from None
+    if room_check:
+        chunks = pcm_chunks(pcm, SAMPLE_RATE, 20) if audio is not None else microphone_chunks(tell=err.print)
+        try:
+            result = check(speech_model, lang, names, chunks, lambda name: err.print(prompt(name)))
+        except AudioDeviceError as exc:
+            raise fail(str(exc)) from None
+        for line in result.lines():
+            typer.echo(line)
+        return
 
     def show(heard: Heard) -> None:
         if not verbose:
@@ -177,7 +194,7 @@ def table(
             runner.run(pcm_chunks(pcm, SAMPLE_RATE, 20))
         else:
             err.print("Listening; press Ctrl+C to stop.")
-            runner.run(microphone_chunks(SAMPLE_RATE, 20))
+            runner.run(microphone_chunks(SAMPLE_RATE, 20, tell=err.print))
     except AudioDeviceError as exc:
         raise fail(str(exc)) from None
     except KeyboardInterrupt:
@@ -193,7 +210,9 @@ def check_microphone(rate: int) -> None:
     hint = "connect one, or play a recording in with --audio FILE.wav (16 kHz mono)"
     try:
         sounddevice = speech_audio.load_sounddevice()
-        sounddevice.check_input_settings(device=None, channels=1, dtype="int16", samplerate=rate)
+        # Opened at its own rate and resampled (speech_audio.microphone_chunks): check that one.
+        native = speech_audio.input_rate(sounddevice, None)
+        sounddevice.check_input_settings(device=None, channels=1, dtype="int16", samplerate=native)
     except AudioDeviceError as exc:
         raise fail(f"no microphone: {exc}; {hint}") from None
     except Exception as exc:  # PortAudioError ("Error querying device -1"), ValueError

@@ -30,6 +30,7 @@ from dataclasses import dataclass, replace
 
 from games.base import Command
 from grammars import Grammar, load
+from grammars.reader import normalise
 from host import confirm
 from host.confirm import ANSWER_SHARE, CONFIRM_LAPSE, DESTRUCTIVE, DESTRUCTIVE_SHARE, LOUD_SNR_DB
 from host.heard import HeardMeaning
@@ -50,10 +51,12 @@ from host.reply import Reply
 from host.session import Asked, SessionConfig, Table
 from host.speech.audio import SAMPLE_RATE
 from host.speech.denoise import ENGAGE_FLOOR, Denoiser, wanted
+from host.speech.dereverb import Dereverberator
 from host.speech.endpointer import Endpointer
 from host.speech.engines import recognizer_for
 from host.speech.hearing import Hearing
 from host.speech.model import SpeechModel
+from host.speech.room import RoomMeter
 
 log = logging.getLogger(__name__)
 
@@ -69,6 +72,11 @@ log = logging.getLogger(__name__)
 #: (:meth:`Listener._reply_to_talk`).
 REPLY_TO_TALK_S = 2.0
 REPLY_TO_TALK = "a reply to talk"  # why such a hearing is ignored
+
+#: A room whose RT60 is measured at this or more rings (:meth:`StreamListener._rings`): dry
+#: speech measures 0.13 s (Piper) to 0.23 s (espeak-ng's slow fade), a den of 0.3 s
+#: 0.35-0.42 s (host/speech/room.py, docs/speech.md "Hearing in a room").
+RINGS_RT60 = 0.3
 
 
 @dataclass(frozen=True)
@@ -118,6 +126,12 @@ class StreamListener(ABC):
     _asked_end: float | None = None  # stream time the last utterance read back ended
     #: Noise suppression in front of the recogniser (None: the audio as it comes).
     denoiser: Denoiser | None = None
+    #: Late reverberation taken out after it (None: none).
+    dereverberator: Dereverberator | None = None
+    #: The room as heard through this microphone (:mod:`host.speech.room`): fed the audio
+    #: as it comes, each utterance measured once its tail has been heard. A table's one
+    #: microphone keeps one meter across listeners (:meth:`hear_room_with`).
+    room: RoomMeter
 
     def _attach(self, referee: Referee, session_id: str, speaker: str | None) -> Table:
         """Follow ``session_id`` for ``speaker`` (None: a shared microphone); its table now."""
@@ -161,6 +175,20 @@ class StreamListener(ABC):
         )
         self._checked_at = 0.0
         self.denoiser = Denoiser(sample_rate) if denoise else None
+        self.room = RoomMeter(sample_rate)
+
+    def hear_room_with(self, meter: RoomMeter) -> None:
+        """Measure the room with ``meter`` (what an earlier listener on the same
+        microphone, or the table's name round, has measured so far)."""
+        self.room = meter
+        self._tune()
+
+    def _tune(self) -> None:
+        """Set the hearing up for the room as measured so far."""
+        rt60 = self.room.rt60
+        if self.dereverberator is not None and rt60 is not None:
+            self.dereverberator.rt60 = rt60
+        self.endpointer.recognizer.room_rings(self._rings())
 
     def _hearable(self, phrases: Iterable[str]) -> list[str]:
         """``phrases`` without those that have a word the model lacks."""
@@ -194,7 +222,7 @@ class StreamListener(ABC):
         return confirm.doubtful(
             reading.share,
             reading.rival,
-            noisy=self._noisy(),
+            noisy=self._noisy() or self._rings(),
             lone=not self.phone and self._lone(hearing),
             near_talk=bool(hearing.near_talk),
             loud=self._loud(hearing),
@@ -214,6 +242,19 @@ class StreamListener(ABC):
         if self.denoiser is not None:
             return self.denoiser.engaged
         return not self.phone and self.endpointer.floor >= ENGAGE_FLOOR
+
+    def _who(self, hearing: Hearing) -> str | None:
+        """Whose voice ``hearing`` is, for the room's level of each seat: the listener's
+        speaker, else a player saying their own name (a table's name round)."""
+        return self.speaker
+
+    def _rings(self) -> bool:
+        """The room rings (its RT60 as measured, :data:`RINGS_RT60` or more, not on a
+        phone): a word's tail smears the next, and moves are misheard for each other the way
+        they are in noise (Piper's "fifty three" at 1.3 m in a den of RT60 0.3 s was heard
+        as "thirty three", with no rival, and ruled), so the noisy room's rules hold."""
+        rt60 = self.room.rt60
+        return not self.phone and rt60 is not None and rt60 >= RINGS_RT60
 
     def _loud(self, hearing: Hearing) -> bool:
         """Heard barely above the noise at a table's microphone (:data:`LOUD_SNR_DB`)."""
@@ -243,13 +284,14 @@ class StreamListener(ABC):
             return talk_after_question and reading.meaning != Command("no")
         if self.listening != PLAYING:
             return False
-        if self._loud(hearing) or self._noisy():
+        if self._loud(hearing) or self._noisy() or self._rings():
             return reading.meaning is not None
         return is_move(reading.meaning) and (self._lone(hearing) or bool(hearing.near_talk))
 
     def handle(self, hearing: Hearing) -> Heard:
         """Referee one Hearing (from :meth:`feed`, or decoded elsewhere)."""
         self.refresh()
+        self.room.later(hearing.start, hearing.speech_end, self.time, self._who(hearing))
         reading = self.read(hearing)
         if reading.ignored is None and self._partial(hearing, reading):
             reading = replace(reading, ignored="not a whole phrase")
@@ -302,8 +344,12 @@ class StreamListener(ABC):
         if self.endpointer.time - self._checked_at >= self.REFRESH_S and not self.endpointer.in_utterance:
             self.refresh()
         out: list[Heard] = []
+        if self.room.feed(pcm):
+            self._tune()
         if self.denoiser is not None:
             pcm = self.denoiser(pcm)
+        if self.dereverberator is not None:
+            pcm = self.dereverberator(pcm)
         hearing = self.endpointer.feed(pcm)
         while hearing is not None:
             out.append(self.handle(hearing))
@@ -406,6 +452,11 @@ class Listener(StreamListener):
                 self._phrases = phrases
                 self.endpointer.set_phrases(*phrases)
         self._checked_at = self.endpointer.time
+
+    def _who(self, hearing: Hearing) -> str | None:
+        said = {" ".join(hearing.text.split()), " ".join(hearing.talk.split())}
+        named = [n for n in self._table.names if normalise(n) in said]
+        return self.speaker or (named[0] if named else None)
 
     # --- refereeing ---
 

@@ -12,7 +12,7 @@ import os
 import queue
 import time
 import wave
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 import numpy as np
@@ -132,19 +132,80 @@ def load_sounddevice() -> Any:
     return sounddevice
 
 
+#: The first seconds of a microphone in which silence means a problem (muted, the wrong
+#: input), not a quiet table: a table says its names or a first move by then.
+SILENT_FOR_S = 10.0
+#: A sample this close to full scale is clipped; this share of a second's samples clipped
+#: means the input level is too high (a word's peaks flattened: the recogniser mishears).
+CLIPPED = 32000
+CLIPPED_SHARE = 0.001
+#: Quieter than this (dBFS RMS) for the whole first :data:`SILENT_FOR_S` is no signal at all
+#: (a quiet room through a working phone or laptop microphone is -70 to -55).
+SILENT_DBFS = -80.0
+
+
+class InputWatch:
+    """Says once, in words a player can act on, when a microphone's input clips or has been
+    silent for its first :data:`SILENT_FOR_S` seconds; ``tell`` gets the message."""
+
+    def __init__(self, rate: int, tell: Callable[[str], None] = log.warning) -> None:
+        self.rate = rate
+        self.tell = tell
+        self.heard_s = 0.0
+        self.loudest = 0.0  # RMS of the loudest chunk so far
+        self._second: list[int] = [0, 0]  # samples and clipped samples in the current second
+        self.clipping = self.silent = False
+
+    def __call__(self, pcm: bytes) -> None:
+        x = as_int16(pcm).astype(np.float64)
+        if not x.size:
+            return
+        self.heard_s += x.size / self.rate
+        self.loudest = max(self.loudest, float(np.sqrt(np.mean(x**2))))
+        if (
+            not self.silent
+            and self.heard_s >= SILENT_FOR_S
+            and 20 * math.log10(max(self.loudest, 1e-3) / 32768) < SILENT_DBFS
+        ):
+            self.silent = True
+            self.tell(
+                f"The microphone has heard nothing for {SILENT_FOR_S:.0f} s: is it muted, or is "
+                "another input the system's default? Choose the microphone in the system's sound settings."
+            )
+        self._second[0] += x.size
+        self._second[1] += int(np.count_nonzero(np.abs(x) >= CLIPPED))
+        if self._second[0] >= self.rate:
+            if not self.clipping and self._second[1] > CLIPPED_SHARE * self._second[0]:
+                self.clipping = True
+                self.tell(
+                    "The microphone is too loud: its input clips and words get misheard. Turn its input "
+                    "level down in the system's sound settings, or move it away from the loudest player."
+                )
+            self._second = [0, 0]
+
+
+def input_rate(sd: Any, device: int | str | None) -> int:
+    """The input device's own sample rate (PortAudio's default for it)."""
+    return round(float(sd.query_devices(device, "input")["default_samplerate"]))
+
+
 def microphone_chunks(
     rate: int = SAMPLE_RATE,
     chunk_ms: int = 20,
     device: int | str | None = None,
     stop_after_s: float | None = None,
+    tell: Callable[[str], None] = log.warning,
 ) -> Iterator[bytes]:
-    """pcm16 chunks from the default (or given) input device until the caller stops.
+    """pcm16 chunks at ``rate`` from the default (or given) input device until the caller
+    stops.
 
-    Audio is captured by PortAudio's callback thread into a queue, so a slow consumer
-    does not drop samples (it only falls behind). Closing the generator closes the stream.
+    The device is opened at its own rate (asking PortAudio for 16 kHz makes it or the
+    driver resample, some badly, some not at all) and resampled here once, with soxr.
+    Audio is captured by PortAudio's callback thread into a queue, so a slow consumer does
+    not drop samples (it only falls behind). An :class:`InputWatch` tells ``tell`` when the
+    input clips or is silent at first. Closing the generator closes the stream.
     """
     sd = load_sounddevice()
-    frames = chunk_bytes(rate, chunk_ms) // SAMPLE_WIDTH
     chunks: queue.Queue[bytes] = queue.Queue()
 
     def callback(indata: Any, _frames: int, _time: Any, status: Any) -> None:
@@ -153,9 +214,10 @@ def microphone_chunks(
         chunks.put(bytes(indata))
 
     try:
+        native = input_rate(sd, device)
         stream = sd.RawInputStream(
-            samplerate=rate,
-            blocksize=frames,
+            samplerate=native,
+            blocksize=chunk_bytes(native, chunk_ms) // SAMPLE_WIDTH,
             device=device,
             channels=1,
             dtype="int16",
@@ -163,13 +225,21 @@ def microphone_chunks(
         )
     except Exception as exc:  # sounddevice.PortAudioError and ValueError for bad devices
         raise AudioDeviceError(f"cannot open the microphone: {exc}") from exc
+    resampler = None if native == rate else soxr.ResampleStream(native, rate, 1, dtype="int16", quality="HQ")
+    watch = InputWatch(native, tell)
     deadline = None if stop_after_s is None else time.monotonic() + stop_after_s
     with stream:
         while deadline is None or time.monotonic() < deadline:
             try:
-                yield chunks.get(timeout=1.0)
+                pcm = chunks.get(timeout=1.0)
             except queue.Empty:
                 log.warning("microphone delivered no audio for 1 s")
+                continue
+            watch(pcm)
+            if resampler is not None:
+                pcm = resampler.resample_chunk(as_int16(pcm)).astype("<i2").tobytes()
+            if pcm:
+                yield pcm
 
 
 # --- conversions ------------------------------------------------------------------------

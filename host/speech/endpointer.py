@@ -139,6 +139,8 @@ class Endpointer:
         # where the previous utterance happened to end, and silence costs no decoding.
         self._preroll: deque[bytes] = deque()
         self._preroll_bytes = 0
+        self._heard: list[bytes] = []
+        self._heard_from = 0.0
         self._decoding = False
 
     # --- public API ---
@@ -275,6 +277,8 @@ class Endpointer:
         self._decoding = False
         self._preroll.clear()
         self._preroll_bytes = 0
+        self._heard = []  # the blocks decoded in this utterance (Hearing.audio)
+        self._heard_from = 0.0
 
     def _process(self, block: bytes) -> None:
         utt = self._utt
@@ -306,6 +310,9 @@ class Endpointer:
             utt.confirmed = True
             log.debug("speech started at %.2f s", utt.first_speech)
 
+        if not self._heard:
+            self._heard_from = now - len(block) / (SAMPLE_WIDTH * self.rate)
+        self._heard.append(block)
         segment = self.recognizer.accept(block)
         closed = segment is not None
         if segment is not None and not segment.empty:
@@ -420,7 +427,10 @@ class Endpointer:
         near_talk = " ".join(s.near_talk for s in segments if s.near_talk)
         if hearing is not None:
             snr = speech_to_noise_db(utt.speech_levels, self.floor)
-            hearing = replace(hearing, talk=talk, near_talk=near_talk, snr_db=snr)
+            audio = b"".join(self._heard)
+            hearing = replace(
+                hearing, talk=talk, near_talk=near_talk, snr_db=snr, audio=audio, audio_start=self._heard_from
+            )
         self._utt = _Utterance()
         self._idle()
         self._restart(now)

@@ -144,6 +144,11 @@ class GrammarRecognizer:
             self._grammar = self._compile(list(self._phrases), [w for w in self._talk if w not in kept])
         self.reset(at)
 
+    def room_rings(self, rings: bool) -> None:
+        """Hear as the room needs from the next utterance on: ``rings``, a room whose tail
+        smears words (host/listening/listener.py). Only pocketsphinx changes anything
+        (its talk gate's prior, :data:`host.speech.sphinx.RINGING_TALK_WEIGHT`)."""
+
     def _compile(self, phrases: list[str], talk: list[str]) -> str:
         """The grammar in the engine's own format. Vosk: a JSON list of phrases, the talk
         words and its unknown-word token; its "grammar" is a bigram model over these words,

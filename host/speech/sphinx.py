@@ -87,6 +87,14 @@ GATE_WIP = 0.1
 #: None: no lenient gate (a third of the CPU less, tests/bench/bench_english.py "speed").
 #: Phone calls have none: measured at a table's microphone only.
 LENIENT_TALK_WEIGHT: float | None = 1e-20
+
+#: The strict gate's talk prior in a room that rings (host/listening/listener.py,
+#: ``RINGS_RT60``): there a move's reverberant tail fits a run of short talk words better
+#: than its own phrase ("sixty one" as "said see while up", "eighty five" heard right by
+#: the phrase decoder and dropped as talk), so the lenient gate's prior is the strict one.
+#: A sentence of talk still fits words far better, and anything right after talk is taken
+#: for a reply to it in such a room. Measured in tests/bench/bench_room.py (docs/speech.md).
+RINGING_TALK_WEIGHT = 1e-20
 LENIENT_EXTRA_WORDS = 1
 
 
@@ -243,6 +251,7 @@ class SphinxRecognizer(GrammarRecognizer):
         self._active: str | None = None
         self._whole: frozenset[str] | None = None  # the grammar's sentences (None: no grammar)
         self._audio: list[bytes] = []  # the utterance so far, decoded again after a probe
+        self._compiled: tuple[list[str], list[str]] | None = None  # what the grammars were made of
         super().__init__(
             model,
             sample_rate,
@@ -290,7 +299,19 @@ class SphinxRecognizer(GrammarRecognizer):
             decoder.add_word(f"{word}({VARIANT})", phones, False)
         return decoder
 
+    def room_rings(self, rings: bool) -> None:
+        # The strict gate's talk prior, from the next utterance on (reset() activates it).
+        weight = RINGING_TALK_WEIGHT if rings else TALK_WEIGHT
+        if weight == self._gates[0].weight:
+            return
+        self._gates[0].weight = weight
+        if self._compiled is not None:
+            self._compile(*self._compiled)
+            if self._fed == 0:  # no audio of this utterance yet: listen so from now
+                self.reset(self._base)
+
     def _compile(self, phrases: list[str], talk: list[str]) -> str:
+        self._compiled = (phrases, talk)
         loop = talk_words(talk, phrases, self.model.dictionary)
         self._gate_grammars = [gate_jsgf(phrases, loop, g.weight) if loop else None for g in self._gates]
         if not phrases:

@@ -44,7 +44,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -61,6 +61,7 @@ from host.session import SessionConfig
 from host.speech import sphinx
 from host.speech.audio import SAMPLE_RATE, as_int16, pcm_chunks
 from host.speech.model import SpeechModel, load_model
+from host.speech.room import RoomMeter
 from host.speech.tts import espeak_synthesize, piper_synthesize
 from host.store import Store
 from tests.clock import Clock
@@ -147,6 +148,21 @@ def stream(parts: Sequence[bytes], level: str, seed: int) -> tuple[bytes, list[f
     return noisy(b"".join(out), spans, level, seed), ends
 
 
+class Scene:
+    """How the table's microphone hears what is said: here dry, close to the microphone, with
+    the noise ``level`` mixed in (tests/bench/bench_room.py puts the table in a room).
+    ``parts`` are (text, voice, seat) in the order said; the stream and where each part's
+    speech ends (stream seconds)."""
+
+    def __init__(self, level: str) -> None:
+        self.level = level
+
+    def stream(
+        self, parts: Sequence[tuple[str, str, int]], lang: str, seed: int
+    ) -> tuple[bytes, list[float]]:
+        return stream([say(text, voice, lang) for text, voice, _seat in parts], self.level, seed)
+
+
 # --- the games -----------------------------------------------------------------------------
 
 
@@ -231,6 +247,8 @@ class Tally:
     latency: list[float] = field(default_factory=list)
     examples: dict[str, list[str]] = field(default_factory=dict)
     records: list[dict[str, Any]] = field(default_factory=list)  # every utterance, for --dump
+    cpu_s: float = 0.0  # process CPU time spent hearing (the whole chain: listener and referee)
+    audio_s: float = 0.0  # seconds of audio heard
 
     def record(
         self, kind: str, said: str, outcome: str, heard: Sequence[Any], latency: float | None = None
@@ -264,13 +282,14 @@ def talk_outcome(kinds: list[str], asked: bool, answered: bool) -> str:
     return "answered" if answered else "ignored"
 
 
-def hear(listener: Listener, audio: bytes) -> list[tuple[Any, float]]:
+def hear(listener: Listener, audio: bytes, tally: Tally | None = None) -> list[tuple[Any, float]]:
     """Every Heard of the stream, with the compute time of the chunk that produced it up to
     its ruling (``on_reply``: the announcement is made then; the listener's switch to the
     next phrase list after it is not part of the wait)."""
     out: list[tuple[Any, float]] = []
     ruled: list[float] = []
     listener.on_reply = lambda _reply: ruled.append(time.perf_counter())
+    cpu = time.process_time()
     for chunk in pcm_chunks(audio, SAMPLE_RATE, CHUNK_MS):
         started = time.perf_counter()
         ruled.clear()
@@ -278,6 +297,9 @@ def hear(listener: Listener, audio: bytes) -> list[tuple[Any, float]]:
         spent = (ruled[0] if ruled else time.perf_counter()) - started
         out += [(h, spent) for h in heard]
     out += [(h, 0.0) for h in listener.flush()]
+    if tally is not None:
+        tally.cpu_s += time.process_time() - cpu
+        tally.audio_s += len(audio) / (2 * SAMPLE_RATE)
     return out
 
 
@@ -287,18 +309,27 @@ class Microphone:
     game so far, so its decoder's cepstral mean carries over (``cold``: every step starts
     from the initial mean, as the first words said at a table do)."""
 
+    #: Set on a fresh listener before it hears anything (a bench trying a candidate).
+    tune: Callable[[Listener], None] | None = None
+
     def __init__(self, cold: bool) -> None:
         self.cold = cold
         self.mean: str | None = None
+        self.room: RoomMeter | None = None  # the room as the listeners so far measured it
 
     def listener(self, referee: Referee, session: str, model: SpeechModel, denoise: bool | None) -> Listener:
         listener = Listener(referee, session, model, report_missing=False, denoise=denoise)
+        if self.tune is not None:
+            self.tune(listener)
         recognizer = listener.endpointer.recognizer
         if not self.cold and self.mean is not None and isinstance(recognizer, sphinx.SphinxRecognizer):
             recognizer.cepstral_mean = self.mean
+        if not self.cold and self.room is not None:
+            listener.hear_room_with(self.room)
         return listener
 
     def heard(self, listener: Listener) -> None:
+        self.room = listener.room
         recognizer = listener.endpointer.recognizer
         if isinstance(recognizer, sphinx.SphinxRecognizer):
             self.mean = recognizer.cepstral_mean
@@ -317,15 +348,20 @@ def run(
     yes_voice: str,
     denoise: bool | None = None,
     cold: bool = False,
+    scene: Scene | None = None,
 ) -> None:
+    """One game of ``steps`` moves, each followed by a sentence of talk and a "yes" (see the
+    module notes); ``scene`` (default: dry, with the noise ``level``) makes the audio."""
     game = Game(name, lang, random.Random(seed))
     mic = Microphone(cold)
+    scene = scene or Scene(level)
     for i, (referee, session, words, move) in enumerate(game.steps(steps)):
-        # 1. the move, heard as the host would hear it
+        # 1. the move, heard as the host would hear it, from the mover's seat
         listener = mic.listener(referee, session, model, denoise)
         before = referee.store.last_seq(session)
-        audio, ends = stream([say(words, voice, lang)], level, seed + i)
-        timed = hear(listener, audio)
+        seat = seat_of(referee, session, move)
+        audio, ends = scene.stream([(words, voice, seat)], lang, seed + i)
+        timed = hear(listener, audio, tally)
         mic.heard(listener)
         heard = [h for h, _ in timed]
         acted = [h for h in heard if h.reply is not None]
@@ -348,8 +384,9 @@ def run(
         listener = mic.listener(copy, copied, model, denoise)
         before = copy.store.last_seq(copied)
         yes = YES[lang][i % len(YES[lang])]
-        audio, _ = stream([say(sentence, voice, lang), say(yes, yes_voice, lang)], level, seed + 1000 + i)
-        heard = list(listener.hear(pcm_chunks(audio, SAMPLE_RATE, CHUNK_MS)))
+        said = [(sentence, voice, seat + 1 + i % 2), (yes, yes_voice, seat + 2 + i % 2)]
+        audio, _ = scene.stream(said, lang, seed + 1000 + i)
+        heard = [h for h, _ in hear(listener, audio, tally)]
         mic.heard(listener)
         replies = [h.reply for h in heard if h.reply is not None]
         asked = any(r.confirm for r in replies)
@@ -362,6 +399,13 @@ def run(
                 f"{sentence!r} -> {[h.hearing.text for h in heard]} "
                 f"{[ln for r in replies for ln in r.lines][:2]}",
             )
+
+
+def seat_of(referee: Referee, session: str, move: Any) -> int:
+    """The mover's place at the table (their order among the players; 0 if nobody owns it)."""
+    table = referee.table(session)
+    owner = table.spec.rules.owner(move)
+    return table.names.index(owner) if owner in table.names else 0
 
 
 def move_outcome(referee: Referee, session: str, before: int, move: Any, acted: list[Any]) -> str:
@@ -400,13 +444,7 @@ def main() -> None:
     if args.lenient_weight is not None:
         sphinx.LENIENT_TALK_WEIGHT = args.lenient_weight or None
     for lang in args.lang.split(","):
-        source = args.corpus or HERE / "table_talk" / f"{lang}.yaml"
-        corpus = yaml.safe_load(source.read_text(encoding="utf-8"))
-        sentences = [s for kind in corpus.values() for s in kind]
-        if args.half:
-            sentences = sentences[args.half == "odd" :: 2]
-        if args.quick:
-            sentences = sentences[::2]
+        sentences = talk_sentences(lang, args.corpus, args.half, args.quick)
         model = load_model(None, lang=lang, engine="auto")
         voices = [v for v in args.voices.split(",") if lang == "en" or v == "espeak"]
         games = [g for g in args.games.split(",") if lang == "en" or "ko" in find_game(g).languages]
@@ -415,31 +453,55 @@ def main() -> None:
             for level in args.noise.split(","):
                 tally = Tally()
                 started = time.perf_counter()
-                # Each game gets its share of the sentences, said after its moves.
-                for k, name in enumerate(games):
-                    share = sentences[k :: len(games)]
-                    steps = max(len(share), 10 if args.quick else 25)
-                    # None: the listener's own choice (host.speech.denoise.wanted), as a table's.
-                    run(
-                        model,
-                        name,
-                        lang,
-                        voice,
-                        level,
-                        share,
-                        steps,
-                        7 + 97 * k,
-                        tally,
-                        yes_voice,
-                        False if args.no_denoise else None,
-                        args.cold,
-                    )
+                # None: the listener's own choice (host.speech.denoise.wanted), as a table's.
+                denoise = False if args.no_denoise else None
+                play_games(model, lang, voice, yes_voice, sentences, games, args.quick, tally,
+                           denoise=denoise, cold=args.cold, scene=Scene(level))  # fmt: skip
                 report(lang, voice, level, tally, time.perf_counter() - started, args.show)
                 if args.dump is not None:
-                    with args.dump.open("a", encoding="utf-8") as out:
-                        for record in tally.records:
-                            row = {"lang": lang, "voice": voice, "noise": level, **record}
-                            out.write(json.dumps(row, ensure_ascii=False) + "\n")
+                    dump(args.dump, tally, lang=lang, voice=voice, noise=level)
+
+
+def talk_sentences(lang: str, corpus: Path | None, half: str | None, quick: bool) -> list[str]:
+    """The talk sentences of ``corpus`` (default table_talk/LANG.yaml): every other one with
+    ``half`` (even or odd: a tuning split) and again with ``quick``."""
+    source = corpus or HERE / "table_talk" / f"{lang}.yaml"
+    loaded = yaml.safe_load(source.read_text(encoding="utf-8"))
+    sentences = [s for kind in loaded.values() for s in kind]
+    if half:
+        sentences = sentences[half == "odd" :: 2]
+    return sentences[::2] if quick else sentences
+
+
+def play_games(
+    model: SpeechModel,
+    lang: str,
+    voice: str,
+    yes_voice: str,
+    sentences: Sequence[str],
+    games: Sequence[str],
+    quick: bool,
+    tally: Tally,
+    *,
+    denoise: bool | None = None,
+    cold: bool = False,
+    scene: Scene,
+    moves: int | None = None,
+) -> None:
+    """A game of each kind in ``games``, each with its share of the ``sentences`` said after
+    its moves (``moves``: at least that many moves a game; default 10 quick, else 25)."""
+    for k, name in enumerate(games):
+        share = sentences[k :: len(games)]
+        steps = max(len(share), moves if moves is not None else 10 if quick else 25)
+        run(model, name, lang, voice, scene.level, share, steps, 7 + 97 * k, tally, yes_voice,
+            denoise, cold, scene)  # fmt: skip
+
+
+def dump(path: Path, tally: Tally, **labels: str) -> None:
+    """Append every utterance of ``tally`` and what came of it to ``path`` (JSON lines)."""
+    with path.open("a", encoding="utf-8") as out:
+        for record in tally.records:
+            out.write(json.dumps({**labels, **record}, ensure_ascii=False) + "\n")
 
 
 def report(lang: str, voice: str, level: str, t: Tally, seconds: float, show: int) -> None:
@@ -464,6 +526,8 @@ def report(lang: str, voice: str, level: str, t: Tally, seconds: float, show: in
         f"missed {pct(t.moves['missed'] + t.moves['answered'], move_n)}"
     )
     print(f"end of speech to ruling: p50 {p(0.5):.2f} s, p99 {p(0.99):.2f} s")
+    if t.audio_s:
+        print(f"CPU per second of audio: {t.cpu_s / t.audio_s:.3f} s ({t.audio_s:.0f} s of audio)")
     for what, examples in sorted(t.examples.items()):
         for example in examples[:show]:
             print(f"  {what}: {example}")

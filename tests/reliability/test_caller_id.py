@@ -1,9 +1,11 @@
-"""Issue 12, item 4: caller ID is identity only when the setting trusts it, and callers who
-are only their call share one budget of wrong join codes.
+"""Issue 12, item 4, and issue 43, item 5: caller ID is a player's identity only when
+Twilio attests it fully (``StirVerstat`` TN-Validation-Passed-A), and callers who are only
+their call share one budget of wrong join codes.
 
-With ``GAMEHOST_VOICE_CALLER_ID=attested`` a call whose number Twilio does not mark as
-attested (``StirVerstat``) is a guest: calling from a seated player's number, it must give
-that game's join code before it plays as them."""
+Any other call is a guest: calling from a seated player's number, it must key in the PIN
+texted to that number when it joined (the join code, which every player and spectator
+knows, proves nothing) before it plays as them (more in tests/voice/test_caller_pin.py).
+``GAMEHOST_VOICE_CALLER_ID=trust`` takes any caller ID as the number."""
 
 from __future__ import annotations
 
@@ -27,44 +29,54 @@ def host(tmp_path: Path, fake: FakeTwilio) -> Iterator[Host]:
 
 
 @pytest.fixture
-def strict(tmp_path: Path, fake: FakeTwilio) -> Iterator[Host]:
-    built = build(tmp_path, fake, voice_caller_id="attested")
+def trusting(tmp_path: Path, fake: FakeTwilio) -> Iterator[Host]:
+    built = build(tmp_path, fake, voice_caller_id="trust")
     yield built
     built.app.state.store.close()
 
 
-def game_by_text(host: Host) -> str:
-    code = host.text(ANN, "NEW Ann")[0].split()[1]
+def game_by_text(host: Host) -> tuple[str, str]:
+    """Ann's game with Bob, by text: its code and Ann's PIN (texted to her with the game)."""
+    created = host.text(ANN, "NEW Ann")[0]
+    code, pin = created.split()[1], created.rsplit(" ", 1)[1].rstrip(".")
     host.text(BOB, f"JOIN {code} Bob")
     host.text(ANN, "START")
-    return code
+    return code, pin
 
 
-def test_an_unattested_caller_id_must_give_the_code_to_play(strict: Host) -> None:
-    code = game_by_text(strict)
-    caller = strict.phone(ANN)
+def test_an_unattested_caller_id_must_give_the_seats_pin_to_play(host: Host) -> None:
+    code, pin = game_by_text(host)
+    caller = host.phone(ANN)
     caller.stir_verstat = "TN-Validation-Failed"
     caller.call()
-    assert "caller ID is not verified" in caller.heard
-    caller.press("999999#")  # a wrong code: still a guest
-    assert caller.heard.startswith("I couldn't find a game with that code.")
-    caller.press(f"{code}#")
+    assert "caller ID is not verified" in caller.heard and "PIN" in caller.heard
+    caller.press(f"{code}#")  # the join code, known to every player: not the PIN
+    assert caller.heard.startswith("That is not this number's PIN.")
+    caller.press(f"{pin}#")
     assert "Welcome back" in caller.heard and "any number from one to one hundred" in caller.heard
     caller.say("fifty three")
     assert "Ann said fifty three." in caller.heard
 
 
-def test_an_attested_caller_id_is_the_player(strict: Host) -> None:
-    game_by_text(strict)
-    caller = strict.phone(ANN)
+def test_an_attested_caller_id_is_the_player(host: Host) -> None:
+    game_by_text(host)
+    caller = host.phone(ANN)
     caller.stir_verstat = "TN-Validation-Passed-A"
     caller.call()
     assert "Welcome back" in caller.heard and "caller ID" not in caller.heard
 
 
-def test_caller_id_is_trusted_by_default(host: Host) -> None:
+def test_partial_attestation_is_no_attestation(host: Host) -> None:
     game_by_text(host)
     caller = host.phone(ANN)
+    caller.stir_verstat = "TN-Validation-Passed-B"  # the carrier knows the caller, not the number
+    caller.call()
+    assert "caller ID is not verified" in caller.heard
+
+
+def test_caller_id_is_trusted_only_when_set_to_trust(trusting: Host) -> None:
+    game_by_text(trusting)
+    caller = trusting.phone(ANN)
     caller.stir_verstat = "TN-Validation-Failed"
     caller.call()
     assert "Welcome back" in caller.heard

@@ -11,7 +11,6 @@ the second is answered "text that again".
 from __future__ import annotations
 
 import contextlib
-import itertools
 import re
 import socket
 import threading
@@ -25,7 +24,7 @@ from fastapi.testclient import TestClient
 
 from host.app import create_app
 from tests.pg import PgServer
-from tests.twilio_helpers import TEST_ACCOUNT_SID, make_settings, post_signed
+from tests.twilio_helpers import make_settings, post_text
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -91,18 +90,8 @@ class Relay:
         self.listener.close()
 
 
-_sids = itertools.count(1)
-
-
 def _text(client: TestClient, phone: str, body: str) -> str:
-    params = {
-        "From": phone,
-        "To": "+15005550006",
-        "Body": body,
-        "MessageSid": f"SM{next(_sids):032x}",
-        "AccountSid": TEST_ACCOUNT_SID,
-    }
-    response = post_signed(client, "/twilio/sms", params)
+    response = post_text(client, phone, body)
     assert response.status_code == 200, response.text
     return " ".join(re.findall(r"<Message>(.*?)</Message>", response.text, re.S))
 

@@ -9,7 +9,6 @@ ended (so the server's pooled connections reconnect into it).
 
 from __future__ import annotations
 
-import itertools
 import re
 import sqlite3
 import time
@@ -24,22 +23,13 @@ from host.app import create_app
 from host.store import Store
 from host.store.errors import unavailable
 from tests.pg import PgServer
-from tests.twilio_helpers import TEST_ACCOUNT_SID, make_settings, post_signed
+from tests.twilio_helpers import make_settings, post_text
 
 pytestmark = pytest.mark.timeout(60)
 
-_sids = itertools.count(1)
-
 
 def _text(client: TestClient, phone: str, body: str) -> str:
-    params = {
-        "From": phone,
-        "To": "+15005550006",
-        "Body": body,
-        "MessageSid": f"SM{next(_sids):032x}",
-        "AccountSid": TEST_ACCOUNT_SID,
-    }
-    response = post_signed(client, "/twilio/sms", params)
+    response = post_text(client, phone, body)
     assert response.status_code == 200, response.text
     return str(response.text)
 

@@ -88,6 +88,7 @@ def _values(key: str) -> dict[str, str]:
         "why": _why(),
         "parity": "even",
         "code": "123456",
+        "pin": "123456",
         "up": "even",
         "down": "even",
         "players": ", ".join(NAMES),

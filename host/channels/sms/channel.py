@@ -11,7 +11,9 @@ from typing import Any
 from games.base import GameSpec, default_game
 from grammars import Grammar, language_named, languages, load
 from grammars.reader import CommandSaid, parse
+from host import pins
 from host.answers import prompt_text
+from host.channels.sms.budget import TextBudget
 from host.channels.sms.keywords import (
     CHANNEL,
     HELP,
@@ -42,6 +44,9 @@ from host.session import SessionConfig, Table
 log = logging.getLogger(__name__)
 
 MAX_BODY = 1600  # Twilio's own limit for one message; anything longer is not a person typing
+# What the referee reads of one text: no move or question is longer, and an answer that
+# quotes what it could not read ("I didn't catch a move in ...") stays a text or two.
+MAX_SAID = 320
 MAX_PLAYERS = 10  # an SMS game's seats when the game itself sets no limit (Up-or-Down)
 MAX_NUMBER = 10**7  # larger numbers are typing accidents, not moves (see _member)
 _LANGUAGE_KEY = "sms-lang:"  # a texter's chosen language, kept as a stored reply under this key
@@ -70,6 +75,7 @@ class SmsChannel:
         self.notifiers = notifiers
         self.store = referee.store
         self.g: Grammar = load(settings.lang)  # GAMEHOST_LANG's, for a text that could not be read
+        self.budget = TextBudget(self.store, settings)
 
     # -- one incoming text -----------------------------------------------------------------
 
@@ -90,15 +96,44 @@ class SmsChannel:
             for k in keys:
                 if k in saved:
                     return SmsAnswer(list(saved[k].get("messages", [])))
+            now = self.referee.clock()
             if host:
-                self.lobby.texted(address, host, self.referee.clock())
-            answer = self._dispatch(address, host, body[:MAX_BODY], key)
+                self.lobby.texted(address, host, now)
+            member = self.lobby.member(address)  # known already: read with the replies
+            game = member.session_id if member is not None else None
+            answer = self._over_budget(address, host, member, body, now) or self._dispatch(
+                address, host, body[:MAX_BODY], key
+            )
             # The others' messages go into the outbox in this same transaction: the move
             # and the news of it are committed together (a sender thread delivers them).
             self.tell(answer.tell)
+            # Counted where the text came in: a stranger's NEW or JOIN answer is on the budget
+            # numbers in no game share, so a flood of NEW from many numbers is held to it.
+            self.budget.count(address, game, len(answer.messages), now)
             for k in keys:
                 self.store.save_reply(k, answer.session_id, {"messages": answer.messages})
         return answer
+
+    def _over_budget(
+        self, address: str, host: str | None, member: Member | None, text: str, now: float
+    ) -> SmsAnswer | None:
+        """None when the text may be acted on; else told once (in the texter's language)
+        that it came in over a text budget (``budget.py``), then nothing. An opt-out is
+        always taken."""
+        words = Words.of(text)
+        keyword, _, written_in = words.keyword_said()
+        if keyword in OPT_OUT:
+            return None
+        over = self.budget.over(address, member.session_id if member is not None else None, now)
+        if over is None:
+            return None
+        log.warning(
+            "text from %s over the %s budget: %s", address, over.spent, "told" if over.tell else "silent"
+        )
+        if not over.tell:
+            return SmsAnswer()
+        g = load(self._lang(address, host, member, written_in))
+        return SmsAnswer(fit([g.phrase("sms_over_budget")]))
 
     def _dispatch(self, address: str, host: str | None, text: str, key: str | None) -> SmsAnswer:
         words = Words.of(text)
@@ -204,11 +239,16 @@ class SmsChannel:
             # A game without a turn clock plays at the table's pace.
             turn_timeout=self.settings.sms_turn_timeout if spec.timed else None,
         )
+        seated = self.lobby.member(address)
         try:
             joined = self.lobby.create(address, name, CHANNEL, config)
         except ValueError as exc:  # options the game refuses (a deck file that does not load)
             return self._say(None, [f"{spec.title}: {exc}"])
         log.info("%s made game %s (%s, %s)", address, joined.session_id, spec.name, options)
+        reused = seated is not None and seated.session_id == joined.session_id
+        if reused:  # their open lobby again (Lobby.create): its game, options and their name
+            table = self.referee.table(joined.session_id)
+            spec, options, name = table.spec, dict(table.config.options), joined.name
         how = chosen_options(spec, options)
         fields = {"code": joined.code, "name": name, "game": spec.title, "seats": seat_range(spec)}
         if how:
@@ -217,9 +257,16 @@ class SmsChannel:
             line = g.phrase("sms_created", **fields)
         else:
             line = g.phrase("sms_created_game", **fields)
-        answer = self._say(None, [*(before or []), *self._renamed(g, typed, name), line])
+        # An open lobby given again keeps its name and PIN (told when it was made).
+        told = [line] if reused else [*self._renamed(g, typed, name), line, *self._pin(g, address)]
+        answer = self._say(None, [*(before or []), *told])
         answer.session_id = joined.session_id
         return answer
+
+    def _pin(self, g: Grammar, address: str) -> list[str]:
+        """A new seat's PIN for calls (``host/pins.py``), told only to its own number."""
+        pin = pins.issue(self.store, address)
+        return [g.phrase("sms_pin", pin=pin)] if pin else []
 
     def _renamed(self, g: Grammar, asked: str, name: str) -> list[str]:
         """Telling someone whose name cannot be texted (no letter in it) the one they play
@@ -280,7 +327,7 @@ class SmsChannel:
         creator = table.players[0].name
         log.info("%s joined game %s as %s", address, result.session_id, name)
         joined_line = g.phrase("sms_joined", code=code, name=name, players=players, creator=creator)
-        answer = self._say(None, [*self._renamed(g, typed, name), joined_line])
+        answer = self._say(None, [*self._renamed(g, typed, name), joined_line, *self._pin(g, address)])
         news = Reply(result.session_id, news=[g.phrase("sms_joined_others", name=name, players=players)])
         answer.tell.append((news, address))
         answer.session_id = result.session_id
@@ -328,6 +375,8 @@ class SmsChannel:
                 if len(table.players) < need:
                     return self._say(member, [g.phrase("need_players", count=need)])
                 return self._ruled(member, self.referee.begin(session_id))
+            if keyword == "NEW" and creator.address == member.address:
+                return self._create(g, member.address, words, after)  # their open lobby again
             if keyword == "NEW":
                 return self._say(member, [g.phrase("sms_in_game", code=self._code(session_id))])
             if keyword is None and parse(text, lang).intent() == CommandSaid("leave"):
@@ -352,6 +401,8 @@ class SmsChannel:
             text = g.commands["status"][0]
         # No key of its own: this text's answer, stored under its MessageSid in this same
         # transaction (``receive``), is what a retry finds.
+        if len(text) > MAX_SAID:
+            text = text[:MAX_SAID].rsplit(" ", 1)[0]
         reply = self.referee.handle(session_id, text, member.name)
         if self.lobby.left(member.address, reply):  # "leave the game": ruled by the referee
             return self._left(g, member, reply)
@@ -488,8 +539,10 @@ class SmsChannel:
         """The ``sms`` notifier: a REST message (or outbox entry) per segment-sized chunk,
         from the number of ours the member last texted."""
         from_ = host_number(self.store, member.address)
-        for body in fit(reply.public, turn_prefix(reply.turn)):
+        bodies = fit(reply.public, turn_prefix(reply.turn))
+        for body in bodies:
             self.outbound.send_sms(member.address, body, from_=from_)
+        self.budget.count(member.address, reply.session_id, len(bodies), self.referee.clock())
 
 
 def _seats(table: Table) -> int:

@@ -1,5 +1,5 @@
 """The words of the texting protocol: keywords (the first word of a text, after fillers),
-the carriers' opt-out words, and what starts each game playable by text.
+the carriers' opt-out words (a text of that one word), and what starts each game playable by text.
 
 The keywords are the protocol's own (NEW, JOIN, ...: understood whatever the language) and
 each language's words for them (``grammars/<lang>/texts.yaml``: "새 게임", "참가"), which
@@ -44,8 +44,12 @@ class Words:
 
     def keyword_said(self) -> tuple[str | None, int, str | None]:
         """The keyword, the index after it, and the language whose word for it was texted
-        (None: the protocol's own word, or no keyword)."""
+        (None: the protocol's own word, or no keyword). An opt-out word counts only as the
+        whole text, as Twilio counts it ("end the game" is no opt-out there, so here it is
+        words to the referee, not silence)."""
         for i, key in enumerate(self.keys):
+            if key in OPT_OUT and sum(1 for k in self.keys if k) > 1:
+                return None, 0, None
             for phrase, keyword, lang in _language_keywords():
                 if self.keys[i : i + len(phrase)] == phrase:
                     return keyword, i + len(phrase), lang

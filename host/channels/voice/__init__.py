@@ -8,7 +8,8 @@ A number's voice URL points at ``POST /twilio/voice`` and its call-status callba
 and answers TwiML built with the SDK's ``VoiceResponse``; nothing a caller does gets a 5xx.
 
 * ``menu.py``: the way in. A number already in a game goes straight back into it (its
-  lobby membership, or the one-phone game last played on it); anyone else gets a menu:
+  lobby membership, or the one-phone game last played on it), if the caller ID is attested
+  or the caller keys in that seat's PIN (``/pin``); anyone else gets a menu:
   1 new game, 2 join by code, 3 this phone for everyone in the room (the referee's
   ``speaker=None``: moves are the current player's; ``room.py``, with the creator's lobby).
 * ``moves.py``: moves from ``<Gather input="speech dtmf">``, silence, the waiting loop.
@@ -26,7 +27,7 @@ from functools import partial
 from fastapi import FastAPI
 
 from host.channels.voice.calls import Calls
-from host.channels.voice.menu import code, incoming, menu, name
+from host.channels.voice.menu import code, incoming, menu, name, pin
 from host.channels.voice.moves import move, silence, wait
 from host.channels.voice.notifier import status, tell_caller
 from host.channels.voice.requests import apology as apology
@@ -41,6 +42,7 @@ ROUTES = (
     ("/menu", menu),
     ("/name", name),
     ("/code", code),
+    ("/pin", pin),
     ("/room", room),
     ("/room-name", room_name),
     ("/lobby", lobby),

@@ -1,8 +1,10 @@
 """The way into a call: back into the number's game if it has one (its lobby membership,
 or the one-phone game last played on that phone), else the menu: 1 new game (a name, then
 the join code read out), 2 join by code, 3 this phone for everyone in the room
-(``room.py``). A guest whose caller ID claims a seated player proves it with the game's
-code first.
+(``room.py``). A guest (a caller ID not attested, ``requests.caller_address``) that claims
+a seated player's number proves it with that seat's PIN first (``/pin``); one that takes a
+new seat takes it as its number, and the seat's PIN is texted to that number
+(``host/pins.py``): a caller who only borrowed the number never learns it.
 """
 
 from __future__ import annotations
@@ -17,12 +19,14 @@ from twilio.twiml.voice_response import VoiceResponse
 import host.channels.voice.prompts as vp
 from games.base import find_game
 from games.core import Leave
+from grammars import load
 from grammars.reader import to_words
+from host import pins
 from host.channels.spoken import status_lines
 from host.channels.voice.calls import Call
 from host.channels.voice.requests import answer, claimed_number, field, query_int, signed
 from host.channels.voice.service import CHANNEL, VoiceChannel, Where, where_of
-from host.channels.voice.steps import ask_code, ask_count, ask_menu, ask_name, goodbye, next_step
+from host.channels.voice.steps import ask_code, ask_count, ask_menu, ask_name, ask_pin, goodbye, next_step
 from host.lobby import CODE_DIGITS, Joined
 from host.reply import Reply
 from host.session import Table
@@ -56,8 +60,8 @@ def entry(v: VoiceChannel, call: Call, lines: list[str]) -> VoiceResponse:
     """Back into this number's game if it has one, else the menu."""
     claimed = claimed_number(call)
     if claimed is not None and v.lobby.member(claimed) is not None:
-        # An unattested caller ID of a seated player: the join code first.
-        return ask_code(v, call, "", [*lines, vp.say(v.lang(call), "prove_code")], 0)
+        # An unattested caller ID of a seated player: the seat's PIN first.
+        return ask_pin(v, call, [*lines, vp.say(v.lang(call), "prove_pin")], 0)
     member = v.lobby.member(call.address)
     if member is not None and _call_cannot_play(v, member.session_id):
         # Calls speak Up-or-Down only; the number stays in its card game, told by text.
@@ -97,6 +101,27 @@ def _call_cannot_play(v: VoiceChannel, session_id: str) -> bool:
     return row is not None and CHANNEL not in find_game(row.game).channels
 
 
+def _seat_as_number(v: VoiceChannel, call: Call) -> Call:
+    """A guest taking a new seat takes it as the number it called from, which is in no
+    game: its PIN goes to that number (:func:`_text_pin`), so later calls can prove it."""
+    claimed = claimed_number(call)
+    if claimed is not None and v.lobby.member(claimed) is None:
+        return v.calls.update(call.sid, address=claimed)
+    return call
+
+
+def _text_pin(v: VoiceChannel, call: Call, pin: str, form: FormData) -> None:
+    """A new seat's PIN, texted to its number (from the number it called), never said."""
+    if not pin:
+        return
+    ours = field(form, "To")
+    if ours:
+        v.lobby.texted(call.address, ours, v.referee.clock())
+    v.outbound.send_sms(
+        call.address, load(v.lang(call)).phrase("sms_pin", pin=pin), from_=v.lobby.host_number(call.address)
+    )
+
+
 def _join(v: VoiceChannel, call: Call, code: str, said: str) -> Joined | str:
     row = v.referee.store.session_by_code(code)
     if row is not None and CHANNEL not in find_game(row.game).channels:
@@ -113,6 +138,32 @@ def _join(v: VoiceChannel, call: Call, code: str, said: str) -> Joined | str:
 
 
 # -- the webhooks --------------------------------------------------------------------------
+
+
+async def pin(request: Request) -> Response:
+    """A guest's PIN, keyed (ended by #) or spoken digit by digit: right, and the call is
+    the seated number's; wrong ones count against that number's budget of wrong codes."""
+    form, v = await signed(request)
+    n, quiet = query_int(request, "n", 0), query_int(request, "quiet", 0)
+
+    def build(call: Call) -> VoiceResponse:
+        lang = v.lang(call)
+        claimed = claimed_number(call)
+        if claimed is None or v.lobby.member(claimed) is None:
+            return entry(v, call, [])  # attested meanwhile, or the seat is gone
+        digits, speech = field(form, "Digits"), field(form, "SpeechResult")
+        heard = digits.strip("#*") if digits else vp.code_heard(speech, lang)
+        if not heard:
+            return ask_pin(v, call, [] if quiet else [vp.say(lang, "menu_again")], n + (0 if quiet else 1))
+        now = v.referee.clock()
+        if v.lobby.out_of_guesses(claimed, now):
+            return goodbye(lang, [vp.say(lang, "too_many_tries")])
+        if pins.matches(v.referee.store, claimed, heard):
+            return entry(v, v.calls.update(call.sid, address=claimed), [])
+        v.lobby.wrong_guess(claimed, now)
+        return ask_pin(v, call, [vp.say(lang, "wrong_pin")], n + 1)
+
+    return await v.workers.run(answer, v, request, form, build)
 
 
 async def incoming(request: Request) -> Response:
@@ -164,7 +215,9 @@ async def name(request: Request) -> Response:
             return entry(v, call, [])
         player = said or vp.say(v.lang(call), "default_name", number=1)
         config = v.config(mode, shared=False, lang=v.lang(call))
+        call = _seat_as_number(v, call)
         joined = v.lobby.create(call.address, player, CHANNEL, config, call_sid=call.sid)
+        _text_pin(v, call, pins.issue(v.referee.store, call.address), form)
         call = v.calls.update(call.sid, session_id=joined.session_id, shared=0, prev_channel=CHANNEL)
         return next_step(v, call, Where(joined.session_id, player, call.address), [], code=True)
 
@@ -190,18 +243,13 @@ async def code(request: Request) -> Response:
         if v.lobby.member(call.address) is not None:
             return entry(v, call, [])
         claimed = claimed_number(call)
-        if claimed is not None and (member := v.lobby.member(claimed)) is not None:
-            # A guest whose caller ID claims a seated player: the game's code proves it.
-            row = v.referee.store.session(member.session_id)
-            if v.lobby.out_of_guesses(claimed, v.referee.clock()):
-                return goodbye(lang, [vp.say(lang, "too_many_tries")])
-            if row is not None and row.code == heard:
-                call = v.calls.update(call.sid, address=claimed)
-                return entry(v, call, [])
-            v.lobby.wrong_guess(claimed, v.referee.clock())
-            return ask_code(v, call, name, [vp.say(lang, "no_such_game")], n + 1)
-        result = _join(v, call, heard, name)
+        if claimed is not None and v.lobby.member(claimed) is not None:
+            return entry(v, call, [])  # its number's seat: that seat's PIN, not a code
+        seated = _seat_as_number(v, call)
+        result = _join(v, seated, heard, name)
         if isinstance(result, Joined):
+            call = seated
+            _text_pin(v, call, pins.issue(v.referee.store, call.address), form)
             call = v.calls.update(call.sid, session_id=result.session_id, shared=0, prev_channel=CHANNEL)
             # From here on the game's language: the one it was made in, whoever joins it.
             table = v.referee.table(result.session_id)

@@ -46,8 +46,10 @@ _WITHHELD = frozenset(
 )
 
 
-# Twilio's StirVerstat for a caller ID the carrier vouches for (full or partial attestation).
-_ATTESTED = frozenset({"TN-Validation-Passed-A", "TN-Validation-Passed-B"})
+# Twilio's StirVerstat for a caller ID whose carrier vouches that the caller may use that
+# number (full attestation). B ("the caller is our customer, the number we cannot vouch
+# for") and C say nothing about the number, so they count as no attestation.
+_ATTESTED = frozenset({"TN-Validation-Passed-A"})
 
 
 async def signed(request: Request) -> tuple[FormData, VoiceChannel]:
@@ -85,13 +87,15 @@ def confidence(text: str) -> float | None:
 
 
 def caller_address(from_: str, sid: str, verstat: str, settings: Settings) -> str:
-    """A player is their phone number; a withheld one is only this call (no calling back).
-    With ``GAMEHOST_VOICE_CALLER_ID=attested`` an unattested number is a guest
-    (``guest:<sid>:<number>``) until it gives the join code of its number's game."""
+    """Who a call is: its phone number when Twilio's STIR/SHAKEN check attests it fully
+    (``StirVerstat`` TN-Validation-Passed-A; docs/voice.md "Who a caller is"), else a guest
+    (``guest:<sid>:<number>``) until it keys in the PIN texted to that number when it took
+    its seat (``menu.py``); a withheld number is only this call (no calling back).
+    ``GAMEHOST_VOICE_CALLER_ID=trust`` takes any caller ID as the number (a lab's setting)."""
     number = from_.strip()
     if number.lower() in _WITHHELD:
         return f"call:{sid}"
-    if settings.voice_caller_id == "attested" and verstat not in _ATTESTED:
+    if settings.voice_caller_id != "trust" and verstat not in _ATTESTED:
         return f"guest:{sid}:{number}"
     return number
 

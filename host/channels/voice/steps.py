@@ -1,6 +1,6 @@
 """Each step of a call as TwiML, built with the SDK's ``VoiceResponse``: the current
 player's ``<Gather>`` (or the "Did you say ...?" question), the waiting loop, the creator's
-lobby, the after-game question, the questions before a game (menu, name, code, head count),
+lobby, the after-game question, the questions before a game (menu, name, code, PIN, head count),
 and the hand-over to our own recogniser. :func:`next_step` picks what comes next for a
 caller in a game.
 """
@@ -285,6 +285,25 @@ def ask_code(v: VoiceChannel, call: Call, name: str, lines: list[str], tries: in
         vp.digit_hints(lang),
         lines,
         vp.say(lang, "join_code"),
+        finish_on_key="#",
+        timeout=CODE_TIMEOUT,
+    )
+
+
+def ask_pin(v: VoiceChannel, call: Call, lines: list[str], tries: int) -> VoiceResponse:
+    """A guest whose caller ID claims a seated player: that seat's PIN, or goodbye."""
+    lang = v.lang(call)
+    if tries >= MENU_TRIES:
+        return goodbye(lang, lines)
+    return _ask(
+        v,
+        call,
+        "/pin",
+        {},
+        tries,
+        vp.digit_hints(lang),
+        lines,
+        vp.say(lang, "your_pin"),
         finish_on_key="#",
         timeout=CODE_TIMEOUT,
     )

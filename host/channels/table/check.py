@@ -1,0 +1,153 @@
+"""``gamehost table --check``: before a game, each player says two numbers; the host says
+what it heard from each, the room it measured (noise floor, reverberation, each player's
+level: :mod:`host.speech.room`) and a plain verdict ("Bob is hard to hear: move the phone
+towards Bob").
+
+The numbers are heard as a game's moves are (an :class:`~host.speech.endpointer.Endpointer`
+on a phrase list of the numbers 1 to 99), one number an utterance; a player's turn ends
+after two utterances or :data:`TURN_S` seconds of stream, and the next player's begins.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+
+from grammars.reader import number_phrases
+from host.listening.listener import RINGS_RT60
+from host.speech.audio import SAMPLE_RATE
+from host.speech.endpointer import Endpointer
+from host.speech.engines import recognizer_for
+from host.speech.hearing import Hearing
+from host.speech.model import SpeechModel
+from host.speech.room import RoomMeter, RoomSound
+
+#: Seconds of stream a player has for their two numbers before the next player's turn.
+TURN_S = 12.0
+SAID = 2  # utterances a player says
+#: A player this far (dB) below the loudest is hard to hear: a move of theirs is far more
+#: often dropped or read back (the room benches: the far seats of each room).
+QUIET_DB = 8.0
+#: The quietest player this close (dB) above the noise floor: the room is too loud.
+NOISY_SNR_DB = 15.0
+#: A room whose RT60 is this or more rings hard (docs/speech.md, "Hearing in a room").
+RINGS_HARD_RT60 = 0.7
+#: A peak this close to full scale (dBFS) is clipped.
+CLIPS_DBFS = -1.0
+
+
+@dataclass(frozen=True)
+class Seat:
+    """What the check heard of one player: the numbers (texts) and their level (dBFS)."""
+
+    name: str
+    heard: tuple[str, ...]
+    level_db: float | None
+
+
+@dataclass(frozen=True)
+class Check:
+    seats: tuple[Seat, ...]
+    room: RoomSound
+    verdicts: tuple[str, ...]
+
+    def lines(self) -> list[str]:
+        """The report, in plain lines."""
+        out = []
+        for seat in self.seats:
+            heard = ", ".join(seat.heard) if seat.heard else "nothing"
+            level = f" at {seat.level_db:.0f} dBFS" if seat.level_db is not None else ""
+            out.append(f"{seat.name}: heard {heard}{level}")
+        rt60 = f"RT60 {self.room.rt60:.1f} s" if self.room.rt60 is not None else "RT60 not measured"
+        out.append(f"The room: noise floor {self.room.floor_db:.0f} dBFS, {rt60}.")
+        out += list(self.verdicts)
+        return out
+
+
+def prompt(name: str) -> str:
+    return f"{name}, say two numbers, with a pause between them."
+
+
+def check(
+    model: SpeechModel,
+    lang: str,
+    names: Sequence[str],
+    chunks: Iterable[bytes],
+    on_turn: Callable[[str], None] | None = None,
+) -> Check:
+    """Hear ``names`` say two numbers each, in turn, from ``chunks`` (16 kHz pcm16);
+    ``on_turn`` is told each player's name as their turn begins (to prompt them)."""
+    endpointer = Endpointer(recognizer_for(model, SAMPLE_RATE, number_phrases(range(1, 100), lang)))
+    meter = RoomMeter()
+    heard: dict[str, list[str]] = {name: [] for name in names}
+    turn, turn_start = 0, 0.0
+
+    def next_turn() -> None:
+        nonlocal turn, turn_start
+        turn, turn_start = turn + 1, endpointer.time
+        if on_turn is not None and turn < len(names):
+            on_turn(names[turn])
+
+    if on_turn is not None and names:
+        on_turn(names[0])
+
+    def take(hearing: Hearing | None) -> None:
+        while hearing is not None and turn < len(names):
+            name = names[turn]
+            if hearing.text:
+                heard[name].append(hearing.text)
+            meter.later(hearing.start, hearing.speech_end, endpointer.time, name)
+            if len(heard[name]) >= SAID:
+                next_turn()
+            hearing = endpointer.feed(b"")
+
+    for chunk in _until_done(chunks, lambda: turn >= len(names)):
+        meter.feed(chunk)
+        take(endpointer.feed(chunk))
+        if turn < len(names) and endpointer.time - turn_start > TURN_S and not endpointer.in_utterance:
+            next_turn()
+    take(endpointer.flush())
+    meter.feed(bytes(2 * round(SAMPLE_RATE * 0.7)))  # the last tail, measured
+    room = meter.room()
+    seats = tuple(Seat(n, tuple(heard[n]), room.level(n)) for n in names)
+    return Check(seats, room, verdicts(seats, room))
+
+
+def _until_done(chunks: Iterable[bytes], done: Callable[[], bool]) -> Iterator[bytes]:
+    """``chunks`` until ``done``, and two seconds more (the last word's tail)."""
+    tail = 0
+    for chunk in chunks:
+        yield chunk
+        if done():
+            tail += len(chunk)
+            if tail >= 4 * SAMPLE_RATE:
+                return
+
+
+def verdicts(seats: Sequence[Seat], room: RoomSound) -> tuple[str, ...]:
+    """Plain advice from what was measured; "Everyone is heard well." when none is needed."""
+    out = []
+    levels = [s.level_db for s in seats if s.level_db is not None]
+    loudest = max(levels) if levels else None
+    for seat in seats:
+        if not seat.heard or seat.level_db is None:
+            out.append(
+                f"{seat.name} was not heard: move the phone towards {seat.name}, or check the microphone."
+            )
+        elif loudest is not None and seat.level_db < loudest - QUIET_DB:
+            out.append(f"{seat.name} is hard to hear: move the phone towards {seat.name}.")
+    snr = room.snr_db
+    if snr is not None and snr < NOISY_SNR_DB:
+        out.append("The room is noisy: players will be asked to repeat moves; turn music or a fan down.")
+    if room.rt60 is not None and room.rt60 >= RINGS_HARD_RT60:
+        out.append(
+            f"The room echoes (RT60 {room.rt60:.1f} s): moves will often be read back. Put the phone "
+            "closer to the players, on a cloth, or play in a room with softer furnishings."
+        )
+    elif room.rt60 is not None and room.rt60 >= RINGS_RT60:
+        out.append(f"The room echoes a little (RT60 {room.rt60:.1f} s): unsure moves will be read back.")
+    if any(u.peak_db >= CLIPS_DBFS for u in room.utterances):
+        out.append(
+            "The microphone is too loud: turn its input level down, or move it away from the loudest player."
+        )
+    return tuple(out) or ("Everyone is heard well.",)

@@ -1,0 +1,330 @@
+"""A real room: the referee hears the players through a phone lying in the middle of the table.
+
+Run: python tests/bench/bench_room.py [--rooms tuning|held-out|all|den,living,...]
+     [--voices piper,piper-fast,...] [--noise quiet,babble10,white20,fan20] [--lang en,ko]
+     [--quick] [--no-talk] [--moves N] [--games ...] [--corpus FILE.yaml] [--dump FILE.jsonl]
+     [--show N] [--dry] [--chain today,room] [--dereverb RT60|room|measured|wpe] [--talk-weight W]
+
+The games of tests/bench/bench_table_talk.py (every kind, a move, then a sentence of table
+talk and someone's "yes"), said from the players' seats in rooms simulated by
+tests/bench/rooms.py (pyroomacoustics, a test dependency): the move from the mover's seat,
+the talk and the "yes" from two other seats, every voice's reverberant tail running on
+into the pause after it, over the room's own noise floor. ``--noise``: ``quiet`` (the
+room alone), ``babble10`` (three other players talking among themselves at other seats,
+10 dB below the speaker), ``white20`` / ``fan20`` / ``white10`` / ``fan10`` (the noise
+mixes of the table talk bench, at that SNR against the speech). ``--dry`` runs the same
+voices and noise with no room, the control.
+
+``--chain``: ``today`` hears as the host did before issue 40 (no room rules), ``room`` as
+it does now (the room measured from what is said; in a room that rings the noisy room's
+read-back rules and the lenient talk prior); both in one run by default. ``--quick``:
+every 8th sentence of the talk corpus, 10 moves a game (a few minutes a room on 2 idle
+cores). ``--dereverb``, ``--talk-weight``: candidates measured by hand (docs/speech.md,
+"Hearing in a room").
+
+Rooms and voices named "held out" in rooms.py are never used for a choice: ``--rooms
+held-out`` with the held-out voices gives the figures reported apart.
+
+Figures per room, voice and noise: moves ruled right first try, asked, ruled wrong,
+dropped; talk that changed the game and talk asked; end of speech to ruling p50 / p99
+(the end of the dry speech: the room's tail counts); CPU per second of audio (process
+time of the whole hearing chain, listener and referee).
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import sys
+import time
+from collections.abc import Callable, Sequence
+from functools import cache
+from itertools import product
+from pathlib import Path
+
+import numpy as np
+from scipy.signal import fftconvolve
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from games.base import find_game
+from host.listening import listener as listening
+from host.listening.listener import Listener
+from host.speech import dereverb, sphinx
+from host.speech.audio import SAMPLE_RATE, as_int16
+from host.speech.model import load_model
+from tests.bench import rooms
+from tests.bench.bench_table_talk import (
+    END_S,
+    GAP_S,
+    Microphone,
+    Scene,
+    Tally,
+    dump,
+    noisy,
+    play_games,
+    talk_sentences,
+)
+from tests.bench.rooms import HELD_OUT, HELD_OUT_VOICES, ROOMS, TUNING, Room, active_rms, at_seat, mix
+
+LEAD_S = 0.6
+BABBLE_S = 40.0  # seconds of babble made per room, cut at a random place for each stream
+BABBLE_VOICES = {"en": ("espeak-f", "piper-slow", "espeak-m"), "ko": ("ko-f", "ko", "ko-m")}
+
+
+class RoomScene(Scene):
+    """The table in ``room``: each part said from its seat, with the room's tail, floor,
+    and the noise ``level``."""
+
+    def __init__(self, room: Room, level: str, lang: str) -> None:
+        super().__init__(level)
+        self.room = room
+        self.lang = lang
+
+    def stream(
+        self, parts: Sequence[tuple[str, str, int]], lang: str, seed: int
+    ) -> tuple[bytes, list[float]]:
+        placed, spans, ends = [], [], []
+        at = round(LEAD_S * SAMPLE_RATE)
+        gaps = [GAP_S] * (len(parts) - 1) + [END_S]
+        for (text, voice, seat), gap in zip(parts, gaps, strict=True):
+            dry = rooms.voice_audio(text, voice)
+            n = len(dry) // 2
+            placed.append((at, at_seat(dry, self.room, seat)))
+            spans.append((at, at + n))
+            ends.append((at + n) / SAMPLE_RATE)
+            at += n + round(gap * SAMPLE_RATE)
+        x = mix(placed, at) + rooms.room_floor(at, seed)
+        level = self.level
+        if level.startswith("babble"):
+            speech = np.concatenate([x[a:b] for a, b in spans])
+            babble = babble_track(self.room, lang)
+            start = np.random.default_rng(seed).integers(0, babble.size - at)
+            cut = babble[start : start + at]
+            snr = float(level.removeprefix("babble"))
+            x = x + cut * (active_rms(speech) / max(active_rms(cut), 1e-9)) * 10 ** (-snr / 20)
+            level = "quiet"
+        pcm = np.clip(np.rint(x), -32768, 32767).astype("<i2").tobytes()
+        if level != "quiet":
+            pcm = noisy(pcm, spans, level, seed)
+        return pcm, ends
+
+
+class DryScene(Scene):
+    """The same voices close to the microphone, no room (the control)."""
+
+    def stream(
+        self, parts: Sequence[tuple[str, str, int]], lang: str, seed: int
+    ) -> tuple[bytes, list[float]]:
+        out, spans, ends, at = [bytes(2 * round(LEAD_S * SAMPLE_RATE))], [], [], round(LEAD_S * SAMPLE_RATE)
+        gaps = [GAP_S] * (len(parts) - 1) + [END_S]
+        for (text, voice, _seat), gap in zip(parts, gaps, strict=True):
+            pcm = rooms.voice_audio(text, voice)
+            n = len(pcm) // 2
+            spans.append((at, at + n))
+            ends.append((at + n) / SAMPLE_RATE)
+            out += [pcm, bytes(2 * round(gap * SAMPLE_RATE))]
+            at += n + round(gap * SAMPLE_RATE)
+        level = self.level
+        if level.startswith("babble"):
+            level = "quiet"  # babble needs seats: a room's
+        pcm = b"".join(out)
+        return (pcm if level == "quiet" else noisy(pcm, spans, level, seed)), ends
+
+
+@cache
+def babble_track(room: Room, lang: str) -> np.ndarray:
+    """:data:`BABBLE_S` of three other players talking among themselves at the room's babble
+    seats (sentences of the talk corpus, said back to front so that they are not the ones
+    the bench says), unscaled."""
+    sentences = talk_sentences(lang, None, None, False)[::-1]
+    n = round(BABBLE_S * SAMPLE_RATE)
+    parts = []
+    for k, (voice, seat) in enumerate(zip(BABBLE_VOICES[lang], room.babble_seats, strict=True)):
+        at, i = round(0.7 * k * SAMPLE_RATE), k
+        while at < n:
+            dry = rooms.voice_audio(sentences[i % len(sentences)], voice)
+            wet = fftconvolve(
+                as_int16(dry).astype(np.float64), rooms.impulse_response(room, room._position(*seat))
+            )
+            parts.append((at, wet))
+            at += len(dry) // 2 + round(0.25 * SAMPLE_RATE)
+            i += 3
+    return rooms.mix(parts, n)
+
+
+class OnlineWpe(dereverb.Dereverberator):
+    """The candidate the issue names: online weighted prediction error (nara-wpe, one
+    channel), in the dereverberator's short-time spectra."""
+
+    def __init__(self, taps: int = 10, delay: int = 3, alpha: float = 0.9999) -> None:
+        super().__init__(1.0)
+        from nara_wpe.wpe import OnlineWPE  # lazy: a candidate's test dependency
+
+        bins = dereverb.FRAME // 2 + 1
+        self._wpe = OnlineWPE(
+            taps, delay, alpha, power_estimate=np.full(bins, 1e4), channel=1, frequency_bins=bins
+        )
+
+    def _hop(self, samples: np.ndarray) -> np.ndarray:
+        self._input = np.concatenate([self._input[dereverb.HOP :], samples])
+        spectrum = np.fft.rfft(self._input * self._window)
+        spectrum = self._wpe.step_frame(spectrum[:, None])[:, 0]
+        frame = np.fft.irfft(spectrum, dereverb.FRAME) * self._window / self._scale
+        self._output += frame
+        done = self._output[: dereverb.HOP].copy()
+        self._output = np.concatenate([self._output[dereverb.HOP :], np.zeros(dereverb.HOP)])
+        return done
+
+
+def candidates(args: argparse.Namespace, room: Room | None) -> Callable[[Listener], None] | None:
+    """What the bench's flags set on each fresh listener (a candidate measured by hand)."""
+    if args.dereverb is None:
+        return None
+    # One for the whole game, as the microphone's: its state carries over from step to step.
+    one: dereverb.Dereverberator
+    if args.dereverb == "wpe":
+        one = OnlineWpe()
+    else:
+        # "measured": the room's RT60 as the listener measures it (Listener._tune).
+        if args.dereverb == "room":
+            rt60 = room.rt60 if room is not None else 0.0
+        else:
+            rt60 = 0.0 if args.dereverb == "measured" else float(args.dereverb)
+        one = dereverb.Dereverberator(rt60, floor_db=dereverb.FLOOR_DB, strength=dereverb.STRENGTH)
+
+    def tune(listener: Listener) -> None:
+        listener.dereverberator = one
+
+    return tune
+
+
+TODAY = {"RINGS_RT60": listening.RINGS_RT60}
+
+
+def use_chain(chain: str) -> None:
+    """Hear as ``chain`` says: "today" is the hearing before issue 40 (no room rules)."""
+    if chain not in ("today", "room"):
+        raise SystemExit(f"unknown chain {chain!r}")
+    listening.RINGS_RT60 = math.inf if chain == "today" else TODAY["RINGS_RT60"]
+
+
+def pick_rooms(spec: str) -> list[Room]:
+    if spec == "tuning":
+        return list(TUNING)
+    if spec == "held-out":
+        return list(HELD_OUT)
+    if spec == "all":
+        return [*TUNING, *HELD_OUT]
+    return [ROOMS[name] for name in spec.split(",")]
+
+
+def yes_voice_for(voice: str, lang: str) -> str:
+    if lang == "ko":
+        return "ko-m" if voice != "ko-m" else "ko-f"
+    return "espeak-f" if voice.startswith("piper") else "piper"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--rooms", default="tuning")
+    parser.add_argument("--voices", default="piper,espeak-m")
+    parser.add_argument("--ko-voices", default="ko")
+    parser.add_argument("--noise", default="quiet")
+    parser.add_argument("--lang", default="en")
+    parser.add_argument("--games", default="up-or-down,inversion,blofa,upside-out")
+    parser.add_argument("--quick", action="store_true", help="every 8th sentence, 10 moves a game")
+    parser.add_argument("--no-talk", action="store_true", help="moves only (screening a candidate)")
+    parser.add_argument("--moves", type=int, help="at least this many moves a game")
+    parser.add_argument("--corpus", type=Path, help="talk sentences (default table_talk/LANG.yaml)")
+    parser.add_argument("--dry", action="store_true", help="no room: the same voices close to the microphone")
+    parser.add_argument("--show", type=int, default=4)
+    parser.add_argument("--dump", type=Path)
+    parser.add_argument(
+        "--chain",
+        default="today,room",
+        help="today (the hearing before issue 40), room (as the host hears now)",
+    )
+    parser.add_argument("--talk-weight", type=float, help="sphinx.TALK_WEIGHT")
+    parser.add_argument("--dereverb", help="RT60 in s for the dereverberator, or 'room' (the room's own)")
+    parser.add_argument("--dr-floor", type=float, help="dereverb.FLOOR_DB")
+    parser.add_argument("--dr-strength", type=float, help="dereverb.STRENGTH")
+    args = parser.parse_args()
+    if args.dr_floor is not None:
+        dereverb.FLOOR_DB = args.dr_floor
+    if args.dr_strength is not None:
+        dereverb.STRENGTH = args.dr_strength
+    if args.talk_weight is not None:
+        sphinx.TALK_WEIGHT = args.talk_weight
+    load = os.getloadavg()[0]
+    print(f"load average at start: {load:.1f}")
+    for lang in args.lang.split(","):
+        sentences = [] if args.no_talk else talk_sentences(lang, args.corpus, None, args.quick)
+        if args.quick:
+            sentences = sentences[::4]  # a few minutes a room on 2 shared cores
+        model = load_model(None, lang=lang, engine="auto")
+        voices = (args.voices if lang == "en" else args.ko_voices).split(",")
+        games = [g for g in args.games.split(",") if lang == "en" or "ko" in find_game(g).languages]
+        places: list[Room | None] = [None] if args.dry else list(pick_rooms(args.rooms))
+        for room, voice, level, chain in product(
+            places, voices, args.noise.split(","), args.chain.split(",")
+        ):
+            use_chain(chain)
+            tally = Tally()
+            started = time.perf_counter()
+            scene = DryScene(level) if room is None else RoomScene(room, level, lang)
+            tune = candidates(args, room) if chain == "room" else None
+            Microphone.tune = staticmethod(tune) if tune is not None else None
+            play_games(model, lang, voice, yes_voice_for(voice, lang), sentences, games, args.quick,
+                               tally, scene=scene, moves=args.moves)  # fmt: skip
+            where = "dry" if room is None else f"{room.name} (RT60 {room.rt60} s)"
+            held = " [held out]" if (room and room.held_out) or voice in HELD_OUT_VOICES else ""
+            report(
+                lang,
+                f"{where} {voice} {level}{held} [{chain}]",
+                tally,
+                time.perf_counter() - started,
+                args.show,
+            )
+            if args.dump is not None:
+                dump(args.dump, tally, lang=lang, room=where, voice=voice, noise=level, chain=chain)
+    print(f"load average at end: {os.getloadavg()[0]:.1f}")
+
+
+def report(lang: str, label: str, t: Tally, seconds: float, show: int) -> None:
+    talk_n, move_n = sum(t.talk.values()), sum(t.moves.values())
+
+    def pct(n: int, d: int) -> str:
+        return f"{n}/{d} ({100 * n / d:.1f} %)" if d else "-"
+
+    lat = sorted(t.latency)
+
+    def p(q: float) -> float:
+        return lat[min(len(lat) - 1, int(q * len(lat)))] if lat else float("nan")
+
+    dropped = t.moves["missed"] + t.moves["answered"]
+    cpu = t.cpu_s / t.audio_s if t.audio_s else float("nan")
+    print(f"\n== {lang} {label} ({seconds:.0f} s, load {os.getloadavg()[0]:.1f}) ==")
+    print(
+        f"moves: right first try {pct(t.moves['right'], move_n)}, asked {pct(t.moves['asked'], move_n)}, "
+        f"dropped {pct(dropped, move_n)}, wrong {pct(t.moves['wrong'], move_n)}"
+    )
+    if talk_n:
+        changed, asked = pct(t.talk["changed"], talk_n), pct(t.talk["asked"], talk_n)
+        print(f"talk: changed the game {changed}, asked {asked}, answered {pct(t.talk['answered'], talk_n)}")
+    print(f"end of speech to ruling p50 {p(0.5):.2f} s, p99 {p(0.99):.2f} s; CPU per audio second {cpu:.3f}")
+    print(
+        "ROW | " + " | ".join([
+            lang, label, f"{t.moves['right']}/{move_n}", str(t.moves["asked"]), str(dropped),
+            str(t.moves["wrong"]), f"{t.talk['changed']}/{talk_n}", str(t.talk["asked"]),
+            f"{p(0.5):.2f} / {p(0.99):.2f}", f"{cpu:.2f}",
+        ])
+    )  # fmt: skip
+    for what, examples in sorted(t.examples.items()):
+        for example in examples[:show]:
+            print(f"  {what}: {example}")
+
+
+if __name__ == "__main__":
+    main()
