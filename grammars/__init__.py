@@ -9,6 +9,7 @@ in each game that ships it (``games/<game>/grammar/<lang>/``: ``words.yaml`` and
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -23,6 +24,9 @@ from pydantic import (
 )
 
 ROOT = Path(__file__).parent
+#: The language every other is measured against (it has every key the code sends; a key it
+#: lacks fails tests/test_languages_keys.py), and the default one (GAMEHOST_LANG).
+REFERENCE = "en"
 FILES = ("numbers.yaml", "commands.yaml", "phrases.yaml", "confusions.yaml")
 
 
@@ -46,6 +50,11 @@ class Numbers(BaseModel):
     minus: list[str] = Field(default_factory=list)
     suffixes: list[str] = Field(default_factory=list)
     spoken: dict[int, str] = Field(default_factory=dict)
+    # The word said between a tens word and its unit when a number is read out ("cincuenta
+    # y tres"); the parser takes it as a connector.
+    tens_unit_join: str = ""
+    # How a value is said when it is the whole number ("cien", but "ciento tres").
+    alone: dict[int, str] = Field(default_factory=dict)
 
 
 class Confusions(BaseModel):
@@ -85,6 +94,64 @@ class Speech(BaseModel):
     # said first still waits for its rank: "스페이드 ... 이"), or "any" phrase a longer one
     # extends ("plays gift" of "plays gift turned").
     phrase_settles: Literal["number", "any"] = "number"
+
+
+class Language(BaseModel):
+    """``<lang>/language.yaml``: what the language is called and how machines speak and hear
+    it. host/ names no language: every tag, voice and model is looked up here."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    # The language's own name for itself ("한국어"): said when it is offered, texted to switch.
+    name: str
+    # Words that pick this language at a menu or in a lobby, as a caller or texter of any
+    # language may say or write it ("한국어", "korean"); the name is one of them anyway.
+    called: list[str] = Field(default_factory=list)
+    # BCP-47 tag for Twilio's <Say language> and <Gather language> (its recogniser).
+    tag: str
+    # Twilio's <Say voice> for this language (a Polly or Google voice of ``tag``).
+    say_voice: str
+    # espeak-ng's voice (the synthesiser of the table, the media streams and the tests).
+    espeak: str
+    # A Piper voice is installed for it (host/speech/tts.py prefers Piper when there is).
+    piper: bool = False
+    # Offline recognisers: a pip package shipping a Vosk model in <package>/model; the code
+    # vosk's model list names it by (vosk-model-small-<code>); pocketsphinx's bundled model.
+    vosk_package: str | None = None
+    vosk_code: str | None = None
+    pocketsphinx: bool = False
+
+    @property
+    def hearable(self) -> bool:
+        """Some offline recogniser is named for it (the table and media streams need one)."""
+        return bool(self.vosk_package or self.vosk_code or self.pocketsphinx)
+
+
+@cache
+def language(lang: str, root: Path = ROOT) -> Language:
+    """``<root>/<lang>/language.yaml``, validated (errors name the file and line)."""
+    return load_file(root / lang / "language.yaml", Language)
+
+
+def language_named(text: str, root: Path = ROOT) -> str | None:
+    """The language a word or two names ("한국어", "English", "español"), whatever the
+    language of the words around it; None if it names none."""
+    said = normalise_name(text)
+    if not said:
+        return None
+    for lang in languages(root):
+        spec = language(lang, root)
+        if said in {normalise_name(w) for w in (spec.name, *spec.called)}:
+            return lang
+    return None
+
+
+def normalise_name(text: str) -> str:
+    """Lower case, accents and punctuation dropped: "Español!" and "espanol" are one."""
+    decomposed = unicodedata.normalize("NFKD", text.casefold())
+    # Combining marks off Latin letters only: Hangul decomposes into its jamo, kept whole.
+    kept = "".join(c for c in decomposed if not unicodedata.combining(c))
+    return " ".join(re.sub(r"[^\w\s]+", " ", unicodedata.normalize("NFC", kept)).split())
 
 
 @dataclass(frozen=True)
@@ -235,7 +302,7 @@ def game_languages(package_file: str) -> tuple[str, ...]:
     ``grammar/`` with a ``words.yaml``, English first (the others are checked against it)."""
     grammar = Path(package_file).parent / "grammar"
     found = sorted(p.name for p in grammar.iterdir() if (p / "words.yaml").is_file())
-    return tuple(sorted(found, key=lambda lang: lang != "en"))
+    return tuple(sorted(found, key=lambda lang: lang != REFERENCE))
 
 
 @cache
@@ -251,8 +318,8 @@ def load(lang: str, root: Path = ROOT) -> Grammar:
     if missing:
         raise GrammarError(f"{folder / 'commands.yaml'}:1: missing commands: {', '.join(missing)}")
     phrases = _string_map(folder / "phrases.yaml", "str")
-    if lang != "en":
-        english = load("en").phrases
+    if lang != REFERENCE:
+        english = load(REFERENCE).phrases
         absent = sorted(set(english) - set(phrases))
         if absent:
             raise GrammarError(f"{folder / 'phrases.yaml'}:1: missing phrases: {', '.join(absent)}")
@@ -286,16 +353,101 @@ def load(lang: str, root: Path = ROOT) -> Grammar:
 
 @cache
 def voice_phrases(lang: str, root: Path = ROOT) -> dict[str, str]:
-    """Spoken wording for phone calls: ``<lang>/voice.yaml`` over the English one."""
-    english: dict[str, str] = _string_map(root / "en" / "voice.yaml", "str")
+    """Spoken wording for phone calls: ``<lang>/voice.yaml``, the whole of it. No line is
+    borrowed from another language: a language missing one is refused for calls at start-up
+    (:func:`wording_gaps`) instead of speaking a mix."""
     path = root / lang / "voice.yaml"
-    if lang == "en" or not path.is_file():
-        return english
-    return {**english, **_string_map(path, "str")}
+    return _string_map(path, "str") if path.is_file() else {}
 
 
 def voice_phrase(lang: str, key: str, **fields: object) -> str:
     try:
         return voice_phrases(lang)[key].format(**fields)
     except KeyError as exc:
-        raise GrammarError(f"voice.yaml: no phrase {key!r} (or field {exc})") from None
+        raise GrammarError(f"{ROOT / lang / 'voice.yaml'}: no phrase {key!r} (or field {exc})") from None
+
+
+class Texts(BaseModel):
+    """Optional ``<lang>/texts.yaml``: the language's words for the texting protocol's
+    keywords (host/channels/sms/keywords.py; its own, NEW, JOIN..., work in any language)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    # Protocol keyword -> words a text may start with for it ("새 게임" for NEW).
+    keywords: dict[str, list[str]] = Field(default_factory=dict)
+    # A word after NEW that picks how to play -> the game's own option word ("연습": training).
+    options: dict[str, str] = Field(default_factory=dict)
+
+
+@cache
+def texts(lang: str, root: Path = ROOT) -> Texts:
+    """``<root>/<lang>/texts.yaml`` (empty if the language has none)."""
+    path = root / lang / "texts.yaml"
+    return load_file(path, Texts) if path.is_file() else Texts()
+
+
+# -- is a language complete for a channel? ----------------------------------------------------
+
+#: Where the games keep their words (``games/<game>/grammar/<lang>/words.yaml``): read as
+#: data here, never imported (games import grammars, not the other way round).
+GAMES = ROOT.parent / "games"
+#: The channels whose wording a language folder may lack, and the files each speaks from:
+#: a shared file of grammars/<lang>/, and the sections of each game's words.yaml.
+CHANNEL_FILES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "sms": (("phrases.yaml",), ("phrases",)),
+    "voice": (("phrases.yaml", "voice.yaml"), ("phrases", "spoken")),
+    "web": (("phrases.yaml", "web.yaml"), ("phrases",)),
+}
+
+
+def _keys(path: Path, section: str | None = None) -> set[str]:
+    """The keys of a YAML mapping (or of one section of it); none if the file is absent."""
+    if not path.is_file():
+        return set()
+    data, _ = _read(path)
+    if section is not None:
+        data = (data or {}).get(section) if isinstance(data, dict) else None
+    if not isinstance(data, dict):
+        return set()
+    if path.name == "web.yaml" and section is None:
+        return {f"page.{k}" for k in (data.get("page") or {})}
+    return {str(k) for k in data}
+
+
+def game_grammars(games: Path = GAMES) -> list[Path]:
+    """Every game's ``grammar/`` folder."""
+    return sorted(p for p in games.glob("*/grammar") if (p / REFERENCE / "words.yaml").is_file())
+
+
+def wording_gaps(lang: str, channel: str, root: Path = ROOT, games: Path = GAMES) -> list[str]:
+    """What ``lang`` lacks to speak a channel in its own words, one ``file: keys`` line per
+    file, measured against English (the reference: every key the host and the games send
+    is there, tests/test_languages_keys.py checks); empty: complete."""
+    files, sections = CHANNEL_FILES[channel]
+    gaps: list[str] = []
+    if not (root / lang / "language.yaml").is_file():
+        gaps.append(f"{root / lang / 'language.yaml'}: missing")
+    for name in files:
+        absent = sorted(_keys(root / REFERENCE / name) - _keys(root / lang / name))
+        if absent:
+            gaps.append(f"{root / lang / name}: {', '.join(absent)}")
+    for grammar in game_grammars(games):
+        for section in sections:
+            absent = sorted(
+                _keys(grammar / REFERENCE / "words.yaml", section)
+                - _keys(grammar / lang / "words.yaml", section)
+            )
+            if absent:
+                where = grammar / lang / "words.yaml"
+                gaps.append(f"{where}: {section}: {', '.join(absent)}")
+    return gaps
+
+
+def speaks(lang: str, channel: str) -> bool:
+    """Whether ``lang`` has every line of ``channel`` (cached per process)."""
+    return _speaks(lang, channel)
+
+
+@cache
+def _speaks(lang: str, channel: str) -> bool:
+    return lang in languages() and not wording_gaps(lang, channel)

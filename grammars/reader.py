@@ -358,6 +358,8 @@ def _below_thousand(grammar: Grammar, n: int) -> list[str]:
     tens, unit = divmod(n, 10)
     if tens and g.tens:
         words.append(_spoken(grammar, tens * 10, g.tens))
+        if unit and g.tens_unit_join:
+            words.append(g.tens_unit_join)  # "cincuenta y tres"
     if unit:
         words.append(_spoken(grammar, unit, g.units))
     return words
@@ -373,6 +375,8 @@ def to_words(n: int, lang: str = "en") -> str:
         return f"{g.minus[0]}{g.join}{to_words(-n, lang)}" if g.minus else str(n)
     if n == 0:
         return _spoken(grammar, 0, g.units)
+    if n in g.alone:
+        return g.alone[n]  # "cien", where a bigger number says "ciento"
     words: list[str] = []
     rest = n
     for _word, mult in sorted(g.large_multipliers.items(), key=lambda kv: -kv[1]):
@@ -390,7 +394,9 @@ def _section_words(grammar: Grammar, n: int) -> list[str]:
     return _below_thousand(grammar, n) if n else []
 
 
-_WRITTEN_NUMBER = re.compile(r"(?<![\w.])-?\d{1,18}(?:,\d{3})*(?![\w])")
+# A number written in digits: not part of a word ("53rd", "x2"), but a counter or particle
+# in another alphabet may follow it ("1번", "53보다").
+_WRITTEN_NUMBER = re.compile(r"(?<![\w.])-?\d{1,18}(?:,\d{3})*(?![0-9A-Za-z_])")
 
 
 def spoken(line: str, lang: str = "en") -> str:

@@ -17,6 +17,8 @@ from pydantic import AliasChoices, Field, SecretStr, ValidationError, Validation
 from pydantic_core import ErrorDetails
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from grammars import REFERENCE, languages, wording_gaps
+
 #: Tables the referee keeps in memory per process (host/table_cache.py); a few KB each.
 DEFAULT_TABLE_CACHE = 10_000
 
@@ -34,7 +36,11 @@ class Settings(BaseSettings):
     # Server processes behind one port (``gamehost serve --workers``). With SQLite they
     # share one file and write one at a time (WAL); PostgreSQL is for real concurrency.
     workers: int = Field(default=1, ge=1)
-    lang: str = "en"
+    # The language of a caller or texter who is not in a game: the one of the number of
+    # ours they called or texted (GAMEHOST_NUMBER_LANGS, JSON: {"+15005550006": "ko"}),
+    # else GAMEHOST_LANG. Someone who joins a game by its code gets the game's language.
+    lang: str = REFERENCE
+    number_langs: dict[str, str] = {}  # pydantic copies a default; none is shared
     # Seconds a move can be taken back; None (empty) switches undo off.
     table_undo_grace: float | None = 30.0
     sms_undo_grace: float | None = None
@@ -148,6 +154,27 @@ class Settings(BaseSettings):
             return None
         return value
 
+    def lang_for(self, number: str | None) -> str:
+        """The language of someone who called or texted ``number`` (one of ours)."""
+        return self.number_langs.get((number or "").strip(), self.lang)
+
+    def language_problem(self) -> str | None:
+        """Why the phone channels cannot start in the languages set: a language that lacks
+        a line a channel says would speak a mix (English where its own line is missing), so
+        it is refused, naming the file and the keys it lacks."""
+        known = languages()
+        for lang in dict.fromkeys([self.lang, *self.number_langs.values()]):
+            if lang not in known:
+                return (
+                    f"GAMEHOST_LANG or GAMEHOST_NUMBER_LANGS names {lang!r}, which has no"
+                    f" grammars/{lang}/ (have: {', '.join(known)})."
+                )
+            for channel in ("sms", "voice"):
+                gaps = wording_gaps(lang, channel)
+                if gaps:
+                    return f"The {channel} channel cannot speak {lang!r}: it lacks {'; '.join(gaps)}."
+        return None
+
     @field_validator(
         "header_timeout",
         "body_timeout",
@@ -178,10 +205,15 @@ class Settings(BaseSettings):
 
     def serve_problem(self) -> str | None:
         """Why a server must not start with these settings, every reason at once; None: it
-        may. In production every webhook is checked against the auth token and the public
-        URL: without the token every webhook would be refused, and without the URL a
-        signature would be checked against the address the request names itself (its Host),
-        so a request Twilio signed for another application on the account would pass."""
+        may. A language set (GAMEHOST_LANG, GAMEHOST_NUMBER_LANGS) that lacks a line a
+        phone channel says is refused (:meth:`language_problem`). In production every
+        webhook is checked against the auth token and the public URL: without the token
+        every webhook would be refused, and without the URL a signature would be checked
+        against the address the request names itself (its Host), so a request Twilio signed
+        for another application on the account would pass."""
+        language = self.language_problem()
+        if language is not None:
+            return language
         if not self.check_signatures:
             return None
         missing = []

@@ -16,6 +16,7 @@ from pydantic import BaseModel, Field, TypeAdapter, model_validator
 
 from games.base import GameSpec, default_game, find_game
 from games.core import End, Event, Leave, MoveUndone
+from grammars import REFERENCE
 from host.store import StoredInput
 
 
@@ -25,7 +26,7 @@ class SessionConfig(BaseModel):
     game: str = Field(default_factory=lambda: default_game().name)
     # The game's own options (its GameSpec.options fields), as JSON.
     options: dict[str, Any] = Field(default_factory=dict)
-    lang: str = "en"
+    lang: str = REFERENCE
     # Seconds after a move in which it may be taken back; None switches undo off.
     undo_grace: float | None = 30.0
     # Speech: a costly move heard with less confidence than this is read back first.

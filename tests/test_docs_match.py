@@ -64,20 +64,20 @@ def test_production_serve_needs_what_the_docs_say(tmp_path: Path) -> None:
             assert set(re.findall(r"`([A-Z_]+)`", said)) == needed, said
 
 
-def test_a_call_in_a_language_without_voice_wording_is_described_as_it_sounds(tmp_path: Path) -> None:
+def test_a_korean_call_is_described_as_it_sounds(tmp_path: Path) -> None:
     host = build(tmp_path, None, lang="ko")
     try:
         twiml = host.phone("+15550001").call()
     finally:
         host.app.state.store.close()
     heard = says(twiml)
-    voice = {e.get("language") for e in twiml.iter("Say")}
-    text = doc("voice.md")
-    opening = re.search(r'a Korean call opens with "([^"]+)"', text)
+    voice = {(e.get("language"), e.get("voice")) for e in twiml.iter("Say")}
+    text = " ".join(doc("voice.md").split())
+    opening = re.search(r'A Korean caller, for example: "([^"]+?)(?: \.\.\.)?"', text)
     assert opening is not None and opening[1] in heard, heard
-    assert "press 일" in opening[1]  # English words, a Korean number
-    assert voice == {"ko-KR"} and '`<Say language="ko-KR">`' in text
-    assert "speaks the English wording" not in text
+    assert not re.search(r"[A-Za-z]", heard)  # Korean throughout: no English words
+    assert voice == {("ko-KR", "Polly.Seoyeon")} and "Polly.Seoyeon" in text
+    assert "speaks the English wording" not in text and "but a mix" not in text
 
 
 def test_the_table_is_said_to_hear_english_with_pocketsphinx() -> None:

@@ -7,6 +7,7 @@ from typing import Annotated
 
 import typer
 
+from grammars import REFERENCE
 from host.cli.console import err, fail
 from host.cli.database import GameDbOption, open_store
 from host.cli.options import (
@@ -53,7 +54,7 @@ def play(
     if game is None and resume is None:
         raise fail("which game? gamehost play GAME --players Ann,Bob (gamehost games lists them)")
     spec = find(game) if game is not None else None
-    check_lang(lang or "en")
+    check_lang(lang or REFERENCE)
     store = open_store(db)
     referee = Referee(store, SkipClock())
     if resume is not None:
@@ -73,7 +74,7 @@ def play(
     else:
         assert spec is not None  # a game is named unless resuming
         names = parse_players(players)
-        lang = lang or "en"
+        lang = lang or REFERENCE
         flags = {**game_flags, **flag_values(ctx)}
         options, setup = options_and_setup(spec, opt, say, flags)
         check_setup(spec, names, options, lang, setup)

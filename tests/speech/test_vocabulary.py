@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from games.base import GameSpec, all_games
-from grammars import ROOT, load, pronunciations, variants
+from grammars import ROOT, language, load, pronunciations, variants
 from grammars.reader import normalise
 from host.listening.phrases import CONFIRMING, IDLE, PLAYING, every_phrase, phrase_list
 from host.referee import Referee
@@ -30,7 +30,9 @@ from host.store import Store
 from tests.clock import Clock
 
 GAMES = sorted(all_games(), key=lambda s: s.name)
-CASES = [(spec, lang) for spec in GAMES for lang in spec.languages]
+# Languages some offline recogniser hears (grammars/<lang>/language.yaml): the others have no
+# dictionary to check against.
+CASES = [(spec, lang) for spec in GAMES for lang in spec.languages if language(lang).hearable]
 IDS = [f"{spec.name}-{lang}" for spec, lang in CASES]
 REPO = ROOT.parent
 #: Players whose names each model knows (English names are not Korean words).

@@ -104,6 +104,7 @@ class Phone:
     # Twilio's caller-ID attestation (None: it sends none). A-level by default: the caller
     # is the number (tests/voice/test_caller_pin.py has the callers it does not vouch for).
     stir_verstat: str | None = "TN-Validation-Passed-A"
+    to: str = HOST_NUMBER  # the number of ours called (its language: GAMEHOST_NUMBER_LANGS)
 
     def params(self, **extra: str) -> dict[str, str]:
         stir = {"StirVerstat": self.stir_verstat} if self.stir_verstat is not None else {}
@@ -111,7 +112,7 @@ class Phone:
             "CallSid": self.sid,
             "AccountSid": TEST_ACCOUNT_SID,
             "From": self.number,
-            "To": HOST_NUMBER,
+            "To": self.to,
             "CallStatus": "in-progress",
             "Direction": "inbound",
             "ApiVersion": "2010-04-01",

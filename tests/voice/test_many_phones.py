@@ -23,7 +23,7 @@ def create(host: Host, number: str, name: str, mode_words: str = "new game") -> 
     member = host.lobby.member(number)
     assert member is not None and member.name == name
     code = host.app.state.store.session(member.session_id).code
-    assert f"Your game code is {vp.spoken_code(code)}." in phone.heard
+    assert f"Your game code is {vp.spoken_code(code, 'en')}." in phone.heard
     return phone, code
 
 
@@ -38,7 +38,7 @@ def join(host: Host, number: str, name: str, code: str, keypad: bool = False) ->
     if keypad:
         phone.press(code)
     else:
-        phone.say(" ".join(vp.spoken_code(code).split(", ")))
+        phone.say(" ".join(vp.spoken_code(code, "en").split(", ")))
     assert phone.heard.startswith(f"You're in, {name}.")
     return phone
 
@@ -55,7 +55,7 @@ def test_two_callers_and_a_texter_share_one_game(host: Host, fake: FakeTwilio) -
     assert gather.get("numDigits") == "1"
     assert gather.get("action", "").startswith(f"{BASE}/twilio/voice/lobby")
     ann.press("1")  # hear the code again
-    assert f"Your game code is {vp.spoken_code(code)}." in ann.heard
+    assert f"Your game code is {vp.spoken_code(code, 'en')}." in ann.heard
 
     bob = join(host, BOB, "Bob", code)
     assert "Waiting for Ann to start the game." in bob.heard

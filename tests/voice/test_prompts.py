@@ -104,8 +104,8 @@ def test_a_call_says_each_answer_and_leaves_its_written_prompt_to_the_call(tmp_p
     ],
 )
 def test_codes_heard(said: str, code: str) -> None:
-    assert vp.code_heard(said) == code
-    assert vp.spoken_code("481592") == "four, eight, one, five, nine, two"
+    assert vp.code_heard(said, "en") == code
+    assert vp.spoken_code("481592", "en") == "four, eight, one, five, nine, two"
 
 
 @pytest.mark.parametrize(
@@ -120,7 +120,7 @@ def test_codes_heard(said: str, code: str) -> None:
     ],
 )
 def test_names_heard(said: str, name: str | None) -> None:
-    assert vp.name_heard(said) == name
+    assert vp.name_heard(said, "en") == name
 
 
 def test_unique_names() -> None:
@@ -134,9 +134,9 @@ def test_menu_words_pick_the_longest_phrase() -> None:
     assert vp.choice("a new game", "en", options) == "new"
     assert vp.choice("I want to join", "en", options) == "join"
     assert vp.choice("banana", "en", options) is None
-    assert vp.count_heard("3", None) == 3
-    assert vp.count_heard(None, "four of us") == 4
-    assert vp.count_heard(None, "three or four") is None
+    assert vp.count_heard("3", None, "en") == 3
+    assert vp.count_heard(None, "four of us", "en") == 4
+    assert vp.count_heard(None, "three or four", "en") is None
 
 
 def test_hints_fit_twilio_limits_even_for_a_huge_range() -> None:
@@ -171,9 +171,12 @@ def test_every_phrase_used_by_the_channel_exists_and_formats() -> None:
         last="three",
     )
     for key, text in phrases.items():
+        if key in ("name_endings", "code_zero"):  # word lists a language may leave empty
+            continue
         assert spoken(text.format(**fields)), key
 
 
-def test_a_language_without_voice_wording_falls_back_to_english() -> None:
-    assert voice_phrases("ko")["goodbye"] == voice_phrases("en")["goodbye"]
-    assert vp.language_tag("ko") == "ko-KR"
+def test_every_language_speaks_its_own_wording_in_its_own_voice() -> None:
+    assert voice_phrases("ko")["goodbye"] != voice_phrases("en")["goodbye"]
+    assert vp.language_tag("ko") == "ko-KR" and vp.say_voice("ko") == "Polly.Seoyeon"
+    assert vp.language_tag("en") == "en-US"

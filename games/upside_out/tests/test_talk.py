@@ -188,6 +188,11 @@ SAID = {
            "Ann 낸다 Tribute, 나: 뽑기 1; 나머지: 주기 1 나에게",
            "Ann 낸다 Rummage, 나: 뽑기 2 버린 더미에서; 나머지: 뽑기 1 버린 더미에서",
            "Bob 버리기 2", "Cy 카운터", "누구 차례", "점수", "네"),
+    "es": ("Ann roba", "Ann juega Windfall, yo: robar 2; los demás: descartar 1",
+           "Ann juega Windfall, yo: descartar 1; los demás: robar 2",
+           "Ann juega Tribute, yo: robar 1; los demás: dar 1 a mí",
+           "Ann juega Rummage, yo: robar 2 de los descartes; los demás: robar 1 de los descartes",
+           "Bob descarta 2", "Cy contra", "a quién le toca", "estado", "sí"),
 }  # fmt: skip
 
 

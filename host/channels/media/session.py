@@ -36,7 +36,7 @@ from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
-from grammars import ROOT, load
+from grammars import load
 from grammars.reader import spoken
 from host.channels.media.playout import FRAME_S, BargeInDetector, Clock, Pacer, Sleep, mulaw_frames
 from host.channels.spoken import reply_lines, status_lines
@@ -529,12 +529,9 @@ class StreamSession:
 
 
 def _turn_prompt(table: Table, lang: str) -> str:
-    """The spoken turn prompt; a language without phone wording (voice.yaml) uses its
-    written prompt, whose digits the synthesiser reads in that language."""
-    talk = table.spec.talk
-    if lang == "en" or (ROOT / lang / "voice.yaml").is_file():
-        return talk.spoken_prompt(table.state, lang)
-    return talk.prompt(table.state, lang)
+    """The spoken turn prompt, in the language's own phone wording (every language calls
+    speak has all of it: grammars.wording_gaps refuses one that does not at start-up)."""
+    return table.spec.talk.spoken_prompt(table.state, lang)
 
 
 def _feed(listener: ListenerLike, pcm: bytes, muted: bool) -> list[Any]:

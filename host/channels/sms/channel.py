@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from games.base import GameSpec, default_game
-from grammars import Grammar, load
+from grammars import Grammar, language_named, languages, load
 from grammars.reader import CommandSaid, parse
 from host import pins
 from host.answers import prompt_text
@@ -27,6 +27,7 @@ from host.channels.sms.keywords import (
     chosen_options,
     game_named,
     new_keywords,
+    option_word,
     read_new,
     seat_range,
     texted_new,
@@ -48,6 +49,7 @@ MAX_BODY = 1600  # Twilio's own limit for one message; anything longer is not a 
 MAX_SAID = 320
 MAX_PLAYERS = 10  # an SMS game's seats when the game itself sets no limit (Up-or-Down)
 MAX_NUMBER = 10**7  # larger numbers are typing accidents, not moves (see _member)
+_LANGUAGE_KEY = "sms-lang:"  # a texter's chosen language, kept as a stored reply under this key
 
 
 @dataclass
@@ -72,7 +74,7 @@ class SmsChannel:
         self.outbound = outbound
         self.notifiers = notifiers
         self.store = referee.store
-        self.g: Grammar = load(settings.lang)
+        self.g: Grammar = load(settings.lang)  # GAMEHOST_LANG's, for a text that could not be read
         self.budget = TextBudget(self.store, settings)
 
     # -- one incoming text -----------------------------------------------------------------
@@ -99,8 +101,8 @@ class SmsChannel:
                 self.lobby.texted(address, host, now)
             member = self.lobby.member(address)  # known already: read with the replies
             game = member.session_id if member is not None else None
-            answer = self._over_budget(address, game, body, now) or self._dispatch(
-                address, body[:MAX_BODY], key
+            answer = self._over_budget(address, host, member, body, now) or self._dispatch(
+                address, host, body[:MAX_BODY], key
             )
             # The others' messages go into the outbox in this same transaction: the move
             # and the news of it are committed together (a sender thread delivers them).
@@ -112,12 +114,17 @@ class SmsChannel:
                 self.store.save_reply(k, answer.session_id, {"messages": answer.messages})
         return answer
 
-    def _over_budget(self, address: str, game: str | None, text: str, now: float) -> SmsAnswer | None:
-        """None when the text may be acted on; else told once that it came in over a text
-        budget (``budget.py``), then nothing. An opt-out is always taken."""
-        if Words.of(text).keyword()[0] in OPT_OUT:
+    def _over_budget(
+        self, address: str, host: str | None, member: Member | None, text: str, now: float
+    ) -> SmsAnswer | None:
+        """None when the text may be acted on; else told once (in the texter's language)
+        that it came in over a text budget (``budget.py``), then nothing. An opt-out is
+        always taken."""
+        words = Words.of(text)
+        keyword, _, written_in = words.keyword_said()
+        if keyword in OPT_OUT:
             return None
-        over = self.budget.over(address, game, now)
+        over = self.budget.over(address, member.session_id if member is not None else None, now)
         if over is None:
             return None
         log.warning(
@@ -125,11 +132,12 @@ class SmsChannel:
         )
         if not over.tell:
             return SmsAnswer()
-        return SmsAnswer(fit([self.g.phrase("sms_over_budget")]))
+        g = load(self._lang(address, host, member, written_in))
+        return SmsAnswer(fit([g.phrase("sms_over_budget")]))
 
-    def _dispatch(self, address: str, text: str, key: str | None) -> SmsAnswer:
+    def _dispatch(self, address: str, host: str | None, text: str, key: str | None) -> SmsAnswer:
         words = Words.of(text)
-        keyword, after = words.keyword()
+        keyword, after, written_in = words.keyword_said()
         if keyword in OPT_OUT:
             # Twilio (or the carrier) confirms the opt-out itself; we only stop talking.
             left = self.lobby.opt_out(address)
@@ -139,48 +147,72 @@ class SmsChannel:
             self._stamp(left)
             return SmsAnswer(tell=[(left, address)], session_id=left.session_id)
         member = self.lobby.member(address)
+        switch = language_named(text) if keyword is None else None
+        if switch is not None:
+            self.store.save_reply(_LANGUAGE_KEY + address, None, {"lang": switch})
+            log.info("%s texts in %s", address, switch)
+        g = load(self._lang(address, host, member, written_in))
         if keyword in HELP:
-            return self._say(member, self._help(member))
+            return self._say(member, self._help(g, member))
         if self.lobby.opted_out(address):
             if keyword in OPT_IN:
                 self.lobby.opt_in(address)
                 log.info("%s opted in", address)
-                return self._say(None, [self.g.phrase("sms_opted_in")])
+                return self._say(None, [g.phrase("sms_opted_in")])
             return SmsAnswer()  # nothing more until START/YES/UNSTOP
         if member is None:
-            return self._stranger(address, keyword, words, after)
-        return self._member(member, keyword, words, after, text, key)
+            return self._stranger(g, address, keyword, words, after)
+        if switch is not None and switch != g.lang:
+            # The game goes on in its own language; the texter's is for their next game.
+            return self._say(member, [load(switch).phrase("sms_language_next")])
+        return self._member(g, member, keyword, words, after, text, key)
+
+    def _lang(self, address: str, host: str | None, member: Member | None, written_in: str | None) -> str:
+        """The language to answer a text in: the game's, for someone in one; else the one
+        whose keyword they texted ("새 게임"); else the one they switched to by naming it;
+        else the one of the number of ours they texted; else GAMEHOST_LANG."""
+        if member is not None:
+            row = self.store.session(member.session_id)
+            if row is not None and str(row.config.get("lang", "")) in languages():
+                return str(row.config["lang"])
+        if written_in is not None:
+            return written_in
+        chosen = self.store.reply(_LANGUAGE_KEY + address)
+        if chosen is not None and chosen.get("lang") in languages():
+            return str(chosen["lang"])
+        return self.settings.lang_for(host)
 
     # -- not in a game ---------------------------------------------------------------------
 
-    def _stranger(self, address: str, keyword: str | None, words: Words, after: int) -> SmsAnswer:
-        g = self.g
+    def _stranger(self, g: Grammar, address: str, keyword: str | None, words: Words, after: int) -> SmsAnswer:
         if keyword == "NEW":
-            return self._create(address, words, after)
+            return self._create(g, address, words, after)
         if keyword == "JOIN":
-            return self._join(address, words, after)
+            return self._join(g, address, words, after)
         if keyword == "RULES":
-            return self._rules(None, words, after)
+            return self._rules(g, None, words, after)
         if keyword in ("START", "STATUS", "LEAVE"):
             return self._say(None, [g.phrase("sms_not_in_game")])
-        return self._say(None, [g.phrase("sms_welcome", games=new_keywords())])
+        return self._say(None, [g.phrase("sms_welcome", games=new_keywords(g.lang))])
 
-    def _create(self, address: str, words: Words, after: int, default: str | None = None) -> SmsAnswer:
+    def _create(
+        self, g: Grammar, address: str, words: Words, after: int, default: str | None = None
+    ) -> SmsAnswer:
         """NEW [game] [option words] [name]; ``default``: the name when none is typed."""
-        asked = read_new(words, after)
-        refused = self._refusal(asked)
+        asked = read_new(words, after, g.lang)
+        refused = self._refusal(g, asked)
         if refused is not None:
             return self._say(None, [refused])
-        return self._open(address, asked.spec, asked.options, asked.name, default)
+        return self._open(g, address, asked.spec, asked.options, asked.name, default)
 
-    def _refusal(self, asked: NewAsked) -> str | None:
+    def _refusal(self, g: Grammar, asked: NewAsked) -> str | None:
         """Why a NEW text starts nothing: a word that reads as a game's or an option's name
         the host does not know, or a name with characters no name has (None: it starts one)."""
-        g, spec, command = self.g, asked.spec, texted_new(asked)
+        spec, command = asked.spec, texted_new(asked)
         if asked.unknown is not None:
             if asked.named or asked.options:
                 return g.phrase("sms_no_option", game=spec.title, word=asked.unknown, command=command)
-            return g.phrase("sms_no_game_named", word=asked.unknown, games=new_keywords())
+            return g.phrase("sms_no_game_named", word=asked.unknown, games=new_keywords(g.lang))
         odd = "".join(dict.fromkeys(c for c in asked.name if c in NOT_IN_NAMES))
         if odd:
             return g.phrase("sms_name_characters", chars=odd, command=command)
@@ -188,6 +220,7 @@ class SmsChannel:
 
     def _open(
         self,
+        g: Grammar,
         address: str,
         spec: GameSpec[Any, Any, Any],
         options: dict[str, object],
@@ -196,11 +229,11 @@ class SmsChannel:
         before: list[str] | None = None,
     ) -> SmsAnswer:
         """A new game in the lobby with ``address`` its creator; ``before``: lines said first."""
-        name = sanitize_name(typed) or default or "Player 1"
+        name = sanitize_name(typed) or default or g.phrase("player_name", number=1)
         config = SessionConfig(
             game=spec.name,
             options=options,
-            lang=self.settings.lang,
+            lang=g.lang,
             undo_grace=self.settings.sms_undo_grace,
             confirm_below=self.settings.confirm_below,
             # A game without a turn clock plays at the table's pace.
@@ -219,35 +252,36 @@ class SmsChannel:
         how = chosen_options(spec, options)
         fields = {"code": joined.code, "name": name, "game": spec.title, "seats": seat_range(spec)}
         if how:
-            line = self.g.phrase("sms_created_with", options=how, **fields)
+            line = g.phrase("sms_created_with", options=how, **fields)
         elif spec.default:
-            line = self.g.phrase("sms_created", **fields)
+            line = g.phrase("sms_created", **fields)
         else:
-            line = self.g.phrase("sms_created_game", **fields)
+            line = g.phrase("sms_created_game", **fields)
         # An open lobby given again keeps its name and PIN (told when it was made).
-        told = [line] if reused else [*self._renamed(typed, name), line, *self._pin(address)]
+        told = [line] if reused else [*self._renamed(g, typed, name), line, *self._pin(g, address)]
         answer = self._say(None, [*(before or []), *told])
         answer.session_id = joined.session_id
         return answer
 
-    def _pin(self, address: str) -> list[str]:
+    def _pin(self, g: Grammar, address: str) -> list[str]:
         """A new seat's PIN for calls (``host/pins.py``), told only to its own number."""
         pin = pins.issue(self.store, address)
-        return [self.g.phrase("sms_pin", pin=pin)] if pin else []
+        return [g.phrase("sms_pin", pin=pin)] if pin else []
 
-    def _renamed(self, asked: str, name: str) -> list[str]:
-        """Telling someone whose name cannot be texted (not GSM-7) the one they play under,
-        and someone whose name was too long where it was cut."""
+    def _renamed(self, g: Grammar, asked: str, name: str) -> list[str]:
+        """Telling someone whose name cannot be texted (no letter in it) the one they play
+        under, and someone whose name was too long where it was cut."""
         if not asked.strip():
             return []
         if not sanitize_name(asked):
-            return [self.g.phrase("sms_name_replaced", name=name)]
+            return [g.phrase("sms_name_replaced", name=name)]
         if sanitize_name(asked, limit=MAX_BODY) != name:
-            return [self.g.phrase("sms_name_cut", count=NAME_MAX, name=name)]
+            return [g.phrase("sms_name_cut", count=NAME_MAX, name=name)]
         return []
 
-    def _join(self, address: str, words: Words, after: int, default: str | None = None) -> SmsAnswer:
-        g = self.g
+    def _join(
+        self, g: Grammar, address: str, words: Words, after: int, default: str | None = None
+    ) -> SmsAnswer:
         code, i = "", after
         while i < len(words.raw) and len(code) < CODE_DIGITS:
             key = words.keys[i]
@@ -273,7 +307,9 @@ class SmsChannel:
         taken = table.names if table is not None else ()
         if not asked and default and default.casefold() not in {n.casefold() for n in taken}:
             asked = default  # the name they played under last time
-        name = asked or _default_name(taken)
+        if row is not None and str(row.config.get("lang", "")) in languages():
+            g = load(str(row.config["lang"]))  # joining by code: the game's language from here on
+        name = asked or _default_name(g, taken)
         result = self.lobby.join(address, code, name, CHANNEL)
         if not isinstance(result, Joined):
             key = {
@@ -291,7 +327,7 @@ class SmsChannel:
         creator = table.players[0].name
         log.info("%s joined game %s as %s", address, result.session_id, name)
         joined_line = g.phrase("sms_joined", code=code, name=name, players=players, creator=creator)
-        answer = self._say(None, [*self._renamed(typed, name), joined_line, *self._pin(address)])
+        answer = self._say(None, [*self._renamed(g, typed, name), joined_line, *self._pin(g, address)])
         news = Reply(result.session_id, news=[g.phrase("sms_joined_others", name=name, players=players)])
         answer.tell.append((news, address))
         answer.session_id = result.session_id
@@ -300,15 +336,21 @@ class SmsChannel:
     # -- in a game -------------------------------------------------------------------------
 
     def _member(
-        self, member: Member, keyword: str | None, words: Words, after: int, text: str, key: str | None
+        self,
+        g: Grammar,
+        member: Member,
+        keyword: str | None,
+        words: Words,
+        after: int,
+        text: str,
+        key: str | None,
     ) -> SmsAnswer:
-        g = self.g
         session_id = member.session_id
         table = self.referee.table(session_id)
         in_lobby = table.state is None
         lang = table.config.lang
         if keyword == "LEAVE":
-            return self._leave(member)
+            return self._leave(g, member)
         if keyword is None and table.running and any(abs(n) > MAX_NUMBER for n in parse(text, lang).numbers):
             # A typing accident, not a move (which the rules would rule a mistake); nor could
             # it be told to anyone in one text.
@@ -317,13 +359,13 @@ class SmsChannel:
         if keyword == "JOIN":
             if not in_lobby and not table.running:
                 # The old game is over: moving on to another one needs no LEAVE first.
-                left = self._leave(member)
-                joined = self._join(member.address, words, after, default=member.name)
+                left = self._leave(g, member)
+                joined = self._join(g, member.address, words, after, default=member.name)
                 joined.tell[:0] = left.tell
                 return joined
             return self._say(member, [g.phrase("sms_in_game", code=self._code(session_id))])
         if keyword == "RULES":
-            return self._rules(member, words, after, table)
+            return self._rules(g, member, words, after, table)
         if in_lobby:
             creator = table.players[0]
             if keyword == "START":
@@ -334,11 +376,11 @@ class SmsChannel:
                     return self._say(member, [g.phrase("need_players", count=need)])
                 return self._ruled(member, self.referee.begin(session_id))
             if keyword == "NEW" and creator.address == member.address:
-                return self._create(member.address, words, after)  # their open lobby again
+                return self._create(g, member.address, words, after)  # their open lobby again
             if keyword == "NEW":
                 return self._say(member, [g.phrase("sms_in_game", code=self._code(session_id))])
             if keyword is None and parse(text, lang).intent() == CommandSaid("leave"):
-                return self._leave(member)  # the referee reads nothing before the game
+                return self._leave(g, member)  # the referee reads nothing before the game
             # Nothing else means anything before START; in particular the referee's
             # "new game" must not let anyone but the creator begin.
             lobby_line = g.phrase(
@@ -348,55 +390,57 @@ class SmsChannel:
         over = not table.running
         asks_new = keyword in ("NEW", "START")
         if over and (asks_new or (keyword is None and parse(text, lang).intent() == CommandSaid("new_game"))):
-            moved = self._next_game(member, table, words, after if asks_new else len(words.raw))
+            moved = self._next_game(g, member, table, words, after if asks_new else len(words.raw))
             if moved is not None:
                 return moved
         if asks_new:
             # Over: a rematch with the same table ("winner opens the next game").
             # Running: the referee says a game is running.
-            text = "new game"
+            text = g.commands["new_game"][0]
         elif keyword == "STATUS":
-            text = "status"
+            text = g.commands["status"][0]
         # No key of its own: this text's answer, stored under its MessageSid in this same
         # transaction (``receive``), is what a retry finds.
         if len(text) > MAX_SAID:
             text = text[:MAX_SAID].rsplit(" ", 1)[0]
         reply = self.referee.handle(session_id, text, member.name)
         if self.lobby.left(member.address, reply):  # "leave the game": ruled by the referee
-            return self._left(member, reply)
+            return self._left(g, member, reply)
         return self._ruled(member, reply)
 
-    def _next_game(self, member: Member, table: Table, words: Words, after: int) -> SmsAnswer | None:
+    def _next_game(
+        self, g: Grammar, member: Member, table: Table, words: Words, after: int
+    ) -> SmsAnswer | None:
         """NEW (or "new game") once a game is over: None for a rematch with the same table
         (the referee's); another game named, or too few players left to play again: out of
         the old game and into a new lobby of that game (of the same one and its options,
         with any option words typed), the sender its creator, under the same name unless
         another is typed."""
-        asked = read_new(words, after)
+        asked = read_new(words, after, g.lang)
         other = asked.named and asked.spec.name != table.spec.name
         if not other and asked.unknown is None and table.spec.seats(len(table.players)):
             return None
-        refused = self._refusal(asked)
+        refused = self._refusal(g, asked)
         if refused is not None:
             return self._say(member, [refused])  # still in the old game
-        left = self._leave(member)
+        left = self._leave(g, member)
         if other:
-            answer = self._open(member.address, asked.spec, asked.options, asked.name, member.name)
+            answer = self._open(g, member.address, asked.spec, asked.options, asked.name, member.name)
         else:  # "NEW", "new game", "NEW TRAINING": the same game, with what was typed
-            before = [self.g.phrase("sms_next_game")]
+            before = [g.phrase("sms_next_game")]
             options = {**table.config.options, **asked.options}
-            answer = self._open(member.address, table.spec, options, asked.name, member.name, before)
+            answer = self._open(g, member.address, table.spec, options, asked.name, member.name, before)
         answer.tell[:0] = left.tell
         return answer
 
-    def _leave(self, member: Member) -> SmsAnswer:
+    def _leave(self, g: Grammar, member: Member) -> SmsAnswer:
         """LEAVE (or an old game left for a new one): out of the game and its members."""
-        return self._left(member, self.lobby.leave(member.address))
+        return self._left(g, member, self.lobby.leave(member.address))
 
-    def _left(self, member: Member, reply: Reply | None) -> SmsAnswer:
+    def _left(self, g: Grammar, member: Member, reply: Reply | None) -> SmsAnswer:
         """Out of the game: the sender is told so, the others the referee's news."""
         log.info("%s left game %s", member.address, member.session_id)
-        answer = self._say(None, [self.g.phrase("sms_left")])
+        answer = self._say(None, [g.phrase("sms_left")])
         if reply is not None:
             self._stamp(reply)
             answer.tell.append((reply, member.address))
@@ -415,13 +459,12 @@ class SmsChannel:
         state = self.referee.table(session_id).state
         return state.turn if state is not None else None
 
-    def _help(self, member: Member | None) -> list[str]:
+    def _help(self, g: Grammar, member: Member | None) -> list[str]:
         """HELP: outside a game how to start or join one; in a lobby how friends join and
         who starts; in a game the game's own help, whose turn it is and the texts that
         leave or end it; after one how to go on."""
-        g = self.g
         if member is None:
-            return [g.phrase("sms_help", games=new_keywords())]
+            return [g.phrase("sms_help", games=new_keywords(g.lang))]
         table = self.referee.table(member.session_id)
         code = self._code(member.session_id)
         if table.state is None:
@@ -451,7 +494,7 @@ class SmsChannel:
         return SmsAnswer(fit(lines, turn_prefix(turn)))
 
     def _rules(
-        self, member: Member | None, words: Words, after: int, table: Table | None = None
+        self, g: Grammar, member: Member | None, words: Words, after: int, table: Table | None = None
     ) -> SmsAnswer:
         """The rules of the game named ("RULES BLOFA", also during another game), else of the
         game being played, else of the default game; in full, over numbered texts. A word
@@ -461,12 +504,12 @@ class SmsChannel:
         asked = [i for i in range(after, len(keys)) if keys[i] and keys[i] not in RULES_FILLERS]
         whole = game_named(" ".join(words.keys[i] for i in asked))  # "RULES UP OR DOWN"
         named = [whole] if whole else [s for i in asked if (s := game_named(words.keys[i])) is not None]
-        lang = table.lang if table is not None else self.settings.lang
+        lang = table.lang if table is not None else g.lang
         spec = named[0] if named else table.spec if table is not None else default_game()
         options: dict[str, object] = {}
         unknown = []
         for i in asked:
-            chosen = spec.option_words.get(words.keys[i].lower())
+            chosen = spec.option_words.get(option_word(lang, words.keys[i]))
             if chosen is not None:
                 options.update(chosen)
             elif not spec.known_as(words.keys[i]) and not named:
@@ -474,7 +517,7 @@ class SmsChannel:
         if unknown:
             word = unknown[0][:UNKNOWN_WORD_MAX]
             return SmsAnswer(
-                fit([self.g.phrase("sms_no_game_named", word=word, games=new_keywords())], turn_prefix(turn))
+                fit([g.phrase("sms_no_game_named", word=word, games=new_keywords(g.lang))], turn_prefix(turn))
             )
         if options or named or table is None:
             text = spec.talk.rules(spec.make_options(options), lang)
@@ -508,9 +551,9 @@ def _seats(table: Table) -> int:
     return min(limit, MAX_PLAYERS) if limit is not None else MAX_PLAYERS
 
 
-def _default_name(taken: tuple[str, ...]) -> str:
+def _default_name(g: Grammar, taken: tuple[str, ...]) -> str:
     used = {n.casefold() for n in taken}
     n = len(taken) + 1
-    while f"player {n}" in used:
+    while g.phrase("player_name", number=n).casefold() in used:
         n += 1
-    return f"Player {n}"
+    return g.phrase("player_name", number=n)

@@ -1,14 +1,20 @@
 """The words of the texting protocol: keywords (the first word of a text, after fillers),
-the carriers' opt-out words (a text of that one word), and what starts each game playable by text."""
+the carriers' opt-out words (a text of that one word), and what starts each game playable by text.
+
+The keywords are the protocol's own (NEW, JOIN, ...: understood whatever the language) and
+each language's words for them (``grammars/<lang>/texts.yaml``: "새 게임", "참가"), which
+also say which language the texter writes in."""
 
 from __future__ import annotations
 
 import difflib
 import re
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 from games.base import GameSpec, all_games, default_game
+from grammars import languages, texts
 
 CHANNEL = "sms"
 OPT_OUT = frozenset({"STOP", "STOPALL", "UNSUBSCRIBE", "CANCEL", "END", "QUIT", "REVOKE", "OPTOUT"})
@@ -32,22 +38,52 @@ class Words:
         return cls(raw, tuple(_NON_WORD.sub("", t).upper() for t in raw))
 
     def keyword(self) -> tuple[str | None, int]:
-        """The keyword the text starts with (after fillers) and the index after it. An
-        opt-out word counts only as the whole text, as Twilio counts it ("end the game"
-        is no opt-out there, so here it is words to the referee, not silence)."""
+        """The keyword the text starts with (after fillers) and the index after it."""
+        keyword, after, _ = self.keyword_said()
+        return keyword, after
+
+    def keyword_said(self) -> tuple[str | None, int, str | None]:
+        """The keyword, the index after it, and the language whose word for it was texted
+        (None: the protocol's own word, or no keyword). An opt-out word counts only as the
+        whole text, as Twilio counts it ("end the game" is no opt-out there, so here it is
+        words to the referee, not silence)."""
         for i, key in enumerate(self.keys):
             if key in OPT_OUT and sum(1 for k in self.keys if k) > 1:
-                return None, 0
+                return None, 0, None
+            for phrase, keyword, lang in _language_keywords():
+                if self.keys[i : i + len(phrase)] == phrase:
+                    return keyword, i + len(phrase), lang
             if key in KEYWORDS or key in OPT_IN:
-                return key, i + 1
+                return key, i + 1, None
             if key not in FILLERS and key:
-                return None, 0
-        return None, 0
+                return None, 0, None
+        return None, 0, None
 
 
-def new_keywords() -> str:
+@cache
+def _language_keywords() -> tuple[tuple[tuple[str, ...], str, str], ...]:
+    """Every language's words for the keywords, as keys, longest first."""
+    found = [
+        (Words.of(word).keys, keyword, lang)
+        for lang in languages()
+        for keyword, words in texts(lang).keywords.items()
+        for word in words
+    ]
+    return tuple(sorted(found, key=lambda item: -len(item[0])))
+
+
+def option_word(lang: str | None, word: str) -> str:
+    """A word after NEW as the game's own option word ("연습" -> "training")."""
+    return (texts(lang).options.get(word, word) if lang is not None else word).lower()
+
+
+def new_keywords(lang: str) -> str:
     """What starts each game playable by text: "NEW" (and its option words, "NEW TRAINING")
-    for the default game, then "NEW" and the name of each other game."""
+    for the default game, then "NEW" and the name of each other game; in ``lang``'s words
+    when it has them ("새 게임 연습")."""
+    own = texts(lang)
+    new = own.keywords.get("NEW", ["NEW"])[0]
+    said = {option: word for word, option in own.options.items()}
     texted: list[str] = []
     for spec in sorted(all_games(), key=lambda spec: spec.name):  # not in import order
         if CHANNEL not in spec.channels:
@@ -58,10 +94,10 @@ def new_keywords() -> str:
             for word, values in spec.option_words.items():
                 if values not in seen and any(getattr(defaults, k) != v for k, v in values.items()):
                     seen.append(values)
-                    words.append(f"NEW {word.upper()}")
-            texted[:0] = ["NEW", *words]
+                    words.append(f"{new} {said.get(word, word.upper())}")
+            texted[:0] = [new, *words]
         else:
-            texted.append(f"NEW {re.sub(r'[^A-Za-z0-9]+', '', spec.name).upper()}")
+            texted.append(f"{new} {re.sub(r'[^A-Za-z0-9]+', '', spec.name).upper()}")
     return ", ".join(texted)
 
 
@@ -100,8 +136,9 @@ class NewAsked:
     unknown: str | None = None
 
 
-def read_new(words: Words, after: int) -> NewAsked:
-    """NEW [game] [option words] [name], the words from index ``after``."""
+def read_new(words: Words, after: int, lang: str | None = None) -> NewAsked:
+    """NEW [game] [option words] [name], the words from index ``after``; option words also
+    in ``lang``'s own words for them ("연습": training)."""
     rest = list(range(after, len(words.raw)))
     named = game_named(words.keys[rest[0]]) if rest else None
     spec = named or default_game()
@@ -109,9 +146,9 @@ def read_new(words: Words, after: int) -> NewAsked:
         rest.pop(0)
     options: dict[str, object] = {}
     said: list[str] = []
-    while rest and (chosen := spec.option_words.get(words.keys[rest[0]].lower())) is not None:
+    while rest and (chosen := spec.option_words.get(option_word(lang, words.keys[rest[0]]))) is not None:
         options.update(chosen)
-        said.append(words.keys[rest.pop(0)].lower())
+        said.append(option_word(lang, words.keys[rest.pop(0)]))
     while rest and words.keys[rest[-1]] in FILLERS:  # "new game please"
         rest.pop()
     typed = [words.raw[i] for i in rest]

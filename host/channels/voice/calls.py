@@ -1,6 +1,6 @@
 """The voice channel's own tables (made by host/migrations): each call (its turn-token
-counter, a one-phone game being set up, the channel to go back to) and which phone a
-one-phone game is played on."""
+counter, its language and a one-phone game being set up, the channel to go back to) and
+which phone a one-phone game is played on."""
 
 from __future__ import annotations
 
@@ -21,8 +21,15 @@ class Call:
     session_id: str | None = None
     shared: bool = False
     prev_channel: str | None = None
-    setup: dict[str, Any] | None = None
+    setup: dict[str, Any] | None = None  # JSON: the call's language, a one-phone game's setup
     ended: bool = False
+
+    @property
+    def lang(self) -> str | None:
+        """The language this call speaks before it is in a game (the game's after): the
+        number it called, or the one the caller switched to (kept in ``setup``)."""
+        lang = (self.setup or {}).get("lang")
+        return str(lang) if lang else None
 
     def url(self, path: str, **query: object) -> str:
         """An absolute action URL (Twilio requires them in TwiML sent through the API)."""
@@ -54,11 +61,11 @@ class Calls:
             bool(r["ended"]),
         )
 
-    def open(self, sid: str, address: str, base_url: str) -> Call:
+    def open(self, sid: str, address: str, base_url: str, lang: str) -> Call:
         self.store.execute(
-            "INSERT INTO voice_calls (call_sid, address, base_url, at) VALUES (?, ?, ?, ?)"
+            "INSERT INTO voice_calls (call_sid, address, base_url, setup, at) VALUES (?, ?, ?, ?, ?)"
             " ON CONFLICT (call_sid) DO NOTHING",
-            (sid, address, base_url, time.time()),
+            (sid, address, base_url, json.dumps({"lang": lang}), time.time()),
         )
         call = self.get(sid)
         assert call is not None

@@ -52,7 +52,7 @@ def _elsewhere(v: VoiceChannel, call: Call) -> VoiceResponse:
     if member is not None and member.call_sid not in (None, call.sid):
         other = v.calls.get(member.call_sid)
         if other is not None and not other.ended:
-            return goodbye(v.lang, [vp.say(v.lang, "other_call")])
+            return goodbye(v.lang(call), [vp.say(v.lang(call), "other_call")])
     return entry(v, call, [])
 
 
@@ -61,11 +61,11 @@ def entry(v: VoiceChannel, call: Call, lines: list[str]) -> VoiceResponse:
     claimed = claimed_number(call)
     if claimed is not None and v.lobby.member(claimed) is not None:
         # An unattested caller ID of a seated player: the seat's PIN first.
-        return ask_pin(v, call, [*lines, vp.say(v.lang, "prove_pin")], 0)
+        return ask_pin(v, call, [*lines, vp.say(v.lang(call), "prove_pin")], 0)
     member = v.lobby.member(call.address)
     if member is not None and _call_cannot_play(v, member.session_id):
         # Calls speak Up-or-Down only; the number stays in its card game, told by text.
-        return goodbye(v.lang, [*lines, vp.say(v.lang, "card_game")])
+        return goodbye(v.lang(call), [*lines, vp.say(v.lang(call), "card_game")])
     if member is not None:
         prev = member.channel
         if prev == CHANNEL:
@@ -82,7 +82,7 @@ def entry(v: VoiceChannel, call: Call, lines: list[str]) -> VoiceResponse:
             call = v.calls.update(call.sid, session_id=room, shared=1)
             return _rejoin(v, call, Where(room, None, call.address), lines)
         v.calls.drop_room(call.address)
-    return ask_menu(v, call, [*lines, vp.say(v.lang, "welcome")])
+    return ask_menu(v, call, [*lines, vp.say(v.lang(call), "welcome")])
 
 
 def _rejoin(v: VoiceChannel, call: Call, where: Where, lines: list[str]) -> VoiceResponse:
@@ -118,7 +118,7 @@ def _text_pin(v: VoiceChannel, call: Call, pin: str, form: FormData) -> None:
     if ours:
         v.lobby.texted(call.address, ours, v.referee.clock())
     v.outbound.send_sms(
-        call.address, load(v.lang).phrase("sms_pin", pin=pin), from_=v.lobby.host_number(call.address)
+        call.address, load(v.lang(call)).phrase("sms_pin", pin=pin), from_=v.lobby.host_number(call.address)
     )
 
 
@@ -127,7 +127,8 @@ def _join(v: VoiceChannel, call: Call, code: str, said: str) -> Joined | str:
     if row is not None and CHANNEL not in find_game(row.game).channels:
         return "call_cannot_play"
     taken = v.referee.table(row.id).names if row is not None else ()
-    player = said or vp.say(v.lang, "default_name", number=len(taken) + 1)
+    lang = str(row.config.get("lang") or v.lang(call)) if row is not None else v.lang(call)
+    player = said or vp.say(lang, "default_name", number=len(taken) + 1)
     for _ in range(3):  # a name taken between look and join: pick the next free one
         result = v.lobby.join(call.address, code, vp.unique_name(player, taken), CHANNEL, call.sid)
         if result != "name_taken" or row is None:
@@ -146,7 +147,7 @@ async def pin(request: Request) -> Response:
     n, quiet = query_int(request, "n", 0), query_int(request, "quiet", 0)
 
     def build(call: Call) -> VoiceResponse:
-        lang = v.lang
+        lang = v.lang(call)
         claimed = claimed_number(call)
         if claimed is None or v.lobby.member(claimed) is None:
             return entry(v, call, [])  # attested meanwhile, or the seat is gone
@@ -176,9 +177,14 @@ async def menu(request: Request) -> Response:
     n, quiet = query_int(request, "n", 0), query_int(request, "quiet", 0)
 
     def build(call: Call) -> VoiceResponse:
-        lang = v.lang
+        lang = v.lang(call)
         digits, speech = field(form, "Digits"), field(form, "SpeechResult")
         picked = {"1": "new", "2": "join", "3": "room"}.get(digits) if digits else None
+        switch = vp.language_heard(speech) if picked is None and speech else None
+        if switch is not None:
+            # "한국어", "English": the menu again in that language, and the call in it after.
+            call = v.calls.update(call.sid, setup={**(call.setup or {}), "lang": switch})
+            return ask_menu(v, call, [vp.say(switch, "welcome")])
         if picked is None and speech:
             picked = vp.choice(speech, lang, {"new": "words_new", "join": "words_join", "room": "words_room"})
         if picked is None:
@@ -202,13 +208,13 @@ async def name(request: Request) -> Response:
     mode, join = request.query_params.get("mode", "tournament"), query_int(request, "join", 0)
 
     def build(call: Call) -> VoiceResponse:
-        said = vp.name_heard(field(form, "SpeechResult"), v.lang) or ""
+        said = vp.name_heard(field(form, "SpeechResult"), v.lang(call)) or ""
         if join:
             return ask_code(v, call, said, [], 0)
         if v.lobby.member(call.address) is not None:  # a retried request: already made
             return entry(v, call, [])
-        player = said or vp.say(v.lang, "default_name", number=1)
-        config = v.config(mode, shared=False)
+        player = said or vp.say(v.lang(call), "default_name", number=1)
+        config = v.config(mode, shared=False, lang=v.lang(call))
         call = _seat_as_number(v, call)
         joined = v.lobby.create(call.address, player, CHANNEL, config, call_sid=call.sid)
         _text_pin(v, call, pins.issue(v.referee.store, call.address), form)
@@ -225,7 +231,7 @@ async def code(request: Request) -> Response:
     n, quiet = query_int(request, "n", 0), query_int(request, "quiet", 0)
 
     def build(call: Call) -> VoiceResponse:
-        lang = v.lang
+        lang = v.lang(call)
         digits, speech = field(form, "Digits"), field(form, "SpeechResult")
         heard = digits.strip("#*") if digits else vp.code_heard(speech, lang)
         if not heard:
@@ -245,10 +251,15 @@ async def code(request: Request) -> Response:
             call = seated
             _text_pin(v, call, pins.issue(v.referee.store, call.address), form)
             call = v.calls.update(call.sid, session_id=result.session_id, shared=0, prev_channel=CHANNEL)
-            notice = Reply(result.session_id, news=[vp.say(lang, "joined", player=result.name)])
+            # From here on the game's language: the one it was made in, whoever joins it.
+            table = v.referee.table(result.session_id)
+            game_lang = table.config.lang
+            notice = Reply(result.session_id, news=[vp.say(game_lang, "joined", player=result.name)])
             v.fan_out(notice, call.address)
             where = Where(result.session_id, result.name, call.address)
-            return next_step(v, call, where, [vp.say(lang, "you_joined", player=result.name)])
+            return next_step(
+                v, call, where, [vp.say(game_lang, "you_joined", player=result.name)], table=table
+            )
         if result == "too_many_tries":
             return goodbye(lang, [vp.say(lang, "too_many_tries")])
         if result == "started":

@@ -118,7 +118,7 @@ def apology(request: Request, settings: Settings) -> Response:
     game again (the app's handler for a badly typed query value on a call's webhook)."""
     lang = settings.lang
     vr = VoiceResponse()
-    vr.say(vp.say(lang, "trouble"), language=vp.language_tag(lang))
+    vr.say(vp.say(lang, "trouble"), voice=vp.say_voice(lang), language=vp.language_tag(lang))
     vr.redirect(f"{base_url(request, settings)}/twilio/voice?again=1", method="POST")
     return Response(str(vr), media_type="application/xml")
 
@@ -129,6 +129,7 @@ def answer(
     """Run a handler (on a worker thread); whatever goes wrong, the caller hears something
     and carries on."""
     sid, address = field(form, "CallSid"), field(form, "From")
+    lang = v.settings.lang_for(field(form, "To"))
     try:
         if not sid:
             vr = VoiceResponse()
@@ -141,16 +142,17 @@ def answer(
                 sid,
                 caller_address(address, sid, field(form, "StirVerstat"), v.settings),
                 base_url(request, v.settings),
+                lang,
             )
             return xml(build(call))
     except Exception:
         log.exception("voice request to %s failed", request.url.path)
         vr = VoiceResponse()
-        tag = vp.language_tag(v.lang)
+        tag, voice = vp.language_tag(lang), vp.say_voice(lang)
         if request.query_params.get("again"):
-            vr.say(f"{vp.say(v.lang, 'trouble')} {vp.say(v.lang, 'goodbye')}", language=tag)
+            vr.say(f"{vp.say(lang, 'trouble')} {vp.say(lang, 'goodbye')}", voice=voice, language=tag)
             vr.hangup()
         else:
-            vr.say(vp.say(v.lang, "trouble"), language=tag)
+            vr.say(vp.say(lang, "trouble"), voice=voice, language=tag)
             vr.redirect(f"{base_url(request, v.settings)}/twilio/voice?again=1", method="POST")
         return xml(vr)

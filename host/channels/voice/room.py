@@ -35,12 +35,13 @@ async def room(request: Request) -> Response:
     n, quiet = query_int(request, "n", 0), query_int(request, "quiet", 0)
 
     def build(call: Call) -> VoiceResponse:
-        lang = v.lang
+        lang = v.lang(call)
         count = vp.count_heard(field(form, "Digits"), field(form, "SpeechResult"), lang)
         if count is None or not MIN_ROOM <= count <= MAX_ROOM:
             again = [] if quiet and count is None else [vp.say(lang, "menu_again")]
             return ask_count(v, call, mode, again, n + (0 if quiet else 1))
-        call = v.calls.update(call.sid, setup={"count": count, "names": [], "mode": mode})
+        setup = {**(call.setup or {}), "count": count, "names": [], "mode": mode}
+        call = v.calls.update(call.sid, setup=setup)
         return ask_name(v, call, "/room-name", i=1)
 
     return await v.workers.run(answer, v, request, form, build)
@@ -55,18 +56,18 @@ async def room_name(request: Request) -> Response:
         if call.shared and call.session_id is not None:  # a retried last name: already begun
             return next_step(v, call, Where(call.session_id, None, call.address), [])
         setup = call.setup
-        if setup is None:
+        if setup is None or "count" not in setup:
             return ask_menu(v, call, [])
         names: list[str] = list(setup["names"])
         if len(names) == i - 1:  # not a retry of a name already taken down
-            said = vp.name_heard(field(form, "SpeechResult"), v.lang)
-            names.append(vp.unique_name(said or vp.say(v.lang, "default_name", number=i), names))
+            said = vp.name_heard(field(form, "SpeechResult"), v.lang(call))
+            names.append(vp.unique_name(said or vp.say(v.lang(call), "default_name", number=i), names))
             call = v.calls.update(call.sid, setup={**setup, "names": names})
         if len(names) < setup["count"]:
             return ask_name(v, call, "/room-name", i=len(names) + 1)
-        config = v.config(setup["mode"], shared=True)
+        config = v.config(setup["mode"], shared=True, lang=v.lang(call))
         session_id = v.referee.create(config, names, begin=True)
-        call = v.calls.update(call.sid, session_id=session_id, shared=1, setup=None)
+        call = v.calls.update(call.sid, session_id=session_id, shared=1, setup={"lang": config.lang})
         v.calls.set_room(call.address, session_id)
         begun = load(config.lang).phrase("new_game", players=", ".join(names))
         return next_step(v, call, Where(session_id, None, call.address), [spoken(begun, config.lang)])

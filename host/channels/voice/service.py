@@ -36,9 +36,9 @@ class VoiceChannel:
     # it from the media channel when GAMEHOST_VOICE_RECOGNIZER=vosk): lang -> ready.
     streams: Callable[[str], bool] | None = None
 
-    @property
-    def lang(self) -> str:
-        return self.settings.lang
+    def lang(self, call: Call) -> str:
+        """The language ``call`` speaks before it is in a game (the game's own after)."""
+        return call.lang or self.settings.lang
 
     def fan_out(self, reply: Reply | None, exclude: str) -> None:
         """Tell the others: their updates go into the outbox in the request's transaction
@@ -46,14 +46,14 @@ class VoiceChannel:
         if reply is not None and reply.public:
             self.notifiers.fan_out(reply, exclude)
 
-    def config(self, mode: str, shared: bool) -> SessionConfig:
+    def config(self, mode: str, shared: bool, lang: str) -> SessionConfig:
         """A one-phone game has no turn clock: hanging up pauses it until the phone calls
         back. Games of several phones get the backstop turn timeout."""
         spec = voice_game()
         return SessionConfig(
             game=spec.name,
             options=dict(spec.option_words.get(mode, {})),
-            lang=self.settings.lang,
+            lang=lang,
             confirm_below=self.settings.confirm_below,
             undo_grace=self.settings.table_undo_grace,
             turn_timeout=None if shared or not spec.timed else self.settings.voice_turn_timeout,

@@ -55,12 +55,13 @@ def _gather(
 
 
 def _speak(target: VoiceResponse | Gather, lang: str, *parts: str | list[str]) -> None:
-    """One ``<Say>`` of lines and phrases; any number left in digits is read as words."""
+    """One ``<Say>`` of lines and phrases in the language's own voice; any number left in
+    digits is read as words."""
     out: list[str] = []
     for part in parts:
         out.extend([part] if isinstance(part, str) else part)
     text = " ".join(p for p in out if p)
-    target.say(spoken(text, lang), language=vp.language_tag(lang))
+    target.say(spoken(text, lang), voice=vp.say_voice(lang), language=vp.language_tag(lang))
 
 
 def confirm_line(table: Table) -> str:
@@ -233,23 +234,23 @@ def _ask(
 ) -> VoiceResponse:
     """A question before the game: silence comes back to ``path`` as a quiet try."""
     vr = VoiceResponse()
-    gather = _gather(vr, v, call.url(path, **query, n=tries), hints, v.lang, **extra)
-    _speak(gather, v.lang, lines, prompt)
+    gather = _gather(vr, v, call.url(path, **query, n=tries), hints, v.lang(call), **extra)
+    _speak(gather, v.lang(call), lines, prompt)
     vr.redirect(call.url(path, **query, n=tries + 1, quiet=1), method="POST")
     return vr
 
 
 def ask_menu(v: VoiceChannel, call: Call, lines: list[str], tries: int = 0) -> VoiceResponse:
-    lang = v.lang
+    lang = v.lang(call)
     if tries >= MENU_TRIES:
         return goodbye(lang, lines)
-    hints = vp.word_hints(lang, "words_new", "words_join", "words_room", "words_training")
+    hints = vp.word_hints(lang, "words_new", "words_join", "words_room", "words_training", languages=True)
     return _ask(v, call, "/menu", {}, tries, hints, lines, vp.say(lang, "menu"), num_digits=1)
 
 
 def ask_name(v: VoiceChannel, call: Call, path: str, **query: object) -> VoiceResponse:
     """Names go to the default speech model; silence or a key gives "Player N"."""
-    lang = v.lang
+    lang = v.lang(call)
     vr = VoiceResponse()
     gather = _gather(
         vr,
@@ -272,7 +273,7 @@ def ask_name(v: VoiceChannel, call: Call, path: str, **query: object) -> VoiceRe
 
 
 def ask_code(v: VoiceChannel, call: Call, name: str, lines: list[str], tries: int) -> VoiceResponse:
-    lang = v.lang
+    lang = v.lang(call)
     if tries >= MENU_TRIES:
         return ask_menu(v, call, lines)
     return _ask(
@@ -291,7 +292,7 @@ def ask_code(v: VoiceChannel, call: Call, name: str, lines: list[str], tries: in
 
 def ask_pin(v: VoiceChannel, call: Call, lines: list[str], tries: int) -> VoiceResponse:
     """A guest whose caller ID claims a seated player: that seat's PIN, or goodbye."""
-    lang = v.lang
+    lang = v.lang(call)
     if tries >= MENU_TRIES:
         return goodbye(lang, lines)
     return _ask(
@@ -309,7 +310,7 @@ def ask_pin(v: VoiceChannel, call: Call, lines: list[str], tries: int) -> VoiceR
 
 
 def ask_count(v: VoiceChannel, call: Call, mode: str, lines: list[str], tries: int) -> VoiceResponse:
-    lang = v.lang
+    lang = v.lang(call)
     if tries >= MENU_TRIES:
         return ask_menu(v, call, lines)
     hints = vp.count_hints(lang, MIN_ROOM, MAX_ROOM)

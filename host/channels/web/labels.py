@@ -8,7 +8,7 @@ from typing import Any
 
 import yaml
 
-from grammars import ROOT
+from grammars import REFERENCE, ROOT
 
 
 def _read(lang: str) -> dict[str, Any]:
@@ -22,7 +22,7 @@ def _read(lang: str) -> dict[str, Any]:
 @cache
 def labels(lang: str) -> dict[str, dict[str, str]]:
     """``{"page": {key: words}, "board": {English board label: words}}``."""
-    english, own = _read("en"), _read(lang)
+    english, own = _read(REFERENCE), _read(lang)
     out: dict[str, dict[str, str]] = {}
     for part in ("page", "board"):
         merged = {**(english.get(part) or {}), **(own.get(part) or {})}
