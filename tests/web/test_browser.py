@@ -30,7 +30,6 @@ from tests.web.browser import CHROMIUM, Server, chromium, free_port, servers
 
 ROOT = Path(__file__).resolve().parents[2]
 SCREENSHOTS = ROOT / "docs" / "screenshots"
-FRESH_MS = 200  # the promise: a ruling is on the page this soon after the webhook answered
 # Waits that are not measurements: generous, and longer by the load per core on a busy machine.
 WAIT_MS = round(15_000 * stretch())
 
@@ -73,11 +72,13 @@ def changed_at(page: Any, words: str) -> float:
     return stamp
 
 
-def test_every_sms_ruling_made_by_another_process_shows_within_200_ms(
+def test_every_sms_ruling_made_by_another_process_shows_on_the_page(
     playwright: Any, tmp_path: Path, fake: FakeTwilio
 ) -> None:
     # Two server processes on one database: the page is served by one, the texts go to
-    # the other, so only the log can carry the news.
+    # the other, so only the log can carry the news. How soon (the 200 ms promise) is
+    # measured by tests/bench/bench_live.py; here the delays are printed, not judged: a
+    # wall-clock bound fails on a busy machine with nothing wrong.
     profile = tmp_path / "profile"
     with servers(tmp_path, fake, 2) as (watcher, ruler), chromium(playwright, profile) as browser:
         phones, code = new_game(ruler, ["Ann", "Bob"])
@@ -93,7 +94,6 @@ def test_every_sms_ruling_made_by_another_process_shows_within_200_ms(
             ruler.text(phone, body)
             answered = time.time() * 1000
             delays.append(changed_at(page, words) - answered)
-        assert all(d < FRESH_MS for d in delays), f"page updates {delays} ms after the webhooks answered"
         assert page.locator("#board").inner_text().count("13") >= 1
         assert page.locator("#to-act").inner_text() == "Ann"
         print(f"ruling to page: {', '.join(f'{d:.0f}' for d in delays)} ms")

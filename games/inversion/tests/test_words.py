@@ -151,7 +151,7 @@ def test_every_suit_phrase_is_a_suit(lang: str) -> None:
     assert {parse_cards(p, lang).suits for p in phrases} == {(s,) for s in Suit}
 
 
-@given(st.lists(st.sampled_from(EVERY_CARD), max_size=8), st.sampled_from(["en", "ko"]))
+@given(st.lists(st.sampled_from(EVERY_CARD), max_size=8), st.sampled_from(LANGS))
 def test_lists_of_cards_round_trip(cards: list[Card], lang: str) -> None:
     for sep in (", ", " "):
         assert parse_cards(sep.join(card_words(c, lang) for c in cards), lang).cards == tuple(cards)
