@@ -3,7 +3,7 @@
 Run: python tests/bench/bench_room.py [--rooms tuning|held-out|all|den,living,...]
      [--voices piper,piper-fast,...] [--noise quiet,babble10,white20,fan20] [--lang en,ko]
      [--quick] [--no-talk] [--moves N] [--games ...] [--corpus FILE.yaml] [--dump FILE.jsonl]
-     [--show N] [--dry] [--chain today,room] [--dereverb RT60|room|measured|wpe] [--talk-weight W]
+     [--show N] [--dry] [--chain today,room,room-near] [--dereverb RT60|room|measured|wpe] [--talk-weight W]
 
 The games of tests/bench/bench_table_talk.py (every kind, a move, then a sentence of table
 talk and someone's "yes"), said from the players' seats in rooms simulated by
@@ -17,7 +17,9 @@ voices and noise with no room, the control.
 
 ``--chain``: ``today`` hears as the host did before issue 40 (no room rules), ``room`` as
 it does now (the room measured from what is said; in a room that rings the noisy room's
-read-back rules and the lenient talk prior); both in one run by default. ``--quick``:
+read-back rules and the lenient talk prior), ``room-near`` as ``room`` with near talk kept
+in a ringing room (``sphinx.RINGING_NEAR_TALK``, a candidate); today and room in one run
+by default. ``--quick``:
 every 8th sentence of the talk corpus, 10 moves a game (a few minutes a room on 2 idle
 cores). ``--dereverb``, ``--talk-weight``: candidates measured by hand (docs/speech.md,
 "Hearing in a room").
@@ -201,13 +203,17 @@ def candidates(args: argparse.Namespace, room: Room | None) -> Callable[[Listene
 
 
 TODAY = {"RINGS_RT60": listening.RINGS_RT60}
+NEAR_TALK = sphinx.RINGING_NEAR_TALK
+CHAINS = ("today", "room", "room-near")
 
 
 def use_chain(chain: str) -> None:
-    """Hear as ``chain`` says: "today" is the hearing before issue 40 (no room rules)."""
-    if chain not in ("today", "room"):
+    """Hear as ``chain`` says: "today" is the hearing before issue 40 (no room rules),
+    "room-near" the room rules with near talk kept in a ringing room (a candidate)."""
+    if chain not in CHAINS:
         raise SystemExit(f"unknown chain {chain!r}")
     listening.RINGS_RT60 = math.inf if chain == "today" else TODAY["RINGS_RT60"]
+    sphinx.RINGING_NEAR_TALK = chain == "room-near" or NEAR_TALK
 
 
 def pick_rooms(spec: str) -> list[Room]:
@@ -244,7 +250,8 @@ def main() -> None:
     parser.add_argument(
         "--chain",
         default="today,room",
-        help="today (the hearing before issue 40), room (as the host hears now)",
+        help="today (the hearing before issue 40), room (as the host hears now), room-near "
+        "(the room with near talk kept in a ringing room, a candidate)",
     )
     parser.add_argument("--talk-weight", type=float, help="sphinx.TALK_WEIGHT")
     parser.add_argument("--dereverb", help="RT60 in s for the dereverberator, or 'room' (the room's own)")
@@ -274,7 +281,7 @@ def main() -> None:
             tally = Tally()
             started = time.perf_counter()
             scene = DryScene(level) if room is None else RoomScene(room, level, lang)
-            tune = candidates(args, room) if chain == "room" else None
+            tune = candidates(args, room) if chain != "today" else None
             Microphone.tune = staticmethod(tune) if tune is not None else None
             play_games(model, lang, voice, yes_voice_for(voice, lang), sentences, games, args.quick,
                                tally, scene=scene, moves=args.moves)  # fmt: skip
