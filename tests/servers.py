@@ -65,3 +65,18 @@ def stop(proc: subprocess.Popen[Any], timeout: float = 10) -> None:
     except subprocess.TimeoutExpired:
         proc.kill()
         proc.wait()
+
+
+def said_until_started(proc: subprocess.Popen[str]) -> str:
+    """What a `gamehost serve` started with ``stderr=PIPE`` said until uvicorn was up; then
+    it is stopped. A server that ends first fails with what it said."""
+    said: list[str] = []
+    try:
+        assert proc.stderr is not None
+        while not any("Application startup complete" in line for line in said):
+            line = proc.stderr.readline()
+            assert line, "".join(said)
+            said.append(line)
+    finally:
+        stop(proc)
+    return "".join(said)

@@ -20,7 +20,7 @@ from typer.testing import CliRunner
 
 from host.cli import app
 from host.config import Settings, get_settings
-from tests.servers import free_port, stop
+from tests.servers import free_port, said_until_started
 
 runner = CliRunner()
 
@@ -178,16 +178,7 @@ def test_development_mode_says_once_what_it_does(tmp_path: Path) -> None:
         stderr=subprocess.PIPE,
         text=True,
     )
-    try:
-        said: list[str] = []
-        assert proc.stderr is not None
-        while not any("Application startup complete" in line for line in said):
-            line = proc.stderr.readline()
-            assert line, "".join(said)
-            said.append(line)
-    finally:
-        stop(proc)
-    told = "".join(said)
+    told = said_until_started(proc)
     assert told.count("DEVELOPMENT MODE") == 1, told
     assert "refused" not in told and "403" not in told, told
     assert "TWILIO_AUTH_TOKEN" not in told, told

@@ -22,7 +22,7 @@ from host.cli import app
 from host.config import Settings
 from host.outbound import Outbound
 from host.store import Store
-from tests.servers import free_port, stop
+from tests.servers import free_port, said_until_started, stop
 
 runner = CliRunner()
 BLOFA = ("play", "blofa", "--players", "A,B,C,D")
@@ -186,17 +186,8 @@ def test_serve_on_a_busy_port_says_so_in_one_line(tmp_path: Path) -> None:
 
 
 def test_serve_warns_of_development_mode_once(tmp_path: Path) -> None:
-    proc = serve(tmp_path, free_port())
-    try:
-        said: list[str] = []
-        assert proc.stderr is not None
-        while not any("Application startup complete" in line for line in said):
-            line = proc.stderr.readline()
-            assert line, "".join(said)
-            said.append(line)
-    finally:
-        stop(proc)
-    assert "".join(said).count("DEVELOPMENT MODE") == 1, "".join(said)
+    told = said_until_started(serve(tmp_path, free_port()))
+    assert told.count("DEVELOPMENT MODE") == 1, told
 
 
 @pytest.mark.parametrize(
