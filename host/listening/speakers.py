@@ -141,6 +141,13 @@ def verdict(identity: Identity, expected: str | None, voices: Voices, speech_s: 
     return MAYBE
 
 
+def ruling(identity: Identity, expected: str | None, voices: Voices, speech_s: float, *, rings: bool) -> str:
+    """What the table does with a voice's ``identity`` (:func:`verdict`): in a room that
+    rings another voice is never sure enough to refuse a move, only to read it back."""
+    said = verdict(identity, expected, voices, speech_s)
+    return MAYBE if said == SURELY and rings else said
+
+
 def blur(voices: Voices) -> float:
     """How alike the enrolled voices sound here: the mean cosine between two of them."""
     pairs = list(itertools.combinations(voices.players, 2))
@@ -231,9 +238,7 @@ class WhoSpoke:
         identity = self.voices.identify(voice.vector, presumed=expected)
         if confirming:
             return Voiced(voice, identity, owner=expected)  # "yes" is too short to tell voices by
-        said = verdict(identity, expected, self.voices, voice.speech_s)
-        if said == SURELY and rings:
-            said = MAYBE
+        said = ruling(identity, expected, self.voices, voice.speech_s, rings=rings)
         if said == SURELY:
             return Voiced(voice, identity, speaker=identity.player, owner=identity.player)
         is_move = expected is not None and not isinstance(meaning, Command)

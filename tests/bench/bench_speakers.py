@@ -25,10 +25,13 @@ Targets (issue 44): attributed >= 98 % dry, >= 95 % in rooms; caught >= 95 % dry
 in rooms; refused <= 1 %. *Strangers*: the held-out voices, enrolled nowhere, saying the
 moves at the same tables: how often one is taken for a player.
 
-``--rooms`` plays the same in this bench's own simulated rooms (pyroomacoustics, when it is
-installed), each player at a seat round a phone lying on the table, 0.8 to 1.6 m away; the
-name and the moves are heard from that seat. (The room bench's rooms, issue 40, are not on
-main yet.) ``--sweep`` prints the figures for a grid of thresholds
+``--rooms`` plays the same in the room bench's rooms (tests/bench/rooms.py: pyroomacoustics,
+when it is installed), each player at a seat round a phone lying on the table, 0.8 to 1.6 m
+away; the name and the moves are heard from that seat, so the voices are enrolled in the
+room as the name round hears them. The tuning rooms come first; the held-out rooms are
+reported apart and never used for a choice. Whether the room rings (the table then reads
+another voice back rather than refusing a move) is what the table's room meter measures
+from the names and first moves (host/speech/room.py). ``--sweep`` prints the figures for a grid of thresholds
 (the "unsure" band: :data:`~host.speech.voiceprint.MIN_SCORE` and ``MIN_MARGIN``).
 Speed: the encoder's size, load time, CPU per second of audio and latency.
 """
@@ -38,26 +41,27 @@ from __future__ import annotations
 import argparse
 import hashlib
 import itertools
-import math
-import subprocess
 import sys
 import tempfile
 import time
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from functools import cache
 from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
 
 from host.listening import speakers
-from host.listening.speakers import AS_PRESUMED, MAYBE, SURELY, verdict
+from host.listening.listener import RINGS_RT60
+from host.listening.speakers import AS_PRESUMED, MAYBE, SURELY, ruling
 from host.speech import voiceprint
 from host.speech.audio import SAMPLE_RATE, as_int16
+from host.speech.room import RoomMeter
 from host.speech.tts import espeak_synthesize, piper_synthesize
 from host.speech.voiceprint import Identity, Voiceprint, Voices
+from tests.bench import rooms
+from tests.bench.rooms import Room, pitch_shift
 
 CACHE = Path(tempfile.gettempdir()) / "gamehost-bench-speakers"
 Float = npt.NDArray[np.float64]
@@ -112,13 +116,6 @@ def _trim(pcm: bytes) -> bytes:
     return samples[loud[0] : loud[-1] + 1].tobytes() if loud.size else pcm
 
 
-def _pitch(pcm: bytes, cents: int) -> bytes:
-    raw = ["-t", "raw", "-r", str(SAMPLE_RATE), "-e", "signed", "-b", "16", "-c", "1"]
-    done = subprocess.run(["sox", *raw, "-", *raw, "-", "pitch", str(cents)], input=pcm, capture_output=True)
-    done.check_returncode()
-    return done.stdout
-
-
 def say(voice: Voice, text: str, rate: int = 1) -> bytes:
     """``text`` said dry by ``voice`` at speaking rate 0 (slow), 1 or 2 (fast); cached on disk."""
     key = hashlib.sha1(repr((voice.kind, voice.setting, voice.cents, rate, text)).encode()).hexdigest()
@@ -134,7 +131,7 @@ def say(voice: Voice, text: str, rate: int = 1) -> bytes:
         pcm = espeak_synthesize(text, voice.setting, SAMPLE_RATE, words_per_minute=ESPEAK_RATES[rate])
     pcm = _trim(pcm)
     if voice.cents:
-        pcm = _pitch(pcm, voice.cents)
+        pcm = pitch_shift(pcm, voice.cents)
     CACHE.mkdir(exist_ok=True)
     path.with_suffix(".tmp").write_bytes(pcm)
     path.with_suffix(".tmp").replace(path)
@@ -151,34 +148,7 @@ def _framed(speech: Float, floor: Float | None) -> bytes:
     return np.clip(np.round(out), -32768, 32767).astype("<i2").tobytes()
 
 
-# --- rooms (pyroomacoustics) ----------------------------------------------------------------
-
-MIC_HEIGHT, MOUTH_HEIGHT = 0.76, 1.15  # a phone on the table, a seated player
-SPEECH_DBFS = -30.0  # speech at 1 m (direct path) at the microphone
-FLOOR_DBFS = -62.0  # the room's own noise (pink): a quiet living room
-
-
-@dataclass(frozen=True)
-class Room:
-    name: str
-    size: tuple[float, float, float]
-    rt60: float
-    table: tuple[float, float]
-    seats: tuple[tuple[float, float], ...]  # (distance m, bearing degrees) from the microphone
-
-    def seat(self, index: int) -> tuple[float, float, float]:
-        distance, bearing = self.seats[index % len(self.seats)]
-        flat = math.sqrt(max(distance**2 - (MOUTH_HEIGHT - MIC_HEIGHT) ** 2, 0.01))
-        x = self.table[0] + flat * math.cos(math.radians(bearing))
-        y = self.table[1] + flat * math.sin(math.radians(bearing))
-        return (min(max(x, 0.3), self.size[0] - 0.3), min(max(y, 0.3), self.size[1] - 0.3), MOUTH_HEIGHT)
-
-
-ROOMS = (
-    Room("den", (4.0, 3.5, 2.5), 0.3, (2.0, 1.7), ((0.8, 90), (1.0, 270), (1.3, 0), (1.6, 180))),
-    Room("living", (5.5, 4.5, 2.6), 0.6, (2.6, 2.1), ((0.9, 20), (1.0, 110), (1.3, 200), (1.6, 290))),
-    Room("kitchen", (4.2, 3.2, 2.7), 0.9, (2.0, 1.5), ((0.8, 90), (1.0, 270), (1.3, 0), (1.6, 180))),
-)
+# --- rooms (tests/bench/rooms.py: the room bench's) ----------------------------------------
 
 
 def rooms_available() -> bool:
@@ -189,60 +159,31 @@ def rooms_available() -> bool:
     return True
 
 
-@cache
-def impulse_response(room: Room, seat: int) -> Float:
-    """From ``seat`` to the microphone, direct path at 1 m of gain 1 (cached on disk)."""
-    source = room.seat(seat)
-    key = hashlib.sha1(repr((room.size, room.rt60, room.table, source, SAMPLE_RATE)).encode()).hexdigest()
-    path = CACHE / f"rir-{key}.npy"
-    if path.exists():
-        return np.asarray(np.load(path), dtype=np.float64)
-    import pyroomacoustics as pra  # lazy: a test dependency, only for --rooms
-
-    absorption, order = pra.inverse_sabine(room.rt60, list(room.size))
-    box = pra.ShoeBox(
-        list(room.size),
-        fs=SAMPLE_RATE,
-        materials=pra.Material(absorption),
-        max_order=order,
-        air_absorption=True,
-        use_rand_ism=True,
-        max_rand_disp=0.05,
-    )
-    box.add_source(list(source))
-    box.add_microphone([room.table[0], room.table[1], MIC_HEIGHT])
-    box.compute_rir()
-    rir = np.asarray(box.rir[0][0], dtype=np.float64) * 4 * math.pi
-    CACHE.mkdir(exist_ok=True)
-    np.save(path, rir)
-    return rir
-
-
-def _pink(n: int, seed: int) -> Float:
-    spectrum = np.fft.rfft(np.random.default_rng(seed).normal(0, 1, n + 1))
-    spectrum[1:] /= np.sqrt(np.arange(1, spectrum.size))
-    spectrum[0] = 0
-    noise = np.fft.irfft(spectrum, n + 1)[:n]
-    return noise / max(float(np.sqrt(np.mean(noise**2))), 1e-12) * 32768 * 10 ** (FLOOR_DBFS / 20)
-
-
-def _convolve(x: Float, h: Float) -> Float:
-    n = x.size + h.size - 1
-    size = 1 << (n - 1).bit_length()
-    return np.fft.irfft(np.fft.rfft(x, size) * np.fft.rfft(h, size), size)[:n]
-
-
 def heard(pcm: bytes, room: Room | None, seat: int, seed: int) -> bytes:
-    """``pcm`` (dry) as the microphone hears it from ``seat`` (dry when ``room`` is None)."""
-    speech = as_int16(pcm).astype(np.float64)
+    """``pcm`` (dry) as the microphone hears it from ``seat`` of ``room`` (the room bench's
+    seats, level and noise floor; dry when ``room`` is None)."""
     if room is None:
-        return _framed(speech, None)
-    frames = speech[: speech.size - speech.size % 160].reshape(-1, 160)
-    levels = np.sqrt(np.mean(frames**2, axis=1))
-    loud = levels[levels > 0.1 * levels.max()]
-    speech *= 32768 * 10 ** (SPEECH_DBFS / 20) / float(np.sqrt(np.mean(loud**2)))
-    wet = _convolve(speech, impulse_response(room, seat))
-    return _framed(wet, _pink(wet.size + SAMPLE_RATE, seed))
+        return _framed(as_int16(pcm).astype(np.float64), None)
+    wet = rooms.at_seat(pcm, room, seat)
+    return _framed(wet, rooms.room_floor(wet.size + SAMPLE_RATE, seed))
+
+
+def meter_rt60(room: Room, voices: dict[str, Voice]) -> float | None:
+    """The room's RT60 as the table's room meter (host/speech/room.py) measures it from the
+    players' names and first moves, said one after another from their seats."""
+    meter = RoomMeter()
+    gap = np.zeros(round(0.8 * SAMPLE_RATE))
+    at = 0.0
+    for seat, voice in enumerate(voices.values()):
+        for i, text in enumerate((voice.name, *MOVES[:2])):
+            dry = say(voice, text, i % 3)
+            clip = heard(dry, room, seat, seat * 100 + i)
+            meter.feed(clip + gap.astype("<i2").tobytes())
+            start = at + LEAD_S
+            meter.later(start, start + len(dry) / 2 / SAMPLE_RATE, meter.time)
+            at = meter.time
+    meter.feed(np.zeros(SAMPLE_RATE, dtype="<i2").tobytes())
+    return meter.rt60
 
 
 # --- the game -------------------------------------------------------------------------------
@@ -277,7 +218,7 @@ OUTCOMES_OFF = ("caught", "unsure", "on turn", "misnamed")
 class Tally:
     on: Counter[str]
     off: Counter[str]
-    #: What the table does (host/listening/speakers.py ``verdict``): on turn "ruled", "read
+    #: What the table does (host/listening/speakers.py ``ruling``): on turn "ruled", "read
     #: back" or "refused"; out of turn "caught", "read back", "ruled" (for the player on
     #: turn) or "misnamed" (answered as out of turn for a third player).
     table_on: Counter[str] = field(default_factory=Counter)
@@ -309,19 +250,24 @@ def _identify(voices: Voices, move: Voiceprint, on_turn: str) -> Identity:
 TABLE_ON = {AS_PRESUMED: "ruled", MAYBE: "read back", SURELY: "refused"}
 
 
-def _table_off(identity: Identity, speaker: str, on_turn: str, voices: Voices, speech_s: float) -> str:
-    said = verdict(identity, on_turn, voices, speech_s)
+def _table_off(said: str, identity: Identity, speaker: str) -> str:
     if said == SURELY:
         return "caught" if identity.player == speaker else "misnamed"
     return "read back" if said == MAYBE else "ruled"
 
 
 def play(
-    table: Sequence[Player], *, refine: bool, thresholds: dict[str, float], strangers: Sequence[Player] = ()
+    table: Sequence[Player],
+    *,
+    refine: bool,
+    thresholds: dict[str, float],
+    strangers: Sequence[Player] = (),
+    rings: bool = False,
 ) -> tuple[dict[str, Tally], Tally]:
     """One table: enrol every name, then each move in turn by the player on turn and out of
     turn by every other player (and by each stranger). Tallies per speaking voice, and the
-    strangers' (as out of turn: "caught" never happens, "on turn" and "misnamed" are wrong)."""
+    strangers' (as out of turn: "caught" never happens, "on turn" and "misnamed" are wrong).
+    ``rings``: the room meter finds the room ringing (the table reads another voice back)."""
     voices = Voices(**thresholds)
     for player in table:
         if player.name.vector is not None:
@@ -331,27 +277,16 @@ def play(
     for move in range(len(MOVES)):
         for on_turn in table:
             for speaker in (*table, *strangers):
-                identity = _identify(voices, speaker.moves[move], on_turn.voice)
-                said = identity.player
+                said = speaker.moves[move]
+                identity = _identify(voices, said, on_turn.voice)
+                table_said = ruling(identity, on_turn.voice, voices, said.speech_s, rings=rings)
                 if speaker is on_turn:
-                    tallies[speaker.voice].on[_on_outcome(said, speaker.voice)] += 1
-                    tallies[speaker.voice].table_on[
-                        TABLE_ON[verdict(identity, on_turn.voice, voices, speaker.moves[move].speech_s)]
-                    ] += 1
-                elif speaker in strangers:
-                    stranger.off[_off_outcome(said, speaker.voice, on_turn.voice)] += 1
-                    stranger.table_off[
-                        _table_off(
-                            identity, speaker.voice, on_turn.voice, voices, speaker.moves[move].speech_s
-                        )
-                    ] += 1
-                else:
-                    tallies[speaker.voice].off[_off_outcome(said, speaker.voice, on_turn.voice)] += 1
-                    tallies[speaker.voice].table_off[
-                        _table_off(
-                            identity, speaker.voice, on_turn.voice, voices, speaker.moves[move].speech_s
-                        )
-                    ] += 1
+                    tallies[speaker.voice].on[_on_outcome(identity.player, speaker.voice)] += 1
+                    tallies[speaker.voice].table_on[TABLE_ON[table_said]] += 1
+                    continue
+                tally = stranger if speaker in strangers else tallies[speaker.voice]
+                tally.off[_off_outcome(identity.player, speaker.voice, on_turn.voice)] += 1
+                tally.table_off[_table_off(table_said, identity, speaker.voice)] += 1
             if refine:
                 voices.ruled(on_turn.voice, on_turn.moves[move].vector)  # as the host does
     return tallies, stranger
@@ -364,12 +299,15 @@ def bench(
     thresholds: dict[str, float],
     seats: int = 4,
     strangers: Sequence[Player] = (),
+    rings: bool = False,
 ) -> tuple[dict[str, Tally], Tally]:
     """Every table of ``seats`` voices from ``pool``; tallies per voice over all tables."""
     total = {key: _tally() for key in pool}
     stranger = _tally()
     for table in itertools.combinations(pool.values(), min(seats, len(pool))):
-        tallies, heard_strangers = play(table, refine=refine, thresholds=thresholds, strangers=strangers)
+        tallies, heard_strangers = play(
+            table, refine=refine, thresholds=thresholds, strangers=strangers, rings=rings
+        )
         for key, tally in tallies.items():
             total[key].on.update(tally.on)
             total[key].off.update(tally.off)
@@ -418,13 +356,13 @@ def report(title: str, tallies: dict[str, Tally], stranger: Tally, *, room: bool
         ("refused <= 1 %", 100 * overall.rate("on", "refused") <= 1.0),
     )
     print("   targets: " + ", ".join(f"{label} {'met' if ok else 'MISSED'}" for label, ok in checks))
-    on, off = overall.table_on, overall.table_off
+    t_on, t_off = overall.table_on, overall.table_off
     print(
         f"   the table (sure band {speakers.SURE_SCORE}/{speakers.SURE_MARGIN}): "
-        f"on turn ruled {_share(on, 'ruled')}, read back {_share(on, 'read back')}, "
-        f"refused {_share(on, 'refused')}; out of turn caught "
-        f"{_share(off, 'caught')}, read back {_share(off, 'read back')}, ruled for the player on turn "
-        f"{_share(off, 'ruled')}, answered for a third player {_share(off, 'misnamed')}"
+        f"on turn ruled {_share(t_on, 'ruled')}, read back {_share(t_on, 'read back')}, "
+        f"refused {_share(t_on, 'refused')}; out of turn caught "
+        f"{_share(t_off, 'caught')}, read back {_share(t_off, 'read back')}, ruled for the player on turn "
+        f"{_share(t_off, 'ruled')}, answered for a third player {_share(t_off, 'misnamed')}"
     )
     if sum(stranger.table_off.values()):
         s_off = stranger.table_off
@@ -468,7 +406,7 @@ def sweep(pool: dict[str, Player], refine: bool, strangers: Sequence[Player]) ->
         print(f"{score:>12.2f} " + " ".join(f"{c:>24}" for c in cells))
 
 
-def sure_sweep(pool: dict[str, Player], strangers: Sequence[Player]) -> None:
+def sure_sweep(pool: dict[str, Player], strangers: Sequence[Player], rings: bool) -> None:
     """The table's bands (``speakers.SURE_SCORE``, ``SURE_MARGIN``, ``TWINS``), in game:
     right moves refused / read back | moves out of turn caught / ruled for the player on turn."""
     print("\n== the table's bands (in game): on turn refused/read back | out of turn caught/ruled on turn ==")
@@ -480,7 +418,7 @@ def sure_sweep(pool: dict[str, Player], strangers: Sequence[Player]) -> None:
             cells = []
             for twin in twins:
                 speakers.SURE_SCORE, speakers.SURE_MARGIN, speakers.TWINS = score, margin, twin
-                t = _overall(bench(pool, refine=True, thresholds={}, strangers=strangers)[0])
+                t = _overall(bench(pool, refine=True, thresholds={}, strangers=strangers, rings=rings)[0])
                 on, off = t.table_on, t.table_off
                 cells.append(
                     f"{_share(on, 'refused')[:-2]}/{_share(on, 'read back')[:-2]}"
@@ -528,37 +466,50 @@ def speed() -> None:
 
 def main(argv: Iterable[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--rooms", action="store_true", help="also in simulated rooms (pyroomacoustics)")
+    parser.add_argument(
+        "--rooms", action="store_true", help="also in the room bench's rooms (pyroomacoustics)"
+    )
     parser.add_argument("--sweep", action="store_true", help="figures for a grid of thresholds")
     parser.add_argument("--sure", action="store_true", help="figures for a grid of the table's sure band")
     parser.add_argument("--held-out", action="store_true", help="the held-out voices instead")
+    parser.add_argument("--room", action="append", default=[], help="only this room (by name; repeatable)")
     args = parser.parse_args(list(argv) if argv is not None else None)
     speed()
     voices, others = (HELD_OUT, VOICES) if args.held_out else (VOICES, HELD_OUT)
     thresholds: dict[str, float] = {}
     conditions: list[tuple[str, Room | None]] = [("dry", None)]
-    if args.rooms:
+    if args.rooms or args.room:
         if rooms_available():
-            conditions += [(f"room {room.name} (RT60 {room.rt60} s)", room) for room in ROOMS]
+            chosen = [rooms.ROOMS[name] for name in args.room] or [*rooms.TUNING, *rooms.HELD_OUT]
+            conditions += [(room.name, room) for room in chosen]
         else:
             print("\n(rooms: pyroomacoustics is not installed)")
-    else:
-        print("(no rooms: --rooms plays this bench's own; the room bench of issue 40 is not on main yet)")
     for label, room in conditions:
+        rings = False
+        if room is not None:
+            rt60 = meter_rt60(room, voices)
+            rings = rt60 is not None and rt60 >= RINGS_RT60
+            measured = "not measured" if rt60 is None else f"{rt60:.2f} s"
+            kind = "held-out room" if room.held_out else "tuning room"
+            label = (
+                f"{kind} {room.name} (RT60 {room.rt60} s, the meter's {measured}{', rings' if rings else ''})"
+            )
         pool = players(voices, room)
         strangers = list(players(others, room).values())
         short = [p.voice for p in pool.values() if p.name.vector is None]
         if short:
             print(f"\n({label}: names too poor to enrol: {', '.join(short)})")
         for refine in (False, True):
-            tallies, stranger = bench(pool, refine=refine, thresholds=thresholds, strangers=strangers)
+            tallies, stranger = bench(
+                pool, refine=refine, thresholds=thresholds, strangers=strangers, rings=rings
+            )
             report(
                 f"{label}, {'in game' if refine else 'name only'}", tallies, stranger, room=room is not None
             )
             if args.sweep:
                 sweep(pool, refine, strangers)
         if args.sure:
-            sure_sweep(pool, strangers)
+            sure_sweep(pool, strangers, rings)
     defaults = Voices()
     print(
         f"\nthresholds: min_score {defaults.min_score}, min_margin {defaults.min_margin}, "
