@@ -41,6 +41,8 @@ from __future__ import annotations
 import argparse
 import hashlib
 import itertools
+import math
+import os
 import sys
 import tempfile
 import time
@@ -48,13 +50,13 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 from host.listening import speakers
-from host.listening.listener import RINGS_RT60
-from host.listening.speakers import AS_PRESUMED, MAYBE, SURELY, ruling
+from host.listening.speakers import AS_PRESUMED, MAYBE, SURELY, verdict
 from host.speech import voiceprint
 from host.speech.audio import SAMPLE_RATE, as_int16
 from host.speech.room import RoomMeter
@@ -101,6 +103,11 @@ MOVES = (
     "sixty four", "thirty seven", "twenty", "ninety nine", "eleven", "seven of hearts",
     "queen of spades", "pass", "I'm out", "undo", "three", "forty two", "eighty five",
 )  # fmt: skip
+#: Short words (a syllable or two: moves, answers), said by each player on turn and out of
+#: turn after the third move and after the last, against the voices refined so far.
+WORDS = ("two", "six", "eight", "ten", "four", "draw", "yes", "no", "ace", "one")
+#: Moves after which the short words are said (0-based).
+WORDS_AFTER = (2, len(MOVES) - 1)
 #: Speaking rates: Piper's length scale and espeak-ng's words a minute, slow to fast.
 PIPER_RATES = (1.25, 1.0, 0.8)
 ESPEAK_RATES = (140, 175, 220)
@@ -168,7 +175,7 @@ def heard(pcm: bytes, room: Room | None, seat: int, seed: int) -> bytes:
     return _framed(wet, rooms.room_floor(wet.size + SAMPLE_RATE, seed))
 
 
-def meter_rt60(room: Room, voices: dict[str, Voice]) -> float | None:
+def meter_rt60(room: Room | None, voices: dict[str, Voice]) -> float | None:
     """The room's RT60 as the table's room meter (host/speech/room.py) measures it from the
     players' names and first moves, said one after another from their seats."""
     meter = RoomMeter()
@@ -195,6 +202,7 @@ class Player:
     seat: int
     name: Voiceprint
     moves: list[Voiceprint]  # MOVES in order, at rotating speaking rates
+    words: list[Voiceprint]  # WORDS in order, at rotating speaking rates
 
 
 def players(voices: dict[str, Voice], room: Room | None) -> dict[str, Player]:
@@ -206,7 +214,11 @@ def players(voices: dict[str, Voice], room: Room | None) -> dict[str, Player]:
             voiceprint.voiceprint(heard(say(voice, move, i % 3), room, seat, seed + 1 + i))
             for i, move in enumerate(MOVES)
         ]
-        out[key] = Player(key, seat, name, moves)
+        words = [
+            voiceprint.voiceprint(heard(say(voice, word, i % 3), room, seat, seed + 100 + i))
+            for i, word in enumerate(WORDS)
+        ]
+        out[key] = Player(key, seat, name, moves, words)
     return out
 
 
@@ -223,6 +235,9 @@ class Tally:
     #: turn) or "misnamed" (answered as out of turn for a third player).
     table_on: Counter[str] = field(default_factory=Counter)
     table_off: Counter[str] = field(default_factory=Counter)
+    #: The same for the short words (:data:`WORDS`).
+    words_on: Counter[str] = field(default_factory=Counter)
+    words_off: Counter[str] = field(default_factory=Counter)
 
     def rate(self, side: str, outcome: str) -> float:
         counts = self.on if side == "on" else self.off
@@ -250,9 +265,9 @@ def _identify(voices: Voices, move: Voiceprint, on_turn: str) -> Identity:
 TABLE_ON = {AS_PRESUMED: "ruled", MAYBE: "read back", SURELY: "refused"}
 
 
-def _table_off(said: str, identity: Identity, speaker: str) -> str:
+def _table_off(said: str, other: str | None, speaker: str) -> str:
     if said == SURELY:
-        return "caught" if identity.player == speaker else "misnamed"
+        return "caught" if other == speaker else "misnamed"
     return "read back" if said == MAYBE else "ruled"
 
 
@@ -262,33 +277,45 @@ def play(
     refine: bool,
     thresholds: dict[str, float],
     strangers: Sequence[Player] = (),
-    rings: bool = False,
+    rt60: float | None = None,
 ) -> tuple[dict[str, Tally], Tally]:
     """One table: enrol every name, then each move in turn by the player on turn and out of
     turn by every other player (and by each stranger). Tallies per speaking voice, and the
     strangers' (as out of turn: "caught" never happens, "on turn" and "misnamed" are wrong).
-    ``rings``: the room meter finds the room ringing (the table reads another voice back)."""
+    ``rt60``: the room's as the table's room meter measures it."""
     voices = Voices(**thresholds)
     for player in table:
         if player.name.vector is not None:
             voices.enrol(player.voice, player.name.vector)
     tallies = {p.voice: _tally() for p in table}
     stranger = _tally()
+
+    def judged(said: Voiceprint, on_turn: Player) -> tuple[str, str | None]:
+        return verdict(said.vector, on_turn.voice, voices, said.speech_s, rt60)
+
     for move in range(len(MOVES)):
         for on_turn in table:
             for speaker in (*table, *strangers):
                 said = speaker.moves[move]
                 identity = _identify(voices, said, on_turn.voice)
-                table_said = ruling(identity, on_turn.voice, voices, said.speech_s, rings=rings)
+                table_said, other = judged(said, on_turn)
                 if speaker is on_turn:
                     tallies[speaker.voice].on[_on_outcome(identity.player, speaker.voice)] += 1
                     tallies[speaker.voice].table_on[TABLE_ON[table_said]] += 1
                     continue
                 tally = stranger if speaker in strangers else tallies[speaker.voice]
                 tally.off[_off_outcome(identity.player, speaker.voice, on_turn.voice)] += 1
-                tally.table_off[_table_off(table_said, identity, speaker.voice)] += 1
+                tally.table_off[_table_off(table_said, other, speaker.voice)] += 1
             if refine:
                 voices.ruled(on_turn.voice, on_turn.moves[move].vector)  # as the host does
+        if refine and move in WORDS_AFTER:
+            for on_turn, speaker in itertools.product(table, table):
+                for word in speaker.words:
+                    table_said, other = judged(word, on_turn)
+                    if speaker is on_turn:
+                        tallies[speaker.voice].words_on[TABLE_ON[table_said]] += 1
+                    else:
+                        tallies[speaker.voice].words_off[_table_off(table_said, other, speaker.voice)] += 1
     return tallies, stranger
 
 
@@ -299,32 +326,31 @@ def bench(
     thresholds: dict[str, float],
     seats: int = 4,
     strangers: Sequence[Player] = (),
-    rings: bool = False,
+    rt60: float | None = None,
 ) -> tuple[dict[str, Tally], Tally]:
     """Every table of ``seats`` voices from ``pool``; tallies per voice over all tables."""
     total = {key: _tally() for key in pool}
     stranger = _tally()
     for table in itertools.combinations(pool.values(), min(seats, len(pool))):
         tallies, heard_strangers = play(
-            table, refine=refine, thresholds=thresholds, strangers=strangers, rings=rings
+            table, refine=refine, thresholds=thresholds, strangers=strangers, rt60=rt60
         )
         for key, tally in tallies.items():
-            total[key].on.update(tally.on)
-            total[key].off.update(tally.off)
-            total[key].table_on.update(tally.table_on)
-            total[key].table_off.update(tally.table_off)
-        stranger.off.update(heard_strangers.off)
-        stranger.table_off.update(heard_strangers.table_off)
+            _add(total[key], tally)
+        _add(stranger, heard_strangers)
     return total, stranger
 
 
+def _add(total: Tally, tally: Tally) -> None:
+    for name in ("on", "off", "table_on", "table_off", "words_on", "words_off"):
+        getattr(total, name).update(getattr(tally, name))
+
+
 def _overall(tallies: dict[str, Tally]) -> Tally:
-    return Tally(
-        sum((t.on for t in tallies.values()), Counter()),
-        sum((t.off for t in tallies.values()), Counter()),
-        sum((t.table_on for t in tallies.values()), Counter()),
-        sum((t.table_off for t in tallies.values()), Counter()),
-    )
+    total = _tally()
+    for tally in tallies.values():
+        _add(total, tally)
+    return total
 
 
 def _share(counts: Counter[str], outcome: str) -> str:
@@ -333,6 +359,20 @@ def _share(counts: Counter[str], outcome: str) -> str:
 
 def _pct(tally: Tally, side: str, outcome: str) -> str:
     return f"{100 * tally.rate(side, outcome):.1f}"
+
+
+def _bands() -> str:
+    bands = ", ".join(f"{margin:g} below {below:g} s" for below, margin in speakers.SURE_MARGINS)
+    return f"{bands}; +{speakers.SHORT_EXTRA:g} under {speakers.SHORT_S:g} s of speech"
+
+
+def _table_line(t_on: Counter[str], t_off: Counter[str]) -> str:
+    return (
+        f"on turn ruled {_share(t_on, 'ruled')}, read back {_share(t_on, 'read back')}, "
+        f"refused {_share(t_on, 'refused')}; out of turn caught "
+        f"{_share(t_off, 'caught')}, read back {_share(t_off, 'read back')}, ruled for the player on turn "
+        f"{_share(t_off, 'ruled')}, answered for a third player {_share(t_off, 'misnamed')}"
+    )
 
 
 def report(title: str, tallies: dict[str, Tally], stranger: Tally, *, room: bool) -> None:
@@ -356,14 +396,9 @@ def report(title: str, tallies: dict[str, Tally], stranger: Tally, *, room: bool
         ("refused <= 1 %", 100 * overall.rate("on", "refused") <= 1.0),
     )
     print("   targets: " + ", ".join(f"{label} {'met' if ok else 'MISSED'}" for label, ok in checks))
-    t_on, t_off = overall.table_on, overall.table_off
-    print(
-        f"   the table (sure band {speakers.SURE_SCORE}/{speakers.SURE_MARGIN}): "
-        f"on turn ruled {_share(t_on, 'ruled')}, read back {_share(t_on, 'read back')}, "
-        f"refused {_share(t_on, 'refused')}; out of turn caught "
-        f"{_share(t_off, 'caught')}, read back {_share(t_off, 'read back')}, ruled for the player on turn "
-        f"{_share(t_off, 'ruled')}, answered for a third player {_share(t_off, 'misnamed')}"
-    )
+    print(f"   the table (sure margins {_bands()}): {_table_line(overall.table_on, overall.table_off)}")
+    if sum(overall.words_on.values()):
+        print(f"   the table, short words: {_table_line(overall.words_on, overall.words_off)}")
     if sum(stranger.table_off.values()):
         s_off = stranger.table_off
         print(
@@ -406,27 +441,37 @@ def sweep(pool: dict[str, Player], refine: bool, strangers: Sequence[Player]) ->
         print(f"{score:>12.2f} " + " ".join(f"{c:>24}" for c in cells))
 
 
-def sure_sweep(pool: dict[str, Player], strangers: Sequence[Player], rings: bool) -> None:
-    """The table's bands (``speakers.SURE_SCORE``, ``SURE_MARGIN``, ``TWINS``), in game:
-    right moves refused / read back | moves out of turn caught / ruled for the player on turn."""
-    print("\n== the table's bands (in game): on turn refused/read back | out of turn caught/ruled on turn ==")
-    twins = (0.7, 0.75, 0.8, 0.85, 1.01)
-    print("score/margin \\ twins " + " ".join(f"{t:>22.2f}" for t in twins))
-    saved = speakers.SURE_SCORE, speakers.SURE_MARGIN, speakers.TWINS
+#: Candidate sure margins for ``--sure`` (below RT60 0.3 s, below 0.5 s, above), with the
+#: extra margin for short speech.
+SURE_GRID = (
+    ((0.1, 0.25, 0.35), 0.1),
+    ((0.1, 0.2, 0.3), 0.1),
+    ((0.15, 0.3, 0.4), 0.1),
+    ((0.1, 0.25, 0.35), 0.0),
+    ((0.1, 0.25, 0.35), 0.15),
+)
+
+
+def sure_sweep(pool: dict[str, Player], strangers: Sequence[Player], rt60: float | None) -> None:
+    """The table's sure margins (``speakers.SURE_MARGINS``, ``SHORT_EXTRA``), in game:
+    right moves refused / read back | out of turn caught / ruled for the player on turn,
+    moves and short words."""
+    print("\n== the table's sure margins (in game): on turn refused/read back | out of turn caught/ruled ==")
+    saved = speakers.SURE_MARGINS, speakers.SHORT_EXTRA
     try:
-        for score, margin in ((0.6, 0.05), (0.7, 0.1), (0.7, 0.15), (0.75, 0.15)):
+        for margins, extra in SURE_GRID:
+            speakers.SURE_MARGINS = tuple(zip((0.3, 0.5, math.inf), margins, strict=True))
+            speakers.SHORT_EXTRA = extra
+            t = _overall(bench(pool, refine=True, thresholds={}, strangers=strangers, rt60=rt60)[0])
             cells = []
-            for twin in twins:
-                speakers.SURE_SCORE, speakers.SURE_MARGIN, speakers.TWINS = score, margin, twin
-                t = _overall(bench(pool, refine=True, thresholds={}, strangers=strangers, rings=rings)[0])
-                on, off = t.table_on, t.table_off
+            for on, off in ((t.table_on, t.table_off), (t.words_on, t.words_off)):
                 cells.append(
                     f"{_share(on, 'refused')[:-2]}/{_share(on, 'read back')[:-2]}"
                     f"|{_share(off, 'caught')[:-2]}/{_share(off, 'ruled')[:-2]}"
                 )
-            print(f"{score:>12.2f}/{margin:.2f}      " + " ".join(f"{c:>22}" for c in cells))
+            print(f"   {margins} +{extra}: moves {cells[0]:>22}   words {cells[1]:>22}")
     finally:
-        speakers.SURE_SCORE, speakers.SURE_MARGIN, speakers.TWINS = saved
+        speakers.SURE_MARGINS, speakers.SHORT_EXTRA = saved
 
 
 def speed() -> None:
@@ -464,6 +509,62 @@ def speed() -> None:
         )
 
 
+def latency(paced: bool, games: Sequence[str] = ("up-or-down", "inversion")) -> None:
+    """End of speech to ruling with voices and without, in one run: bench_table_talk's
+    games and measure (the moves said by Piper, ten a game, no talk), each listener given a
+    :class:`~host.listening.speakers.WhoSpoke` whose players all enrolled from a name
+    (one voice for all: twins, so nothing is ruled otherwise, but every move is embedded
+    and waited for). ``paced``: the audio is fed no faster than real time, as a microphone
+    gives it, so the embedding runs in the endpointer's silence; else as fast as the
+    decoder takes it (bench_table_talk's own measure: the embedding's wall time adds)."""
+    from host.listening.speakers import WhoSpoke
+    from host.speech.model import load_model
+    from tests.bench import bench_table_talk as talk
+
+    model = load_model(None, lang="en", engine="auto")
+    name = voiceprint.voiceprint(say(VOICES["joe"], "Ann"))
+
+    def tune(listener: Any) -> None:
+        if voiced:
+            who = listener.who_spoke = WhoSpoke(Voices())
+            for player in listener.referee.table(listener.session_id).names:
+                who.enrol(player, name)
+        if paced:
+            feed, began = listener.feed, time.perf_counter() - listener.time
+
+            def paced_feed(pcm: bytes) -> Any:
+                heard = feed(pcm)  # the ruling's time is taken inside; the wait comes after
+                time.sleep(max(0.0, listener.time - (time.perf_counter() - began)))
+                return heard
+
+            listener.feed = paced_feed
+
+    talk.Microphone.tune = staticmethod(tune)
+    try:
+        figures: dict[bool, list[float]] = {}
+        for voiced in (False, True, False, True):  # twice each, interleaved: the load changes
+            tally = talk.Tally()
+            cpu = time.process_time()
+            talk.play_games(
+                model, "en", "piper", "espeak", [], games, True, tally, scene=talk.Scene("clean"), moves=10
+            )
+            lat = sorted(tally.latency)
+            figures.setdefault(voiced, []).extend(lat)
+            print(
+                f"   {'with voices' if voiced else 'without'}: p50 {lat[len(lat) // 2]:.3f} s over "
+                f"{len(lat)} moves, {time.process_time() - cpu:.1f} s CPU, load {os.getloadavg()[0]:.1f}"
+            )
+    finally:
+        talk.Microphone.tune = None
+    for voiced, lat in figures.items():
+        lat.sort()
+        print(
+            f"latency ({'paced' if paced else 'as fast as decoded'}), "
+            f"{'with' if voiced else 'without'} voices: "
+            f"p50 {lat[len(lat) // 2]:.3f} s, p90 {lat[int(0.9 * len(lat))]:.3f} s"
+        )
+
+
 def main(argv: Iterable[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
@@ -473,8 +574,17 @@ def main(argv: Iterable[str] | None = None) -> None:
     parser.add_argument("--sure", action="store_true", help="figures for a grid of the table's sure band")
     parser.add_argument("--held-out", action="store_true", help="the held-out voices instead")
     parser.add_argument("--room", action="append", default=[], help="only this room (by name; repeatable)")
+    parser.add_argument("--seats", type=int, default=4, help="players at each table (2 to 4)")
+    parser.add_argument(
+        "--latency",
+        choices=["paced", "fast"],
+        help="only end of speech to ruling with and without voices (paced: real time, as a microphone)",
+    )
     args = parser.parse_args(list(argv) if argv is not None else None)
     speed()
+    if args.latency:
+        latency(args.latency == "paced")
+        return
     voices, others = (HELD_OUT, VOICES) if args.held_out else (VOICES, HELD_OUT)
     thresholds: dict[str, float] = {}
     conditions: list[tuple[str, Room | None]] = [("dry", None)]
@@ -485,15 +595,12 @@ def main(argv: Iterable[str] | None = None) -> None:
         else:
             print("\n(rooms: pyroomacoustics is not installed)")
     for label, room in conditions:
-        rings = False
+        rt60 = meter_rt60(room, voices)
+        measured = "not measured" if rt60 is None else f"{rt60:.2f} s"
         if room is not None:
-            rt60 = meter_rt60(room, voices)
-            rings = rt60 is not None and rt60 >= RINGS_RT60
-            measured = "not measured" if rt60 is None else f"{rt60:.2f} s"
             kind = "held-out room" if room.held_out else "tuning room"
-            label = (
-                f"{kind} {room.name} (RT60 {room.rt60} s, the meter's {measured}{', rings' if rings else ''})"
-            )
+            label = f"{kind} {room.name} (RT60 {room.rt60} s)"
+        label += f", the meter's RT60 {measured}"
         pool = players(voices, room)
         strangers = list(players(others, room).values())
         short = [p.voice for p in pool.values() if p.name.vector is None]
@@ -501,7 +608,7 @@ def main(argv: Iterable[str] | None = None) -> None:
             print(f"\n({label}: names too poor to enrol: {', '.join(short)})")
         for refine in (False, True):
             tallies, stranger = bench(
-                pool, refine=refine, thresholds=thresholds, strangers=strangers, rings=rings
+                pool, refine=refine, thresholds=thresholds, seats=args.seats, strangers=strangers, rt60=rt60
             )
             report(
                 f"{label}, {'in game' if refine else 'name only'}", tallies, stranger, room=room is not None
@@ -509,7 +616,7 @@ def main(argv: Iterable[str] | None = None) -> None:
             if args.sweep:
                 sweep(pool, refine, strangers)
         if args.sure:
-            sure_sweep(pool, strangers, rings)
+            sure_sweep(pool, strangers, rt60)
     defaults = Voices()
     print(
         f"\nthresholds: min_score {defaults.min_score}, min_margin {defaults.min_margin}, "
