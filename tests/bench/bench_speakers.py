@@ -1,6 +1,7 @@
 """Who spoke: moves attributed to the players' enrolled voices (issue 44), dry and in rooms.
 
-Run: PYTHONPATH=. python tests/bench/bench_speakers.py [--rooms] [--sweep] [--held-out]
+Run: PYTHONPATH=. python tests/bench/bench_speakers.py [--rooms | --room NAME ...] [--sweep]
+     [--sure] [--held-out] [--seats N] [--latency paced|fast]
 
 Voices (:data:`VOICES`): Piper's joe, joe pitched up and down (sox ``pitch``, the same
 words in a higher or lower voice), espeak-ng male and female variants and a pitched-down
@@ -25,15 +26,24 @@ Targets (issue 44): attributed >= 98 % dry, >= 95 % in rooms; caught >= 95 % dry
 in rooms; refused <= 1 %. *Strangers*: the held-out voices, enrolled nowhere, saying the
 moves at the same tables: how often one is taken for a player.
 
+"The table" lines are what the host does (host/listening/speakers.py ``verdict``, by
+``Voices.contrast`` and the sure margins at the room meter's RT60): a right move ruled,
+read back or refused; a move out of turn caught, read back, ruled for the player on turn
+or answered for a third player. "Short words" (:data:`WORDS`: "six", "draw", "yes"...)
+are said by every player on turn and out of turn after the third move and after the last.
+
 ``--rooms`` plays the same in the room bench's rooms (tests/bench/rooms.py: pyroomacoustics,
 when it is installed), each player at a seat round a phone lying on the table, 0.8 to 1.6 m
 away; the name and the moves are heard from that seat, so the voices are enrolled in the
 room as the name round hears them. The tuning rooms come first; the held-out rooms are
-reported apart and never used for a choice. Whether the room rings (the table then reads
-another voice back rather than refusing a move) is what the table's room meter measures
-from the names and first moves (host/speech/room.py). ``--sweep`` prints the figures for a grid of thresholds
-(the "unsure" band: :data:`~host.speech.voiceprint.MIN_SCORE` and ``MIN_MARGIN``).
-Speed: the encoder's size, load time, CPU per second of audio and latency.
+reported apart and never used for a choice. The room's RT60 is what the table's room meter
+measures from the names and first moves (host/speech/room.py; dry speech with no noise
+floor between words may leave it unmeasured: the table then takes the most ringing room's
+margin). ``--sweep`` prints the figures for a grid of thresholds (the "unsure" band:
+:data:`~host.speech.voiceprint.MIN_SCORE` and ``MIN_MARGIN``); ``--sure`` for a grid of the
+table's sure margins (:data:`SURE_GRID`). ``--seats``: players at each table (4).
+Speed: the encoder's size, load time, CPU per second of audio and latency;
+``--latency`` only end of speech to ruling with voices and without (:func:`latency`).
 """
 
 from __future__ import annotations
