@@ -337,7 +337,7 @@ class StreamListener(ABC):
         table = self.referee.table(self.session_id)
         confirming = self.listening == CONFIRMING
         return self.who_spoke.judge(
-            hearing, table, reading.meaning, confirming=confirming, rings=self._rings()
+            hearing, table, reading.meaning, confirming=confirming, rt60=self.room.rt60
         )
 
     def _voice_unanswered(self, hearing: Hearing) -> Voiced | None:
