@@ -142,6 +142,9 @@ class Endpointer:
         self._heard: list[bytes] = []
         self._heard_from = 0.0
         self._decoding = False
+        #: In a room that rings: frames this many dB below the utterance's loudest are its
+        #: tail, not speech (None: whatever the voice activity detector says). A candidate.
+        self.tail_db: float | None = None
 
     # --- public API ---
 
@@ -293,6 +296,8 @@ class Endpointer:
         utt = self._utt
         samples = as_int16(block)
         spans = self.vad.speech(samples, self.time)
+        if self.tail_db is not None:
+            spans = self._without_tail(samples, spans)
         for span_start, span_end in spans:
             if utt.first_speech is None:
                 utt.first_speech = span_start
@@ -374,6 +379,26 @@ class Endpointer:
                 enough = how == "complete"
             if enough and now - utt.text_changed >= self.EARLY_STABLE_S:
                 self._end(forced=False)
+
+    def _without_tail(
+        self, samples: npt.NDArray[np.int16], spans: list[tuple[float, float]]
+    ) -> list[tuple[float, float]]:
+        """``spans`` without the 10 ms frames :attr:`tail_db` or more below the loudest of
+        the utterance so far: in a room that rings the voice activity detector hears a
+        word's reverberant tail as speech, which held the end of the utterance back."""
+        if not spans:
+            return spans
+        frame = self._frame_bytes // SAMPLE_WIDTH
+        levels = frame_levels(samples.astype(np.float64), frame)
+        peak = max([*self._utt.speech_levels, float(levels.max())])
+        floor = peak * 10 ** (-(self.tail_db or 0.0) / 20)
+        start, kept = self.time, []
+        for a, b in spans:
+            for i, level in enumerate(levels):
+                lo, hi = start + i * self.FRAME_S, start + (i + 1) * self.FRAME_S
+                if level >= floor and lo < b and hi > a:
+                    kept.append((max(a, lo), min(b, hi)))
+        return kept
 
     def _measure(self, samples: npt.NDArray[np.int16], spans: list[tuple[float, float]]) -> None:
         """Keep the block's frame levels for the noise floor, and those inside speech for the

@@ -28,7 +28,9 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from host.speech.audio import SAMPLE_RATE, SAMPLE_WIDTH
+import numpy as np
+
+from host.speech.audio import SAMPLE_RATE, SAMPLE_WIDTH, as_int16, frame_levels
 from host.speech.hearing import Alternative, Segment, WordTiming
 from host.speech.model import SpeechModel, import_pocketsphinx
 from host.speech.recognizer import GrammarRecognizer
@@ -95,6 +97,9 @@ LENIENT_TALK_WEIGHT: float | None = 1e-20
 #: A sentence of talk still fits words far better, and anything right after talk is taken
 #: for a reply to it in such a room. Measured in tests/bench/bench_room.py (docs/speech.md).
 RINGING_TALK_WEIGHT = 1e-20
+#: The lenient gate's talk prior in a room that rings (None: :data:`LENIENT_TALK_WEIGHT`).
+#: A bench candidate.
+RINGING_LENIENT_WEIGHT: float | None = None
 LENIENT_EXTRA_WORDS = 1
 
 #: In a room that rings, keep a phrase the gate heard as talk of at most
@@ -105,6 +110,33 @@ LENIENT_EXTRA_WORDS = 1
 #: one", read back, and someone's "yes" put Ann out. Kept for the bench
 #: (tests/bench/bench_room.py ``--chain room-near``; docs/speech.md "Hearing in a room").
 RINGING_NEAR_TALK = False
+
+
+#: How the decoders normalise the cepstral mean in a room that rings: "live" (the mean
+#: carried over from the utterances before, as everywhere) or "batch" (the utterance's own
+#: mean: the whole utterance decoded again at its end, :class:`_Batch`). A bench candidate.
+RINGING_CMN = "live"
+#: With "batch", the room's tail after the utterance's last loud frame (within this many dB
+#: of its loudest) is left out of what the twins decode (None: decoded). A bench candidate.
+RINGING_TRIM_DB: float | None = None
+
+
+def without_tail(pcm: bytes, within_db: float, margin_s: float = 0.05, pause_s: float = 0.3) -> bytes:
+    """``pcm`` (an utterance, with its lead-in) up to ``margin_s`` after its last 10 ms frame
+    within ``within_db`` of its loudest, then ``pause_s`` of its own lead-in (the room's
+    floor) for the decoder's closing silence: the room's tail, which a decoder hears as more
+    words, left out."""
+    x = as_int16(pcm).astype(np.float64)
+    frame = round(SAMPLE_RATE * _FRAME_S)
+    levels = frame_levels(x[: x.size - x.size % frame], frame)
+    if levels.size < 10:
+        return pcm
+    db = 20 * np.log10(np.maximum(levels, 1e-3))
+    loud = np.nonzero(db >= db.max() - within_db)[0]
+    cut = min(x.size, (int(loud[-1]) + 1) * frame + round(margin_s * SAMPLE_RATE))
+    quiet = int(np.argmin(db[: max(1, int(loud[0]))])) * frame
+    pause = x[quiet : quiet + round(pause_s * SAMPLE_RATE)]
+    return np.concatenate([x[:cut], pause]).astype("<i2").tobytes()
 
 
 def gate_jsgf(phrases: list[str], talk: list[str], weight: float = TALK_WEIGHT) -> str:
@@ -182,18 +214,29 @@ def decoder_config(model: SpeechModel, sample_rate: int, *, phone: bool = False)
         config["cmninit"] = PHONE_CMN_INIT
     elif sample_rate == SAMPLE_RATE:
         config["cmninit"] = TABLE_CMN_INIT
+    front = dict(FRONT_END)
     if sample_rate < SAMPLE_RATE:
-        # A 256-point FFT covers the 25.6 ms window at 8 kHz. The model's feat.params
-        # override -upperf given on the config, so point the decoder at an edited copy.
+        # A 256-point FFT covers the 25.6 ms window at 8 kHz.
         config["nfft"] = 256
-        config["featparams"] = str(_narrowband_feat_params(model.path, NARROWBAND_UPPERF))
+        front["upperf"] = str(NARROWBAND_UPPERF)
+    if front:
+        # The model's feat.params override these given on the config: an edited copy.
+        config["featparams"] = str(_feat_params(model.path, tuple(sorted(front.items()))))
     return config
 
 
-@lru_cache(maxsize=4)
-def _narrowband_feat_params(hmm: Path, upperf: int) -> Path:
+#: Front-end settings over the model's feat.params ("-remove_noise": "no"), for every
+#: decoder made from now on (a bench trying a candidate).
+FRONT_END: dict[str, str] = {}
+
+
+@lru_cache(maxsize=8)
+def _feat_params(hmm: Path, edits: tuple[tuple[str, str], ...]) -> Path:
     text = (hmm / "feat.params").read_text()
-    text = re.sub(r"(?m)^-upperf\s+\S+", f"-upperf {upperf}", text)
+    for key, value in edits:
+        line = f"-{key} {value}"
+        text, found = re.subn(rf"(?m)^-{key}\s+\S+", line, text)
+        text += "" if found else f"\n{line}\n"
     path = Path(tempfile.mkdtemp(prefix="gamehost-sphinx-")) / "feat.params"
     path.write_text(text)
     return path
@@ -231,6 +274,36 @@ class _Gate:
         return _text(self.decoder)
 
 
+def _gate_weights(gates: int, rings: bool) -> list[float]:
+    """The talk priors of the strict gate and its lenient twin (if any), in a room that
+    rings or not."""
+    if rings:
+        lenient = RINGING_LENIENT_WEIGHT if RINGING_LENIENT_WEIGHT is not None else LENIENT_TALK_WEIGHT
+        return [RINGING_TALK_WEIGHT, lenient or 0.0][:gates]
+    return [TALK_WEIGHT, LENIENT_TALK_WEIGHT or 0.0][:gates]
+
+
+class _Batch:
+    """A twin of a streaming decoder that decodes a whole utterance at once, so that its
+    cepstral mean is the utterance's own: pocketsphinx uses the model's batch CMN only on
+    audio given as one whole utterance (a decoder fed in blocks switches to live CMN)."""
+
+    def __init__(self, config: Any) -> None:
+        self.config = config
+        self.decoder: Any = None
+        self.searches: dict[str, str] = {}
+
+    def decode(self, model: SpeechModel, grammar: str, pcm: bytes) -> Any:
+        """The twin decoder after decoding ``pcm`` against the JSGF ``grammar``."""
+        if self.decoder is None:
+            self.decoder = SphinxRecognizer.new_decoder(model, self.config)
+        self.decoder.activate_search(_search(self.decoder, self.searches, grammar))
+        self.decoder.start_utt()
+        self.decoder.process_raw(pcm, False, True)
+        self.decoder.end_utt()
+        return self.decoder
+
+
 class SphinxRecognizer(GrammarRecognizer):
     """pocketsphinx decoding one utterance at a time against the current phrase list, with
     a gate decoder on the same audio when there are talk words (see the module notes)."""
@@ -262,6 +335,8 @@ class SphinxRecognizer(GrammarRecognizer):
         self._audio: list[bytes] = []  # the utterance so far, decoded again after a probe
         self._compiled: tuple[list[str], list[str]] | None = None  # what the grammars were made of
         self._rings = False  # the room rings (room_rings), for RINGING_NEAR_TALK
+        # Whole-utterance twins of the phrase decoder and the gates (RINGING_CMN "batch").
+        self._batches = [_Batch(self._config), *(_Batch(g.config) for g in self._gates)]
         super().__init__(
             model,
             sample_rate,
@@ -310,12 +385,13 @@ class SphinxRecognizer(GrammarRecognizer):
         return decoder
 
     def room_rings(self, rings: bool) -> None:
-        # The strict gate's talk prior, from the next utterance on (reset() activates it).
+        # The gates' talk priors, from the next utterance on (reset() activates them).
         self._rings = rings
-        weight = RINGING_TALK_WEIGHT if rings else TALK_WEIGHT
-        if weight == self._gates[0].weight:
+        weights = _gate_weights(len(self._gates), rings)
+        if weights == [g.weight for g in self._gates]:
             return
-        self._gates[0].weight = weight
+        for gate, weight in zip(self._gates, weights, strict=True):
+            gate.weight = weight
         if self._compiled is not None:
             self._compile(*self._compiled)
             if self._fed == 0:  # no audio of this utterance yet: listen so from now
@@ -390,7 +466,7 @@ class SphinxRecognizer(GrammarRecognizer):
         # As finish() will judge it.
         return super().heard_as_phrase(talk, phrase) or (self._gate is not None and self._kept(talk, phrase))
 
-    def _kept(self, talk: str, phrase: str) -> bool:
+    def _kept(self, talk: str, phrase: str, gate_texts: list[str] | None = None) -> bool:
         """Whether the lenient gate keeps ``phrase`` that the gate heard as ``talk``: a move
         said in a voice the model fits poorly, as many words of talk as the phrase (give or
         take), and only the strict prior makes it talk. In a room that rings, as many words
@@ -399,7 +475,10 @@ class SphinxRecognizer(GrammarRecognizer):
             return False
         if self._rings and RINGING_NEAR_TALK:
             return True
-        return len(self._gates) > 1 and self._gates[1].text() == phrase
+        lenient = gate_texts[1] if gate_texts is not None and len(gate_texts) > 1 else None
+        if lenient is None and len(self._gates) > 1:
+            lenient = self._gates[1].text()
+        return lenient == phrase
 
     def phrase_final(self) -> str:
         # pocketsphinx reads a final-state path only at end_utt: end the phrase decoder's
@@ -422,21 +501,38 @@ class SphinxRecognizer(GrammarRecognizer):
         for decoder in self._listening():
             decoder.end_utt()
         self._in_utt = False
-        alternatives = self._alternatives(base)
+        decoder, gate_texts = self._decoded()
+        alternatives = self._alternatives(base, decoder)
         talk = near_talk = ""
         if self._gate is not None:
-            strict = self._gates[0].text()
+            strict = gate_texts[0]
             if strict and strict not in (self._phrases or ()):
                 talk = strict
             phrase = " ".join(alternatives[0].tokens) if alternatives else ""
-            if talk and self._kept(talk, phrase):
+            if talk and self._kept(talk, phrase, gate_texts):
                 talk, near_talk = "", talk
         segment = Segment(alternatives, talk=talk, near_talk=near_talk)
         self.reset()
         return segment
 
-    def _alternatives(self, base: float) -> list[Alternative]:
-        hyp = self._decoder.hyp()
+    def _decoded(self) -> tuple[Any, list[str]]:
+        """The phrase decoder that heard the utterance just ended and the gates' texts: the
+        streaming decoders', or in a room that rings with :data:`RINGING_CMN` "batch", their
+        whole-utterance twins' (the utterance's own cepstral mean)."""
+        gates = [g.text() if g.active is not None else "" for g in self._gates]
+        if not (self._rings and RINGING_CMN == "batch" and self._audio and self._grammar is not None):
+            return self._decoder, gates
+        pcm = b"".join(self._audio)
+        if RINGING_TRIM_DB is not None:
+            pcm = without_tail(pcm, RINGING_TRIM_DB)
+        decoder = self._batches[0].decode(self.model, self._grammar, pcm)
+        for i, (batch, grammar) in enumerate(zip(self._batches[1:], self._gate_grammars, strict=True)):
+            if grammar is not None and self._gates[i].active is not None:
+                gates[i] = _text(batch.decode(self.model, grammar, pcm))
+        return decoder, gates
+
+    def _alternatives(self, base: float, decoder: Any) -> list[Alternative]:
+        hyp = decoder.hyp()
         if hyp is None or not str(hyp.hypstr).strip():
             return []
         words = [
@@ -446,13 +542,13 @@ class SphinxRecognizer(GrammarRecognizer):
                 end=base + (seg.end_frame + 1) * _FRAME_S,
                 confidence=min(1.0, max(0.0, float(seg.prob))) if self.word_confidences else None,
             )
-            for seg in self._decoder.seg()
+            for seg in decoder.seg()
             if _is_word(str(seg.word))
         ]
         best_text = " ".join(str(hyp.hypstr).split())
         scores = {best_text: _log_score(hyp.score)}
         if self.max_alternatives > 1:
-            for i, entry in enumerate(self._decoder.nbest() or ()):  # None: no lattice
+            for i, entry in enumerate(decoder.nbest() or ()):  # None: no lattice
                 if i >= _NBEST_SCAN or len(scores) >= self.max_alternatives:
                     break
                 if entry is None:  # the iterator yields None for a failed path
