@@ -46,7 +46,19 @@ class _Utterance:
     speech_levels: list[float] = field(default_factory=list)  # RMS of the frames the VAD called speech
     text_changed: float = 0.0
     probed_at: float | None = None  # last_speech when the decoder was last asked to finish
+    peak: float = 0.0  # the loudest frame RMS of its speech so far (Endpointer.tail_db)
+    tail_low: float | None = None  # the lowest frame RMS since its last loud frame
 
+
+#: In a room that rings (:meth:`Endpointer.room_rings`), a 10 ms frame this many dB below
+#: the loudest of the utterance so far, falling from it, is the word's reverberant tail, not
+#: speech: the voice activity detector hears the tail as speech, which held the end of a
+#: move back by its tail (living room, RT60 0.6 s: end of the dry speech to the end
+#: decided, p50 0.41 -> 0.30 s). None: as the detector says. Measured in
+#: tests/bench/bench_room.py (docs/speech.md "Hearing in a room").
+RINGING_TAIL_DB: float | None = 15.0
+#: A rise of this much (RMS ratio, 6 dB) out of a word's tail is the next sound, not the room.
+TAIL_RISE = 2.0
 
 #: Trailing silence that ends an utterance whose text is a complete phrase no other phrase
 #: extends ("fifty three"): long enough to bridge a stop consonant's closure, short enough
@@ -142,8 +154,8 @@ class Endpointer:
         self._heard: list[bytes] = []
         self._heard_from = 0.0
         self._decoding = False
-        #: In a room that rings: frames this many dB below the utterance's loudest are its
-        #: tail, not speech (None: whatever the voice activity detector says). A candidate.
+        #: Frames this many dB below the utterance's loudest, falling from it, are its tail,
+        #: not speech (None: whatever the voice activity detector says; :meth:`room_rings`).
         self.tail_db: float | None = None
 
     # --- public API ---
@@ -200,6 +212,12 @@ class Endpointer:
                     # Anything captured while muted, or half an utterance before it, is
                     # not the player's answer to what the host just said.
                     self._discard()
+
+    def room_rings(self, rings: bool) -> None:
+        """Hear as a room that rings needs (``rings``) or not: a word's tail is not speech
+        (:data:`RINGING_TAIL_DB`), and the recogniser's own (``room_rings``)."""
+        self.tail_db = RINGING_TAIL_DB if rings else None
+        self.recognizer.room_rings(rings)
 
     def set_phrases(self, phrases: Iterable[str] | None, talk: Iterable[str] = ()) -> None:
         """Change the grammar (and the words talk decodes as) now, or at the end of the
@@ -386,18 +404,22 @@ class Endpointer:
         """``spans`` without the 10 ms frames :attr:`tail_db` or more below the loudest of
         the utterance so far: in a room that rings the voice activity detector hears a
         word's reverberant tail as speech, which held the end of the utterance back."""
-        if not spans:
-            return spans
+        utt = self._utt
         frame = self._frame_bytes // SAMPLE_WIDTH
         levels = frame_levels(samples.astype(np.float64), frame)
-        peak = max([*self._utt.speech_levels, float(levels.max())])
-        floor = peak * 10 ** (-(self.tail_db or 0.0) / 20)
+        below = 10 ** (-(self.tail_db or 0.0) / 20)
         start, kept = self.time, []
-        for a, b in spans:
-            for i, level in enumerate(levels):
-                lo, hi = start + i * self.FRAME_S, start + (i + 1) * self.FRAME_S
-                if level >= floor and lo < b and hi > a:
-                    kept.append((max(a, lo), min(b, hi)))
+        for i, level in enumerate(levels):
+            lo, hi = start + i * self.FRAME_S, start + (i + 1) * self.FRAME_S
+            inside = [(max(a, lo), min(b, hi)) for a, b in spans if lo < b and hi > a]
+            if inside:
+                utt.peak = max(utt.peak, level)
+            if level >= utt.peak * below:
+                utt.tail_low = None  # loud: the word itself
+            elif utt.tail_low is None or level <= utt.tail_low * TAIL_RISE:
+                utt.tail_low = level if utt.tail_low is None else min(utt.tail_low, level)
+                continue  # falling from the word: its tail
+            kept += inside
         return kept
 
     def _measure(self, samples: npt.NDArray[np.int16], spans: list[tuple[float, float]]) -> None:

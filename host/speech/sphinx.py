@@ -400,7 +400,13 @@ class SphinxRecognizer(GrammarRecognizer):
     def _compile(self, phrases: list[str], talk: list[str]) -> str:
         self._compiled = (phrases, talk)
         loop = talk_words(talk, phrases, self.model.dictionary)
-        self._gate_grammars = [gate_jsgf(phrases, loop, g.weight) if loop else None for g in self._gates]
+        # A lenient twin with the strict gate's prior (a room that rings) would hear the
+        # same: it does not listen then, a third of the CPU less.
+        weights = [g.weight for g in self._gates]
+        self._gate_grammars = [
+            gate_jsgf(phrases, loop, w) if loop and w not in weights[:i] else None
+            for i, w in enumerate(weights)
+        ]
         if not phrases:
             # Only talk to listen for: the phrase decoder's grammar must still accept something.
             phrases = loop[:1]

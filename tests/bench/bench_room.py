@@ -3,7 +3,8 @@
 Run: python tests/bench/bench_room.py [--rooms tuning|held-out|all|den,living,...]
      [--voices piper,piper-fast,...] [--noise quiet,babble10,white20,fan20] [--lang en,ko]
      [--quick] [--no-talk] [--moves N] [--games ...] [--corpus FILE.yaml] [--dump FILE.jsonl]
-     [--show N] [--dry] [--chain today,room,room-near] [--dereverb RT60|room|measured|wpe] [--talk-weight W]
+     [--show N] [--dry] [--chain today,room,room-near,room-before]
+     [--dereverb RT60|room|measured|wpe] [--talk-weight W]
 
 The games of tests/bench/bench_table_talk.py (every kind, a move, then a sentence of table
 talk and someone's "yes"), said from the players' seats in rooms simulated by
@@ -53,7 +54,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from games.base import find_game
 from host.listening import listener as listening
 from host.listening.listener import Listener
-from host.speech import dereverb, sphinx
+from host.speech import dereverb, endpointer, sphinx
 from host.speech.audio import SAMPLE_RATE, as_int16
 from host.speech.model import load_model
 from tests.bench import rooms
@@ -204,16 +205,20 @@ def candidates(args: argparse.Namespace, room: Room | None) -> Callable[[Listene
 
 TODAY = {"RINGS_RT60": listening.RINGS_RT60}
 NEAR_TALK = sphinx.RINGING_NEAR_TALK
-CHAINS = ("today", "room", "room-near")
+TAIL_DB = endpointer.RINGING_TAIL_DB
+CHAINS = ("today", "room", "room-near", "room-before")
 
 
 def use_chain(chain: str) -> None:
     """Hear as ``chain`` says: "today" is the hearing before issue 40 (no room rules),
-    "room-near" the room rules with near talk kept in a ringing room (a candidate)."""
+    "room-near" the room rules with near talk kept in a ringing room (a candidate),
+    "room-before" the room rules before the tuning of docs/speech.md (a word's tail was
+    speech to the end-pointer)."""
     if chain not in CHAINS:
         raise SystemExit(f"unknown chain {chain!r}")
     listening.RINGS_RT60 = math.inf if chain == "today" else TODAY["RINGS_RT60"]
     sphinx.RINGING_NEAR_TALK = chain == "room-near" or NEAR_TALK
+    endpointer.RINGING_TAIL_DB = None if chain == "room-before" else TAIL_DB
 
 
 def pick_rooms(spec: str) -> list[Room]:
@@ -251,7 +256,8 @@ def main() -> None:
         "--chain",
         default="today,room",
         help="today (the hearing before issue 40), room (as the host hears now), room-near "
-        "(the room with near talk kept in a ringing room, a candidate)",
+        "(the room with near talk kept in a ringing room, a candidate), room-before (the room "
+        "before the end-pointer knew a word's tail)",
     )
     parser.add_argument("--talk-weight", type=float, help="sphinx.TALK_WEIGHT")
     parser.add_argument("--dereverb", help="RT60 in s for the dereverberator, or 'room' (the room's own)")
