@@ -482,7 +482,7 @@ class SphinxRecognizer(GrammarRecognizer):
         if self._rings and RINGING_NEAR_TALK:
             return True
         lenient = gate_texts[1] if gate_texts is not None and len(gate_texts) > 1 else None
-        if lenient is None and len(self._gates) > 1:
+        if lenient is None and len(self._gates) > 1 and self._gates[1].active is not None:
             lenient = self._gates[1].text()
         return lenient == phrase
 
