@@ -28,9 +28,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
-from host.speech.audio import SAMPLE_RATE, SAMPLE_WIDTH, as_int16, frame_levels
+from host.speech.audio import SAMPLE_RATE, SAMPLE_WIDTH
 from host.speech.hearing import Alternative, Segment, WordTiming
 from host.speech.model import SpeechModel, import_pocketsphinx
 from host.speech.recognizer import GrammarRecognizer
@@ -97,8 +95,10 @@ LENIENT_TALK_WEIGHT: float | None = 1e-20
 #: A sentence of talk still fits words far better, and anything right after talk is taken
 #: for a reply to it in such a room. Measured in tests/bench/bench_room.py (docs/speech.md).
 RINGING_TALK_WEIGHT = 1e-20
-#: The lenient gate's talk prior in a room that rings (None: :data:`LENIENT_TALK_WEIGHT`).
-#: A bench candidate.
+#: The lenient gate's talk prior in a room that rings (None: the strict gate's, and then it
+#: does not listen). Not kept: at 1e-60 it turned dropped moves into read-backs, not moves
+#: ruled, and read 4 sentences in 40 back (tests/bench/bench_room.py ``--ringing-lenient``,
+#: docs/speech.md "Hearing in a room").
 RINGING_LENIENT_WEIGHT: float | None = None
 LENIENT_EXTRA_WORDS = 1
 
@@ -110,33 +110,6 @@ LENIENT_EXTRA_WORDS = 1
 #: one", read back, and someone's "yes" put Ann out. Kept for the bench
 #: (tests/bench/bench_room.py ``--chain room-near``; docs/speech.md "Hearing in a room").
 RINGING_NEAR_TALK = False
-
-
-#: How the decoders normalise the cepstral mean in a room that rings: "live" (the mean
-#: carried over from the utterances before, as everywhere) or "batch" (the utterance's own
-#: mean: the whole utterance decoded again at its end, :class:`_Batch`). A bench candidate.
-RINGING_CMN = "live"
-#: With "batch", the room's tail after the utterance's last loud frame (within this many dB
-#: of its loudest) is left out of what the twins decode (None: decoded). A bench candidate.
-RINGING_TRIM_DB: float | None = None
-
-
-def without_tail(pcm: bytes, within_db: float, margin_s: float = 0.05, pause_s: float = 0.3) -> bytes:
-    """``pcm`` (an utterance, with its lead-in) up to ``margin_s`` after its last 10 ms frame
-    within ``within_db`` of its loudest, then ``pause_s`` of its own lead-in (the room's
-    floor) for the decoder's closing silence: the room's tail, which a decoder hears as more
-    words, left out."""
-    x = as_int16(pcm).astype(np.float64)
-    frame = round(SAMPLE_RATE * _FRAME_S)
-    levels = frame_levels(x[: x.size - x.size % frame], frame)
-    if levels.size < 10:
-        return pcm
-    db = 20 * np.log10(np.maximum(levels, 1e-3))
-    loud = np.nonzero(db >= db.max() - within_db)[0]
-    cut = min(x.size, (int(loud[-1]) + 1) * frame + round(margin_s * SAMPLE_RATE))
-    quiet = int(np.argmin(db[: max(1, int(loud[0]))])) * frame
-    pause = x[quiet : quiet + round(pause_s * SAMPLE_RATE)]
-    return np.concatenate([x[:cut], pause]).astype("<i2").tobytes()
 
 
 def gate_jsgf(phrases: list[str], talk: list[str], weight: float = TALK_WEIGHT) -> str:
@@ -225,8 +198,9 @@ def decoder_config(model: SpeechModel, sample_rate: int, *, phone: bool = False)
     return config
 
 
-#: Front-end settings over the model's feat.params ("-remove_noise": "no"), for every
-#: decoder made from now on (a bench trying a candidate).
+#: Front-end settings over the model's feat.params ({"remove_noise": "no"}), for every
+#: decoder made from now on (a bench trying a candidate, ``--front``: without noise removal
+#: 4 fewer moves right in 40 in the living room).
 FRONT_END: dict[str, str] = {}
 
 
@@ -283,27 +257,6 @@ def _gate_weights(gates: int, rings: bool) -> list[float]:
     return [TALK_WEIGHT, LENIENT_TALK_WEIGHT or 0.0][:gates]
 
 
-class _Batch:
-    """A twin of a streaming decoder that decodes a whole utterance at once, so that its
-    cepstral mean is the utterance's own: pocketsphinx uses the model's batch CMN only on
-    audio given as one whole utterance (a decoder fed in blocks switches to live CMN)."""
-
-    def __init__(self, config: Any) -> None:
-        self.config = config
-        self.decoder: Any = None
-        self.searches: dict[str, str] = {}
-
-    def decode(self, model: SpeechModel, grammar: str, pcm: bytes) -> Any:
-        """The twin decoder after decoding ``pcm`` against the JSGF ``grammar``."""
-        if self.decoder is None:
-            self.decoder = SphinxRecognizer.new_decoder(model, self.config)
-        self.decoder.activate_search(_search(self.decoder, self.searches, grammar))
-        self.decoder.start_utt()
-        self.decoder.process_raw(pcm, False, True)
-        self.decoder.end_utt()
-        return self.decoder
-
-
 class SphinxRecognizer(GrammarRecognizer):
     """pocketsphinx decoding one utterance at a time against the current phrase list, with
     a gate decoder on the same audio when there are talk words (see the module notes)."""
@@ -335,8 +288,6 @@ class SphinxRecognizer(GrammarRecognizer):
         self._audio: list[bytes] = []  # the utterance so far, decoded again after a probe
         self._compiled: tuple[list[str], list[str]] | None = None  # what the grammars were made of
         self._rings = False  # the room rings (room_rings), for RINGING_NEAR_TALK
-        # Whole-utterance twins of the phrase decoder and the gates (RINGING_CMN "batch").
-        self._batches = [_Batch(self._config), *(_Batch(g.config) for g in self._gates)]
         super().__init__(
             model,
             sample_rate,
@@ -507,8 +458,8 @@ class SphinxRecognizer(GrammarRecognizer):
         for decoder in self._listening():
             decoder.end_utt()
         self._in_utt = False
-        decoder, gate_texts = self._decoded()
-        alternatives = self._alternatives(base, decoder)
+        gate_texts = [g.text() if g.active is not None else "" for g in self._gates]
+        alternatives = self._alternatives(base)
         talk = near_talk = ""
         if self._gate is not None:
             strict = gate_texts[0]
@@ -521,24 +472,8 @@ class SphinxRecognizer(GrammarRecognizer):
         self.reset()
         return segment
 
-    def _decoded(self) -> tuple[Any, list[str]]:
-        """The phrase decoder that heard the utterance just ended and the gates' texts: the
-        streaming decoders', or in a room that rings with :data:`RINGING_CMN` "batch", their
-        whole-utterance twins' (the utterance's own cepstral mean)."""
-        gates = [g.text() if g.active is not None else "" for g in self._gates]
-        if not (self._rings and RINGING_CMN == "batch" and self._audio and self._grammar is not None):
-            return self._decoder, gates
-        pcm = b"".join(self._audio)
-        if RINGING_TRIM_DB is not None:
-            pcm = without_tail(pcm, RINGING_TRIM_DB)
-        decoder = self._batches[0].decode(self.model, self._grammar, pcm)
-        for i, (batch, grammar) in enumerate(zip(self._batches[1:], self._gate_grammars, strict=True)):
-            if grammar is not None and self._gates[i].active is not None:
-                gates[i] = _text(batch.decode(self.model, grammar, pcm))
-        return decoder, gates
-
-    def _alternatives(self, base: float, decoder: Any) -> list[Alternative]:
-        hyp = decoder.hyp()
+    def _alternatives(self, base: float) -> list[Alternative]:
+        hyp = self._decoder.hyp()
         if hyp is None or not str(hyp.hypstr).strip():
             return []
         words = [
@@ -548,13 +483,13 @@ class SphinxRecognizer(GrammarRecognizer):
                 end=base + (seg.end_frame + 1) * _FRAME_S,
                 confidence=min(1.0, max(0.0, float(seg.prob))) if self.word_confidences else None,
             )
-            for seg in decoder.seg()
+            for seg in self._decoder.seg()
             if _is_word(str(seg.word))
         ]
         best_text = " ".join(str(hyp.hypstr).split())
         scores = {best_text: _log_score(hyp.score)}
         if self.max_alternatives > 1:
-            for i, entry in enumerate(decoder.nbest() or ()):  # None: no lattice
+            for i, entry in enumerate(self._decoder.nbest() or ()):  # None: no lattice
                 if i >= _NBEST_SCAN or len(scores) >= self.max_alternatives:
                     break
                 if entry is None:  # the iterator yields None for a failed path

@@ -229,10 +229,6 @@ def use_chain(chain: str) -> None:
 
 def set_candidates(args: argparse.Namespace) -> None:
     """The hearing candidates of docs/speech.md "Hearing in a room" the flags name."""
-    if args.ringing_cmn is not None:
-        sphinx.RINGING_CMN = args.ringing_cmn
-    if args.trim_db is not None:
-        sphinx.RINGING_TRIM_DB = args.trim_db
     if args.ringing_weight is not None:
         sphinx.RINGING_TALK_WEIGHT = args.ringing_weight
     if args.ringing_lenient is not None:
@@ -369,8 +365,6 @@ def main() -> None:
     parser.add_argument("--dereverb", help="RT60 in s for the dereverberator, or 'room' (the room's own)")
     parser.add_argument("--dr-floor", type=float, help="dereverb.FLOOR_DB")
     parser.add_argument("--dr-strength", type=float, help="dereverb.STRENGTH")
-    parser.add_argument("--ringing-cmn", choices=("live", "batch"), help="sphinx.RINGING_CMN")
-    parser.add_argument("--trim-db", type=float, help="sphinx.RINGING_TRIM_DB (with --ringing-cmn batch)")
     parser.add_argument("--ringing-weight", type=float, help="sphinx.RINGING_TALK_WEIGHT")
     parser.add_argument("--ringing-lenient", type=float, help="sphinx.RINGING_LENIENT_WEIGHT")
     parser.add_argument("--tail-db", type=float, help="endpointer.RINGING_TAIL_DB (0: off)")
