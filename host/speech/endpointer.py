@@ -53,11 +53,13 @@ class _Utterance:
 
 #: In a room that rings (:meth:`Endpointer.room_rings`), a 10 ms frame this many dB below
 #: the loudest of the utterance so far, falling from it, is the word's reverberant tail, not
-#: speech: the voice activity detector hears the tail as speech, which held the end of a
-#: move back by its tail (living room, RT60 0.6 s: end of the dry speech to the end
-#: decided, p50 0.41 -> 0.30 s). None: as the detector says. Measured in
-#: tests/bench/bench_room.py (docs/speech.md "Hearing in a room").
-RINGING_TAIL_DB: float | None = 15.0
+#: speech (the voice activity detector hears the tail as speech, which holds the end of a
+#: move back). Measured and kept off (None: as the detector says): with 15 dB the end of
+#: the dry speech to ruling fell from p50 0.44 to 0.29 s in the living room, but short
+#: moves ("eight", "ten", "six") were read back more often, decided before the decoder had
+#: heard what follows them (tests/bench/bench_room.py ``--chain room,room-tail``;
+#: docs/speech.md "Hearing in a room").
+RINGING_TAIL_DB: float | None = None
 #: A rise of this much (RMS ratio, 6 dB) out of a word's tail is the next sound, not the room.
 TAIL_RISE = 2.0
 #: An utterance ended before its tail did: sound this long after its end is measured

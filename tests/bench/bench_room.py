@@ -3,7 +3,7 @@
 Run: python tests/bench/bench_room.py [--rooms tuning|held-out|all|den,living,...]
      [--voices piper,piper-fast,...] [--noise quiet,babble10,white20,fan20] [--lang en,ko]
      [--quick] [--no-talk] [--moves N] [--games ...] [--corpus FILE.yaml] [--dump FILE.jsonl]
-     [--show N] [--dry] [--chain today,room,room-near,room-before]
+     [--show N] [--dry] [--chain today,room,room-near,room-tail]
      [--dereverb RT60|room|measured|wpe] [--talk-weight W]
 
 The games of tests/bench/bench_table_talk.py (every kind, a move, then a sentence of table
@@ -212,19 +212,20 @@ def candidates(args: argparse.Namespace, room: Room | None) -> Callable[[Listene
 TODAY = {"RINGS_RT60": listening.RINGS_RT60}
 NEAR_TALK = sphinx.RINGING_NEAR_TALK
 TAIL = {"db": endpointer.RINGING_TAIL_DB}
-CHAINS = ("today", "room", "room-near", "room-before")
+TAIL_CANDIDATE_DB = 15.0
+CHAINS = ("today", "room", "room-near", "room-tail")
 
 
 def use_chain(chain: str) -> None:
     """Hear as ``chain`` says: "today" is the hearing before issue 40 (no room rules),
     "room-near" the room rules with near talk kept in a ringing room (a candidate),
-    "room-before" the room rules before the tuning of docs/speech.md (a word's tail was
-    speech to the end-pointer)."""
+    "room-tail" the room rules with a word's tail not speech to the end-pointer (a
+    candidate, ``endpointer.RINGING_TAIL_DB``)."""
     if chain not in CHAINS:
         raise SystemExit(f"unknown chain {chain!r}")
     listening.RINGS_RT60 = math.inf if chain == "today" else TODAY["RINGS_RT60"]
     sphinx.RINGING_NEAR_TALK = chain == "room-near" or NEAR_TALK
-    endpointer.RINGING_TAIL_DB = None if chain == "room-before" else TAIL["db"]
+    endpointer.RINGING_TAIL_DB = TAIL_CANDIDATE_DB if chain == "room-tail" else TAIL["db"]
 
 
 def set_candidates(args: argparse.Namespace) -> None:
@@ -358,8 +359,8 @@ def main() -> None:
         "--chain",
         default="today,room",
         help="today (the hearing before issue 40), room (as the host hears now), room-near "
-        "(the room with near talk kept in a ringing room, a candidate), room-before (the room "
-        "before the end-pointer knew a word's tail)",
+        "(the room with near talk kept in a ringing room, a candidate), room-tail (the room "
+        "with a word's tail not speech to the end-pointer, a candidate)",
     )
     parser.add_argument("--talk-weight", type=float, help="sphinx.TALK_WEIGHT")
     parser.add_argument("--dereverb", help="RT60 in s for the dereverberator, or 'room' (the room's own)")
