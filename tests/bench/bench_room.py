@@ -4,7 +4,8 @@ Run: python tests/bench/bench_room.py [--rooms tuning|held-out|all|den,living,..
      [--voices piper,piper-fast,...] [--noise quiet,babble10,white20,fan20] [--lang en,ko]
      [--quick] [--no-talk] [--moves N] [--games ...] [--corpus FILE.yaml] [--dump FILE.jsonl]
      [--show N] [--dry] [--chain today,room,room-near,room-tail]
-     [--dereverb RT60|room|measured|wpe] [--talk-weight W]
+     [--dereverb RT60|room|measured|wpe] [--talk-weight W] [--screen N] [--front K=V]
+     [--decoder K=V] [--ringing-weight W] [--ringing-lenient W] [--tail-db DB]
 
 The games of tests/bench/bench_table_talk.py (every kind, a move, then a sentence of table
 talk and someone's "yes"), said from the players' seats in rooms simulated by
@@ -19,8 +20,11 @@ voices and noise with no room, the control.
 ``--chain``: ``today`` hears as the host did before issue 40 (no room rules), ``room`` as
 it does now (the room measured from what is said; in a room that rings the noisy room's
 read-back rules and the lenient talk prior), ``room-near`` as ``room`` with near talk kept
-in a ringing room (``sphinx.RINGING_NEAR_TALK``, a candidate); today and room in one run
-by default. ``--quick``:
+in a ringing room (``sphinx.RINGING_NEAR_TALK``, a candidate), ``room-tail`` as ``room``
+with a word's reverberant tail not speech to the end-pointer (``endpointer.RINGING_TAIL_DB``,
+a candidate); today and room in one run by default. ``--screen N``: a candidate screened
+fast, without the referee (:func:`screen`); ``--front``, ``--decoder``, ``--ringing-weight``,
+``--ringing-lenient``, ``--tail-db``: the candidates of docs/speech.md "Hearing in a room". ``--quick``:
 every 8th sentence of the talk corpus, 10 moves a game (a few minutes a room on 2 idle
 cores). ``--dereverb``, ``--talk-weight``: candidates measured by hand (docs/speech.md,
 "Hearing in a room").
