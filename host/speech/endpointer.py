@@ -57,7 +57,8 @@ class _Utterance:
 #: move back). Measured and kept off (None: as the detector says): with 15 dB the end of
 #: the dry speech to ruling fell from p50 0.44 to 0.29 s in the living room, but short
 #: moves ("eight", "ten", "six") were read back more often, decided before the decoder had
-#: heard what follows them (tests/bench/bench_room.py ``--chain room,room-tail``;
+#: heard what follows them, and in the kitchen "seventy" was ruled as 7, its quiet "-ty"
+#: taken for the tail (tests/bench/bench_room.py ``--chain room,room-tail``;
 #: docs/speech.md "Hearing in a room").
 RINGING_TAIL_DB: float | None = None
 #: A rise of this much (RMS ratio, 6 dB) out of a word's tail is the next sound, not the room.
