@@ -114,6 +114,11 @@ RINGING_NEAR_TALK = False
 
 def gate_jsgf(phrases: list[str], talk: list[str], weight: float = TALK_WEIGHT) -> str:
     """One whole phrase, or one or more ``talk`` words in any order: the gate's grammar."""
+    return _gate_jsgf(tuple(phrases), tuple(talk), weight)
+
+
+@lru_cache(maxsize=256)
+def _gate_jsgf(phrases: tuple[str, ...], talk: tuple[str, ...], weight: float) -> str:
     body = (
         f"/1/ <phrase> | /{weight:.30f}/ <talk>+;\n<phrase> = {_alternatives(phrases)};\n"
         f"<talk> = {_alternatives(talk)}"
@@ -142,10 +147,17 @@ def talk_words(talk: Iterable[str], phrases: Iterable[str], dictionary: Path | N
     as talk (the talk branch's prior and word penalty), while without "take", "what" or
     "game" in the loop, "take your time" had to be heard as "take it back" and "welcome,
     take a seat" as "what can i say"."""
+    return list(_talk_words(tuple(talk), tuple(phrases), dictionary))
+
+
+# The phrases change with every game state and the same lists come back (a player's turn,
+# the same moves): remembered, as a spoken card game spent a tenth of its CPU here.
+@lru_cache(maxsize=256)
+def _talk_words(talk: tuple[str, ...], phrases: tuple[str, ...], dictionary: Path | None) -> tuple[str, ...]:
     alone = {" ".join(p.split()) for p in phrases if len(p.split()) == 1}
     sounds = pronunciations(dictionary) if dictionary is not None else {}
     taken = {pron for w in alone for pron in sounds.get(w, ())}
-    return [w for w in talk if w not in alone and not (sounds.get(w, frozenset()) & taken)]
+    return tuple(w for w in talk if w not in alone and not (sounds.get(w, frozenset()) & taken))
 
 
 #: Top of the mel filter bank for 8 kHz input: telephone speech carries nothing above
