@@ -166,6 +166,10 @@ PHONE_CMN_INIT = "31.78,12.37,-29.26,32.83,-18.18,-4.19,2.37,-23.21,10.05,-10.74
 #: 99 / 98 -> 99 / 99). See docs/speech.md.
 TABLE_CMN_INIT = "44,1.05,-1.92,18.26,-1.79,-2.98,-3.32,-11.37,-0.45,-3.03,4.17,-2.07,-4.35"
 
+#: An MLLR transform of the model's means for a table's microphone (host/speech/mllr.py), or
+#: None. Measured in tests/bench/bench_room.py (``--chain room,room+mllr``; docs/speech.md).
+TABLE_MLLR: Path | None = None
+
 
 def decoder_config(model: SpeechModel, sample_rate: int, *, phone: bool = False) -> Any:
     pocketsphinx = import_pocketsphinx()
@@ -182,6 +186,8 @@ def decoder_config(model: SpeechModel, sample_rate: int, *, phone: bool = False)
         config["cmninit"] = PHONE_CMN_INIT
     elif sample_rate == SAMPLE_RATE:
         config["cmninit"] = TABLE_CMN_INIT
+        if TABLE_MLLR is not None:
+            config["mllr"] = str(TABLE_MLLR)
     if sample_rate < SAMPLE_RATE:
         # A 256-point FFT covers the 25.6 ms window at 8 kHz. The model's feat.params
         # override -upperf given on the config, so point the decoder at an edited copy.
