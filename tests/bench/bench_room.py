@@ -4,7 +4,7 @@ Run: python tests/bench/bench_room.py [--rooms tuning|held-out|all|den,living,..
      [--voices piper,piper-fast,...] [--noise quiet,babble10,white20,fan20] [--lang en,ko]
      [--quick] [--no-talk] [--moves N] [--games ...] [--corpus FILE.yaml] [--dump FILE.jsonl]
      [--show N] [--dry] [--chain today,room,room-near] [--dereverb RT60|room|measured|wpe] [--talk-weight W]
-     [--mllr PATH (for chains named CHAIN+mllr: room,room+mllr)]
+     [--mllr PATH] (a chain named CHAIN-mllr hears without the MLLR transform: room-mllr,room)
 
 The games of tests/bench/bench_table_talk.py (every kind, a move, then a sentence of table
 talk and someone's "yes"), said from the players' seats in rooms simulated by
@@ -205,6 +205,7 @@ def candidates(args: argparse.Namespace, room: Room | None) -> Callable[[Listene
 
 TODAY = {"RINGS_RT60": listening.RINGS_RT60}
 NEAR_TALK = sphinx.RINGING_NEAR_TALK
+MLLR = sphinx.TABLE_MLLR
 CHAINS = ("today", "room", "room-near")
 
 
@@ -258,7 +259,11 @@ def main() -> None:
     parser.add_argument("--dereverb", help="RT60 in s for the dereverberator, or 'room' (the room's own)")
     parser.add_argument("--dr-floor", type=float, help="dereverb.FLOOR_DB")
     parser.add_argument("--dr-strength", type=float, help="dereverb.STRENGTH")
-    parser.add_argument("--mllr", type=Path, help="the MLLR transform of chains named CHAIN+mllr")
+    parser.add_argument(
+        "--mllr",
+        type=Path,
+        help="an MLLR transform (sphinx.TABLE_MLLR, e.g. host/speech/room_mllr); CHAIN-mllr: none",
+    )
     args = parser.parse_args()
     if args.dr_floor is not None:
         dereverb.FLOOR_DB = args.dr_floor
@@ -279,8 +284,8 @@ def main() -> None:
         for room, voice, level, chain in product(
             places, voices, args.noise.split(","), args.chain.split(",")
         ):
-            sphinx.TABLE_MLLR = args.mllr if chain.endswith("+mllr") else None
-            use_chain(chain.removesuffix("+mllr"))
+            sphinx.TABLE_MLLR = None if chain.endswith("-mllr") else (args.mllr or MLLR)
+            use_chain(chain.removesuffix("-mllr"))
             tally = Tally()
             started = time.perf_counter()
             scene = DryScene(level) if room is None else RoomScene(room, level, lang)

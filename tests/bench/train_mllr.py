@@ -395,6 +395,9 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=40)
     parser.add_argument("--with-silence", action="store_true")
     parser.add_argument(
+        "--settle", action="store_true", help="the live mean hears a session once before it counts"
+    )
+    parser.add_argument(
         "--out", type=Path, default=Path(__file__).resolve().parents[2] / "host/speech/room_mllr"
     )
     args = parser.parse_args()
@@ -410,9 +413,14 @@ def main() -> None:
         for s in range(args.sessions):
             voice = VOICES[int(rng.integers(len(VOICES)))]
             said = [texts[int(i)] for i in rng.integers(len(texts), size=args.words)]
+            said_there = [
+                utterance_data(decoder, utt, logdir)
+                for utt in session(room, s, voice, said, args.seed * 100000 + k * 10 + s)
+            ]
             cmn = LiveCmn()
-            for utt in session(room, s, voice, said, args.seed * 100000 + k * 10 + s):
-                cep, senones, phones = utterance_data(decoder, utt, logdir)
+            for cep, _senones, _phones in said_there if args.settle else ():
+                cmn.utterance(cep)  # a game's mean has heard the room for a while
+            for cep, senones, phones in said_there:
                 feats = streams(cmn.utterance(cep))  # the live mean moves on either way
                 if phones:
                     acc.add([f[: len(phones)] for f in feats], senones, phones)
