@@ -1,8 +1,8 @@
 """Estimate the global MLLR mean transform of pocketsphinx's US English model for a room
 that rings (host/speech/room_mllr, read by host/speech/mllr.py; docs/speech.md).
 
-Run: python tests/bench/train_mllr.py [--rooms 80] [--sessions 2] [--seed 40]
-     [--out host/speech/room_mllr] [--with-silence] [--check N]
+Run: python tests/bench/train_mllr.py [--rooms 60] [--sessions 2] [--seed 40]
+     [--words 8] [--out host/speech/room_mllr] [--with-silence] [--settle]
 
 Made from synthetic speech only: the words the games listen for (numbers, cards, Blófa's
 plays, Upside-Out's verbs, yes / no and the commands), said by the tuning voices of
@@ -16,8 +16,8 @@ How (one regression class, the model's three feature streams each a 13x13 block)
 1. the cepstra pocketsphinx computes from the reverberant audio (the decoder's own front
    end, ``mfclogdir``); the live cepstral mean (pocketsphinx's ``cmn_live``, from the
    table's initial mean, carried over a session of a few utterances as a table's decoder
-   does) and the 1s_c_d_dd deltas are then computed here (checked against the decoder's
-   own senone scores, ``senlogdir``: ``--check``);
+   does) and the 1s_c_d_dd deltas are then computed here (checked once by hand against
+   the decoder's own senone scores, ``senlogdir``, with its top-N and clamps copied);
 2. the HMM state of each frame by pocketsphinx's forced alignment (``set_align_text``,
    ``set_alignment``) of the dry twin (the same words, the same timing, no room);
 3. each frame's Gaussian occupancies within its senone's codebook mixture (the senone's
@@ -389,7 +389,7 @@ def make_decoder(model: SpeechModel, logdir: Path) -> Any:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--rooms", type=int, default=80)
+    parser.add_argument("--rooms", type=int, default=60)
     parser.add_argument("--sessions", type=int, default=2, help="seats (sessions) a room")
     parser.add_argument("--words", type=int, default=8, help="utterances a session")
     parser.add_argument("--seed", type=int, default=40)
