@@ -1,5 +1,6 @@
 """Fixtures shared by the phone channels' tests; the suite's time by folder
-(tests/timing.py) and its timeouts stretched on a busy machine (tests/timeouts.py)."""
+(tests/timing.py), its timeouts stretched on a busy machine (tests/timeouts.py) and its
+slowest tests started first under xdist (tests/order.py)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests import pg, timeouts, timing
+from tests import order, pg, timeouts, timing
 from tests.pg import PgServer
 from tests.twilio_helpers import FakeTwilio
 
@@ -16,6 +17,10 @@ from tests.twilio_helpers import FakeTwilio
 def pytest_configure(config: pytest.Config) -> None:
     timing.register(config)
     timeouts.register(config)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    order.slowest_first(items)
 
 
 @pytest.fixture

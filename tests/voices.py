@@ -7,7 +7,8 @@ Synthesis is a slow part of the audio tests (Piper takes about 0.7 s a second of
 tests and every run. The files live in the system's temporary directory, shared by
 checkouts on one machine; each is written whole or not at all (several test processes may
 make the same one at once). A new version of Piper, its voice, onnxruntime or espeak-ng is
-a new key, so stale audio is never read back.
+a new key, so stale audio is never read back. A run with none of it made yet, as on a
+fresh CI machine: ``TMPDIR=$(mktemp -d) pytest ...`` (the directory follows TMPDIR).
 """
 
 from __future__ import annotations

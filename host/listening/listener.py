@@ -192,7 +192,7 @@ class StreamListener(ABC):
         rt60 = self.room.rt60
         if self.dereverberator is not None and rt60 is not None:
             self.dereverberator.rt60 = rt60
-        self.endpointer.recognizer.room_rings(self._rings())
+        self.endpointer.room_rings(self._rings())
 
     def _hearable(self, phrases: Iterable[str]) -> list[str]:
         """``phrases`` without those that have a word the model lacks."""
@@ -337,7 +337,7 @@ class StreamListener(ABC):
         table = self.referee.table(self.session_id)
         confirming = self.listening == CONFIRMING
         return self.who_spoke.judge(
-            hearing, table, reading.meaning, confirming=confirming, rings=self._rings()
+            hearing, table, reading.meaning, confirming=confirming, rt60=self.room.rt60
         )
 
     def _voice_unanswered(self, hearing: Hearing) -> Voiced | None:

@@ -8,18 +8,18 @@ voice (their name said in the name round, host/channels/table/names.py, or their
 moves ruled), :meth:`WhoSpoke.judge` tells the listener whom to take the speaker to be:
 
 * an answer to a read-back (too short to tell), the presumed speaker's voice, no
-  voice close enough, two voices too close to tell apart, or a voice too like the
-  presumed speaker's (:data:`TWINS`): nobody is named to the referee, which presumes as
-  it did before voices;
-* surely another player's (a score of :data:`SURE_SCORE` and :data:`SURE_MARGIN` over the
-  presumed speaker's): that player, so a move is answered as out of turn and a command
-  applies to whoever said it;
+  voice close enough, or a voice too like the presumed speaker's (:data:`TWINS`): nobody
+  is named to the referee, which presumes as it did before voices;
+* surely another player's (their voice closer than the presumed speaker's by a margin
+  that grows with the room's RT60 and for a short word: :func:`sure_margin`): that
+  player, so a move is answered as out of turn and a command applies to whoever said it;
 * named another player's, not surely: the move is read back ("Ann, 12?"), never ruled at
   once for the player on turn.
 
-The sure band is stricter than :class:`~host.speech.voiceprint.Voices`' own: in a
-reverberant room voices draw together, and the looser band would refuse one right move in
-six to ten as out of turn (docs/speech.md, "Who spoke"; tests/bench/bench_speakers.py).
+Voices are compared as the table's voices differ from each other
+(:meth:`~host.speech.voiceprint.Voices.contrast`): a room draws every voice towards its own
+colour, and a plain cosine would refuse right moves in a ringing room
+(docs/speech.md, "Who spoke"; tests/bench/bench_speakers.py).
 
 Privacy: the voiceprints stay in memory (a :class:`Voiced`'s repr leaves them out); only
 who was named and the score reach a reply's events.
@@ -28,7 +28,7 @@ who was named and the score reach a reply's events.
 from __future__ import annotations
 
 import functools
-import itertools
+import math
 from collections.abc import Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -39,7 +39,7 @@ from host.reply import Reply
 from host.session import Table
 from host.speech.audio import SAMPLE_RATE, SAMPLE_WIDTH
 from host.speech.hearing import Hearing
-from host.speech.voiceprint import Identity, Voiceprint, Voices, voiceprint
+from host.speech.voiceprint import Identity, Vector, Voiceprint, Voices, voiceprint
 
 #: Audio kept: more than the longest utterance the endpointer lets run.
 KEEP_S = 20.0
@@ -50,26 +50,27 @@ TAIL_S = 0.1
 #: Speech paused this long: the utterance is embedded now, before the endpointer ends it
 #: (a complete phrase ends after 0.2 s of silence).
 PAUSE_S = 0.05
-#: Another player's voice is taken as surely theirs at this score, and this far above the
-#: presumed speaker's (tests/bench/bench_speakers.py, docs/speech.md "Who spoke").
-SURE_SCORE = 0.7
-SURE_MARGIN = 0.1
+#: Another player's voice is taken as surely theirs when it is this much closer than the
+#: presumed speaker's, as the table's voices differ (``Voices.contrast``), by the room's RT60
+#: as the room meter measures it (host/speech/room.py): (RT60 below, margin). A room draws
+#: voices together and a right move's voice strays further from its own; an RT60 not
+#: measured yet is taken as the most ringing room's (tests/bench/bench_speakers.py,
+#: docs/speech.md "Who spoke").
+SURE_MARGINS: tuple[tuple[float, float], ...] = ((0.3, 0.1), (0.5, 0.25), (math.inf, 0.35))
+#: Speech shorter than this (s) must be :data:`SHORT_EXTRA` further: a word's voice ("six",
+#: "draw") strays further from its own than a phrase's.
+SHORT_S = 0.35
+SHORT_EXTRA = 0.1
+#: Named another player's by this share of the sure margin, not surely: the move is read back.
+MAYBE_SHARE = 0.5
 #: Two enrolled voices this alike are one as far as rulings go: a voice's means of three
 #: moves score 0.87-0.96 with each other, two voices' 0.56-0.96 (median 0.66) dry.
 TWINS = 0.85
-#: A table whose voices score this much with each other on average is blurred (a room
-#: draws voices together: two voices' means of three moves score 0.66 dry, 0.76-0.80 in the
-#: bench's rooms), and another voice is sure only by :data:`BLURRED_MARGIN`.
-BLURRED = 0.72
-BLURRED_MARGIN = 0.15
 #: A voice enrolled from moves (no name heard) is used from this many utterances on: one
 #: move's voice is too rough to tell one voice said by every player (tests, a recording)
 #: from several (the same voice's single moves score 0.67-0.94 with each other, its means
 #: of three 0.87-0.96: twins).
 FROM_MOVES = 3
-#: Speech shorter than this (s) is not judged another player's: a syllable ("yes", "네",
-#: "draw") is as close to another voice as to its own (docs/speech.md, "Who spoke").
-SURE_SPEECH_S = 0.25
 
 
 @functools.cache
@@ -94,7 +95,10 @@ class Voiced:
 
     @property
     def heard(self) -> str | None:
-        """Whose voice it heard (None: unsure, or voices not in use yet)."""
+        """Whose voice it heard (None: unsure, or voices not in use yet): the speaker named
+        to the referee, else the closest voice when it is sure of it."""
+        if self.speaker is not None:
+            return self.speaker
         return self.identity.player if self.identity is not None else None
 
     @property
@@ -123,28 +127,35 @@ def presumed(table: Table, meaning: Any, confirming: bool) -> str | None:
 AS_PRESUMED, SURELY, MAYBE = "as presumed", "surely another", "maybe another"
 
 
-def verdict(identity: Identity, expected: str | None, voices: Voices, speech_s: float) -> str:
-    """What a voice's ``identity`` says of the presumed speaker ``expected``: theirs or
-    unsure (:data:`AS_PRESUMED`), surely another player's (:data:`SURELY`: named to the
-    referee), or named another player's but not surely (:data:`MAYBE`: a move is read
-    back). Two players whose voices sound alike here (:data:`TWINS`: one voice, or a room
-    that blurs them) are not told apart, nor anyone by less than :data:`SURE_SPEECH_S` of
-    speech."""
-    other = identity.player
-    if other is None or other == expected or speech_s < SURE_SPEECH_S:
-        return AS_PRESUMED
+def sure_margin(rt60: float | None, speech_s: float) -> float:
+    """How much closer another player's voice must be to be surely theirs
+    (:data:`SURE_MARGINS`, :data:`SHORT_EXTRA`)."""
+    bands = [margin for below, margin in SURE_MARGINS if rt60 is not None and rt60 < below]
+    margin = bands[0] if bands else SURE_MARGINS[-1][1]
+    return margin + (SHORT_EXTRA if speech_s < SHORT_S else 0.0)
+
+
+def verdict(
+    voice: Vector | None, expected: str | None, voices: Voices, speech_s: float, rt60: float | None
+) -> tuple[str, str | None]:
+    """What ``voice`` says of the presumed speaker ``expected``, and who else said it:
+    theirs or unsure (:data:`AS_PRESUMED`), surely another player's (:data:`SURELY`: named
+    to the referee), or maybe another's (:data:`MAYBE`: a move is read back). Another
+    player is named when their voice is :func:`sure_margin` closer than the presumed
+    speaker's (``Voices.contrast``) and scores at least the voices' own floor (a stranger's
+    voice, like nobody's, is nobody's); never the presumed speaker's twin (:data:`TWINS`:
+    one voice, or a room that blurs two)."""
+    if voice is None:
+        return AS_PRESUMED, None
+    other, margin = voices.contrast(voice, expected)
+    if other is None or voices.scores(voice)[other] < voices.min_score:
+        return AS_PRESUMED, None
     if expected is not None and expected in voices and voices.between(other, expected) >= TWINS:
-        return AS_PRESUMED
-    margin = BLURRED_MARGIN if blur(voices) >= BLURRED else SURE_MARGIN
-    if identity.score >= SURE_SCORE and identity.margin >= margin:
-        return SURELY
-    return MAYBE
-
-
-def blur(voices: Voices) -> float:
-    """How alike the enrolled voices sound here: the mean cosine between two of them."""
-    pairs = list(itertools.combinations(voices.players, 2))
-    return sum(voices.between(a, b) for a, b in pairs) / len(pairs) if pairs else 0.0
+        return AS_PRESUMED, None
+    need = sure_margin(rt60, speech_s)
+    if margin >= need:
+        return SURELY, other
+    return (MAYBE, other) if margin >= MAYBE_SHARE * need else (AS_PRESUMED, None)
 
 
 class WhoSpoke:
@@ -219,11 +230,10 @@ class WhoSpoke:
         return all(p in self.named or counts.get(p, 0) >= FROM_MOVES for p in players)
 
     def judge(
-        self, hearing: Hearing, table: Table, meaning: Any, *, confirming: bool, rings: bool = False
+        self, hearing: Hearing, table: Table, meaning: Any, *, confirming: bool, rt60: float | None = None
     ) -> Voiced:
-        """Who said ``hearing`` (read as ``meaning``), as the referee should take it.
-        ``rings``: the room rings (the room meter's RT60, host/speech/room.py), and another
-        voice is never sure enough to refuse a move, only to read it back."""
+        """Who said ``hearing`` (read as ``meaning``), as the referee should take it, in a
+        room of ``rt60`` as the room meter measures it (host/speech/room.py; None: not yet)."""
         voice = self.voiceprint(hearing)
         expected = presumed(table, meaning, confirming)
         if not self.ready(table.names):
@@ -231,11 +241,9 @@ class WhoSpoke:
         identity = self.voices.identify(voice.vector, presumed=expected)
         if confirming:
             return Voiced(voice, identity, owner=expected)  # "yes" is too short to tell voices by
-        said = verdict(identity, expected, self.voices, voice.speech_s)
-        if said == SURELY and rings:
-            said = MAYBE
+        said, other = verdict(voice.vector, expected, self.voices, voice.speech_s, rt60)
         if said == SURELY:
-            return Voiced(voice, identity, speaker=identity.player, owner=identity.player)
+            return Voiced(voice, identity, speaker=other, owner=other)
         is_move = expected is not None and not isinstance(meaning, Command)
         return Voiced(voice, identity, doubtful=said == MAYBE and is_move, owner=expected)
 

@@ -46,7 +46,26 @@ class _Utterance:
     speech_levels: list[float] = field(default_factory=list)  # RMS of the frames the VAD called speech
     text_changed: float = 0.0
     probed_at: float | None = None  # last_speech when the decoder was last asked to finish
+    peak: float = 0.0  # the loudest frame RMS of its speech so far (Endpointer.tail_db)
+    tail_low: float | None = None  # the lowest frame RMS since its last loud frame
+    last_speech_before_tail: float | None = None  # last_speech before the block's tail
 
+
+#: In a room that rings (:meth:`Endpointer.room_rings`), a 10 ms frame this many dB below
+#: the loudest of the utterance so far, falling from it, is the word's reverberant tail, not
+#: speech (the voice activity detector hears the tail as speech, which holds the end of a
+#: move back). Measured and kept off (None: as the detector says): with 15 dB the end of
+#: the dry speech to ruling fell from p50 0.44 to 0.29 s in the living room, but short
+#: moves ("eight", "ten", "six") were read back more often, decided before the decoder had
+#: heard what follows them, and in the kitchen "seventy" was ruled as 7, its quiet "-ty"
+#: taken for the tail (tests/bench/bench_room.py ``--chain room,room-tail``;
+#: docs/speech.md "Hearing in a room").
+RINGING_TAIL_DB: float | None = None
+#: A rise of this much (RMS ratio, 6 dB) out of a word's tail is the next sound, not the room.
+TAIL_RISE = 2.0
+#: An utterance ended before its tail did: sound this long after its end is measured
+#: against it (a fricative's tail is no new utterance).
+TAIL_KEPT_S = 0.5
 
 #: Trailing silence that ends an utterance whose text is a complete phrase no other phrase
 #: extends ("fifty three"): long enough to bridge a stop consonant's closure, short enough
@@ -142,6 +161,10 @@ class Endpointer:
         self._heard: list[bytes] = []
         self._heard_from = 0.0
         self._decoding = False
+        #: Frames this many dB below the utterance's loudest, falling from it, are its tail,
+        #: not speech (None: whatever the voice activity detector says; :meth:`room_rings`).
+        self.tail_db: float | None = None
+        self._tail: tuple[float, float, float] | None = None  # the last utterance's peak, tail low, until
 
     # --- public API ---
 
@@ -197,6 +220,12 @@ class Endpointer:
                     # Anything captured while muted, or half an utterance before it, is
                     # not the player's answer to what the host just said.
                     self._discard()
+
+    def room_rings(self, rings: bool) -> None:
+        """Hear as a room that rings needs (``rings``) or not: a word's tail is not speech
+        (:data:`RINGING_TAIL_DB`), and the recogniser's own (``room_rings``)."""
+        self.tail_db = RINGING_TAIL_DB if rings else None
+        self.recognizer.room_rings(rings)
 
     def set_phrases(self, phrases: Iterable[str] | None, talk: Iterable[str] = ()) -> None:
         """Change the grammar (and the words talk decodes as) now, or at the end of the
@@ -298,6 +327,17 @@ class Endpointer:
                 utt.first_speech = span_start
             utt.last_speech = span_end
             utt.speech_s += span_end - span_start
+        if self.tail_db is not None and spans:
+            # The tail counts as speech for how much there was (a short word's own fading end
+            # may be as far down), not for where it ended; a tail alone is no utterance.
+            if utt.peak == 0.0 and self._tail is not None and spans[0][0] < self._tail[2]:
+                utt.peak, utt.tail_low = self._tail[0], self._tail[1]  # the last one's tail
+            ended = self._speech_end(samples)
+            raw = utt.last_speech
+            utt.last_speech = (
+                min(ended, raw) if ended is not None and raw is not None else utt.last_speech_before_tail
+            )
+            utt.last_speech_before_tail = utt.last_speech
         self._measure(samples, spans)
         self._samples += len(samples)
         now = self.time
@@ -315,7 +355,7 @@ class Endpointer:
             self._decoding = True
             self.recognizer.reset(at=now - len(block) / (SAMPLE_WIDTH * self.rate))
 
-        if utt.speech_s >= self.min_speech_s and not utt.confirmed:
+        if utt.speech_s >= self.min_speech_s and not utt.confirmed and utt.last_speech is not None:
             utt.confirmed = True
             log.debug("speech started at %.2f s", utt.first_speech)
 
@@ -374,6 +414,27 @@ class Endpointer:
                 enough = how == "complete"
             if enough and now - utt.text_changed >= self.EARLY_STABLE_S:
                 self._end(forced=False)
+
+    def _speech_end(self, samples: npt.NDArray[np.int16]) -> float | None:
+        """The end of the block's last frame that is not a word's tail (None: all of it
+        is): a frame :attr:`tail_db` or more below the loudest of the utterance so far,
+        falling from it, is the tail; a rise of :data:`TAIL_RISE` out of it the next sound.
+        In a room that rings the voice activity detector hears the tail as speech, which
+        held the end of the utterance back."""
+        utt = self._utt
+        frame = self._frame_bytes // SAMPLE_WIDTH
+        levels = frame_levels(samples.astype(np.float64), frame)
+        below = 10 ** (-(self.tail_db or 0.0) / 20)
+        end = None
+        for i, level in enumerate(levels):
+            utt.peak = max(utt.peak, level)
+            if level >= utt.peak * below:
+                utt.tail_low = None  # loud: the word itself
+            elif utt.tail_low is None or level <= utt.tail_low * TAIL_RISE:
+                utt.tail_low = level if utt.tail_low is None else min(utt.tail_low, level)
+                continue  # falling from the word: its tail
+            end = self.time + (i + 1) * self.FRAME_S
+        return end
 
     def _measure(self, samples: npt.NDArray[np.int16], spans: list[tuple[float, float]]) -> None:
         """Keep the block's frame levels for the noise floor, and those inside speech for the
@@ -440,6 +501,8 @@ class Endpointer:
             hearing = replace(
                 hearing, talk=talk, near_talk=near_talk, snr_db=snr, audio=audio, audio_start=self._heard_from
             )
+        # What rings on after an utterance ended early is still its tail, not a new one.
+        self._tail = (utt.peak, utt.tail_low if utt.tail_low is not None else utt.peak, now + TAIL_KEPT_S)
         self._utt = _Utterance()
         self._idle()
         self._restart(now)

@@ -95,6 +95,11 @@ LENIENT_TALK_WEIGHT: float | None = 1e-20
 #: A sentence of talk still fits words far better, and anything right after talk is taken
 #: for a reply to it in such a room. Measured in tests/bench/bench_room.py (docs/speech.md).
 RINGING_TALK_WEIGHT = 1e-20
+#: The lenient gate's talk prior in a room that rings (None: the strict gate's, and then it
+#: does not listen). Not kept: at 1e-60 it turned dropped moves into read-backs, not moves
+#: ruled, and read 4 sentences in 40 back (tests/bench/bench_room.py ``--ringing-lenient``,
+#: docs/speech.md "Hearing in a room").
+RINGING_LENIENT_WEIGHT: float | None = None
 LENIENT_EXTRA_WORDS = 1
 
 #: In a room that rings, keep a phrase the gate heard as talk of at most
@@ -191,18 +196,30 @@ def decoder_config(model: SpeechModel, sample_rate: int, *, phone: bool = False)
         config["cmninit"] = TABLE_CMN_INIT
         if TABLE_MLLR is not None:
             config["mllr"] = str(TABLE_MLLR)
+    front = dict(FRONT_END)
     if sample_rate < SAMPLE_RATE:
-        # A 256-point FFT covers the 25.6 ms window at 8 kHz. The model's feat.params
-        # override -upperf given on the config, so point the decoder at an edited copy.
+        # A 256-point FFT covers the 25.6 ms window at 8 kHz.
         config["nfft"] = 256
-        config["featparams"] = str(_narrowband_feat_params(model.path, NARROWBAND_UPPERF))
+        front["upperf"] = str(NARROWBAND_UPPERF)
+    if front:
+        # The model's feat.params override these given on the config: an edited copy.
+        config["featparams"] = str(_feat_params(model.path, tuple(sorted(front.items()))))
     return config
 
 
-@lru_cache(maxsize=4)
-def _narrowband_feat_params(hmm: Path, upperf: int) -> Path:
+#: Front-end settings over the model's feat.params ({"remove_noise": "no"}), for every
+#: decoder made from now on (a bench trying a candidate, ``--front``: without noise removal
+#: 4 fewer moves right in 40 in the living room).
+FRONT_END: dict[str, str] = {}
+
+
+@lru_cache(maxsize=8)
+def _feat_params(hmm: Path, edits: tuple[tuple[str, str], ...]) -> Path:
     text = (hmm / "feat.params").read_text()
-    text = re.sub(r"(?m)^-upperf\s+\S+", f"-upperf {upperf}", text)
+    for key, value in edits:
+        line = f"-{key} {value}"
+        text, found = re.subn(rf"(?m)^-{key}\s+\S+", line, text)
+        text += "" if found else f"\n{line}\n"
     path = Path(tempfile.mkdtemp(prefix="gamehost-sphinx-")) / "feat.params"
     path.write_text(text)
     return path
@@ -238,6 +255,15 @@ class _Gate:
 
     def text(self) -> str:
         return _text(self.decoder)
+
+
+def _gate_weights(gates: int, rings: bool) -> list[float]:
+    """The talk priors of the strict gate and its lenient twin (if any), in a room that
+    rings or not."""
+    if rings:
+        lenient = RINGING_LENIENT_WEIGHT if RINGING_LENIENT_WEIGHT is not None else LENIENT_TALK_WEIGHT
+        return [RINGING_TALK_WEIGHT, lenient or 0.0][:gates]
+    return [TALK_WEIGHT, LENIENT_TALK_WEIGHT or 0.0][:gates]
 
 
 class SphinxRecognizer(GrammarRecognizer):
@@ -319,12 +345,13 @@ class SphinxRecognizer(GrammarRecognizer):
         return decoder
 
     def room_rings(self, rings: bool) -> None:
-        # The strict gate's talk prior, from the next utterance on (reset() activates it).
+        # The gates' talk priors, from the next utterance on (reset() activates them).
         self._rings = rings
-        weight = RINGING_TALK_WEIGHT if rings else TALK_WEIGHT
-        if weight == self._gates[0].weight:
+        weights = _gate_weights(len(self._gates), rings)
+        if weights == [g.weight for g in self._gates]:
             return
-        self._gates[0].weight = weight
+        for gate, weight in zip(self._gates, weights, strict=True):
+            gate.weight = weight
         if self._compiled is not None:
             self._compile(*self._compiled)
             if self._fed == 0:  # no audio of this utterance yet: listen so from now
@@ -333,7 +360,13 @@ class SphinxRecognizer(GrammarRecognizer):
     def _compile(self, phrases: list[str], talk: list[str]) -> str:
         self._compiled = (phrases, talk)
         loop = talk_words(talk, phrases, self.model.dictionary)
-        self._gate_grammars = [gate_jsgf(phrases, loop, g.weight) if loop else None for g in self._gates]
+        # A lenient twin with the strict gate's prior (a room that rings) would hear the
+        # same: it does not listen then, a third of the CPU less.
+        weights = [g.weight for g in self._gates]
+        self._gate_grammars = [
+            gate_jsgf(phrases, loop, w) if loop and w not in weights[:i] else None
+            for i, w in enumerate(weights)
+        ]
         if not phrases:
             # Only talk to listen for: the phrase decoder's grammar must still accept something.
             phrases = loop[:1]
@@ -399,7 +432,7 @@ class SphinxRecognizer(GrammarRecognizer):
         # As finish() will judge it.
         return super().heard_as_phrase(talk, phrase) or (self._gate is not None and self._kept(talk, phrase))
 
-    def _kept(self, talk: str, phrase: str) -> bool:
+    def _kept(self, talk: str, phrase: str, gate_texts: list[str] | None = None) -> bool:
         """Whether the lenient gate keeps ``phrase`` that the gate heard as ``talk``: a move
         said in a voice the model fits poorly, as many words of talk as the phrase (give or
         take), and only the strict prior makes it talk. In a room that rings, as many words
@@ -408,7 +441,10 @@ class SphinxRecognizer(GrammarRecognizer):
             return False
         if self._rings and RINGING_NEAR_TALK:
             return True
-        return len(self._gates) > 1 and self._gates[1].text() == phrase
+        lenient = gate_texts[1] if gate_texts is not None and len(gate_texts) > 1 else None
+        if lenient is None and len(self._gates) > 1 and self._gates[1].active is not None:
+            lenient = self._gates[1].text()
+        return lenient == phrase
 
     def phrase_final(self) -> str:
         # pocketsphinx reads a final-state path only at end_utt: end the phrase decoder's
@@ -431,14 +467,15 @@ class SphinxRecognizer(GrammarRecognizer):
         for decoder in self._listening():
             decoder.end_utt()
         self._in_utt = False
+        gate_texts = [g.text() if g.active is not None else "" for g in self._gates]
         alternatives = self._alternatives(base)
         talk = near_talk = ""
         if self._gate is not None:
-            strict = self._gates[0].text()
+            strict = gate_texts[0]
             if strict and strict not in (self._phrases or ()):
                 talk = strict
             phrase = " ".join(alternatives[0].tokens) if alternatives else ""
-            if talk and self._kept(talk, phrase):
+            if talk and self._kept(talk, phrase, gate_texts):
                 talk, near_talk = "", talk
         segment = Segment(alternatives, talk=talk, near_talk=near_talk)
         self.reset()

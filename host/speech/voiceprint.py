@@ -44,6 +44,7 @@ Vector = npt.NDArray[np.float32]
 WEIGHTS = Path(__file__).with_name("voiceprint_weights") / "encoder.onnx"
 
 # Resemblyzer's hyperparameters (resemblyzer/hparams.py, voice_encoder.py).
+EMBEDDING_SIZE = 256
 MEL_WINDOW = 400  # 25 ms
 MEL_HOP = 160  # 10 ms
 MEL_BANDS = 40
@@ -70,6 +71,11 @@ MIN_SCORE = 0.5
 #: A voice named instead of the presumed speaker (the player on turn) must score this much
 #: above them; with no one presumed, above the runner-up.
 MIN_MARGIN = 0.05
+#: :meth:`Voices.contrast` takes out this many directions in which the players' own
+#: utterances vary most round their voices (the words said, the room's colour on them) ...
+NUISANCE_DIRECTIONS = 3
+#: ... once this many utterances vary round voices of two or more.
+NUISANCE_FROM = 8
 
 # Speech level of a 10 ms frame (as the endpointer's energy detector): 3 x the utterance's
 # 10th-percentile frame level, and never below 100 (-50 dBFS).
@@ -278,6 +284,10 @@ class Voices:
         self.min_margin = min_margin
         self._sums: dict[str, npt.NDArray[np.float64]] = {}
         self._counts: dict[str, int] = {}
+        #: Each voice's utterances (its name, the moves ruled): what :meth:`contrast` learns
+        #: the table's nuisance directions from. In memory, for the game only, as the sums.
+        self._heard: dict[str, list[Vector]] = {}
+        self._nuisance: npt.NDArray[np.float64] | None = None  # cached; None: not computed
         self._lock = threading.Lock()
 
     def __contains__(self, player: object) -> bool:
@@ -301,6 +311,8 @@ class Voices:
         with self._lock:
             self._sums[player] = embedding.astype(np.float64)
             self._counts[player] = 1
+            self._heard[player] = [embedding]
+            self._nuisance = None
 
     def refine(self, player: str, embedding: Vector) -> None:
         """Add ``embedding`` to ``player``'s voice (a move ruled theirs); enrols a new player."""
@@ -310,6 +322,8 @@ class Voices:
                 self._counts[player] = 0
             self._sums[player] = self._sums[player] + embedding
             self._counts[player] += 1
+            self._heard.setdefault(player, []).append(embedding)
+            self._nuisance = None
 
     def ruled(self, player: str, embedding: Vector | None) -> bool:
         """A move was ruled ``player``'s: refine their voice with it when it sounds like them
@@ -331,12 +345,16 @@ class Voices:
         with self._lock:
             self._sums.pop(player, None)
             self._counts.pop(player, None)
+            self._heard.pop(player, None)
+            self._nuisance = None
 
     def clear(self) -> None:
         """Drop every voice (the game is over)."""
         with self._lock:
             self._sums.clear()
             self._counts.clear()
+            self._heard.clear()
+            self._nuisance = None
 
     def scores(self, embedding: Vector) -> dict[str, float]:
         """Cosine of ``embedding`` with each enrolled voice."""
@@ -350,6 +368,35 @@ class Voices:
         with self._lock:
             a, b = self._sums[one], self._sums[other]
         return float(a @ b) / max(float(np.linalg.norm(a) * np.linalg.norm(b)), 1e-12)
+
+    def contrast(self, embedding: Vector, presumed: str | None = None) -> tuple[str | None, float]:
+        """The other player whose voice ``embedding`` is most like, as the table's voices
+        differ from each other, and by how much: the voices and the utterance are taken
+        relative to the table (the mean of its voices, which a room draws every voice
+        towards, is subtracted) with the directions in which each player's own utterances
+        vary most left out (:data:`NUISANCE_DIRECTIONS`), then compared by cosine. Returns
+        the best player other than ``presumed`` and their cosine's margin over the
+        presumed speaker's (over the runner-up's when no one, or no voice, is presumed);
+        (None, 0.0) with fewer than two voices."""
+        with self._lock:
+            voices = {p: total / max(float(np.linalg.norm(total)), 1e-12) for p, total in self._sums.items()}
+            nuisance = self._nuisance
+            if nuisance is None:
+                nuisance = self._nuisance = _nuisance(self._heard)
+        if len(voices) < 2:
+            return None, 0.0
+
+        def relative(x: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+            return x - nuisance.T @ (nuisance @ x)
+
+        centre = relative(np.mean(list(voices.values()), axis=0))
+        utterance = _unit(relative(embedding.astype(np.float64)) - centre)
+        scores = {p: float(utterance @ _unit(relative(v) - centre)) for p, v in voices.items()}
+        ranked = sorted(scores, key=lambda p: -scores[p])
+        if presumed in scores:
+            best = next(p for p in ranked if p != presumed)
+            return best, scores[best] - scores[presumed]
+        return ranked[0], scores[ranked[0]] - scores[ranked[1]]
 
     def identify(self, embedding: Vector | None, presumed: str | None = None) -> Identity:
         """Whose voice ``embedding`` is, or None with the reason when unsure. ``presumed`` is
@@ -372,3 +419,20 @@ class Voices:
         if best != presumed and margin < self.min_margin:
             return Identity(None, score, margin, "close", best)
         return Identity(best, score, margin, "", best)
+
+
+def _unit(x: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+    return x / max(float(np.linalg.norm(x)), 1e-12)
+
+
+def _nuisance(heard: dict[str, list[Vector]]) -> npt.NDArray[np.float64]:
+    """The :data:`NUISANCE_DIRECTIONS` directions (rows) in which the players' utterances
+    vary most round their own voices; none (0 rows) until :data:`NUISANCE_FROM` do."""
+    spread = [u - np.mean(said, axis=0) for said in heard.values() if len(said) >= 2 for u in said]
+    if len(spread) < NUISANCE_FROM:
+        return np.zeros((0, EMBEDDING_SIZE))
+    _, sizes, directions = np.linalg.svd(np.asarray(spread, dtype=np.float64), full_matrices=False)
+    # Only directions the utterances do vary in (an SVD fills the rest arbitrarily).
+    kept = sizes[:NUISANCE_DIRECTIONS] > 1e-6 * max(float(sizes[0]), 1e-12)
+    out: npt.NDArray[np.float64] = directions[:NUISANCE_DIRECTIONS][kept]
+    return out

@@ -3,7 +3,9 @@
 Run: python tests/bench/bench_room.py [--rooms tuning|held-out|all|den,living,...]
      [--voices piper,piper-fast,...] [--noise quiet,babble10,white20,fan20] [--lang en,ko]
      [--quick] [--no-talk] [--moves N] [--games ...] [--corpus FILE.yaml] [--dump FILE.jsonl]
-     [--show N] [--dry] [--chain today,room,room-near] [--dereverb RT60|room|measured|wpe] [--talk-weight W]
+     [--show N] [--dry] [--chain today,room,room-near,room-tail]
+     [--dereverb RT60|room|measured|wpe] [--talk-weight W] [--screen N] [--front K=V]
+     [--decoder K=V] [--ringing-weight W] [--ringing-lenient W] [--tail-db DB]
      [--mllr PATH] (a chain named CHAIN-mllr hears without the MLLR transform: room-mllr,room)
 
 The games of tests/bench/bench_table_talk.py (every kind, a move, then a sentence of table
@@ -19,8 +21,11 @@ voices and noise with no room, the control.
 ``--chain``: ``today`` hears as the host did before issue 40 (no room rules), ``room`` as
 it does now (the room measured from what is said; in a room that rings the noisy room's
 read-back rules and the lenient talk prior), ``room-near`` as ``room`` with near talk kept
-in a ringing room (``sphinx.RINGING_NEAR_TALK``, a candidate); today and room in one run
-by default. ``--quick``:
+in a ringing room (``sphinx.RINGING_NEAR_TALK``, a candidate), ``room-tail`` as ``room``
+with a word's reverberant tail not speech to the end-pointer (``endpointer.RINGING_TAIL_DB``,
+a candidate); today and room in one run by default. ``--screen N``: a candidate screened
+fast, without the referee (:func:`screen`); ``--front``, ``--decoder``, ``--ringing-weight``,
+``--ringing-lenient``, ``--tail-db``: the candidates of docs/speech.md "Hearing in a room". ``--quick``:
 every 8th sentence of the talk corpus, 10 moves a game (a few minutes a room on 2 idle
 cores). ``--dereverb``, ``--talk-weight``: candidates measured by hand (docs/speech.md,
 "Hearing in a room").
@@ -39,12 +44,14 @@ from __future__ import annotations
 import argparse
 import math
 import os
+import random
 import sys
 import time
 from collections.abc import Callable, Sequence
 from functools import cache
-from itertools import product
+from itertools import product, zip_longest
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from scipy.signal import fftconvolve
@@ -54,13 +61,16 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from games.base import find_game
 from host.listening import listener as listening
 from host.listening.listener import Listener
-from host.speech import dereverb, sphinx
+from host.speech import dereverb, endpointer, sphinx
 from host.speech.audio import SAMPLE_RATE, as_int16
-from host.speech.model import load_model
+from host.speech.endpointer import Endpointer
+from host.speech.engines import recognizer_for
+from host.speech.model import SpeechModel, load_model
 from tests.bench import rooms
 from tests.bench.bench_table_talk import (
     END_S,
     GAP_S,
+    Game,
     Microphone,
     Scene,
     Tally,
@@ -72,6 +82,7 @@ from tests.bench.bench_table_talk import (
 from tests.bench.rooms import HELD_OUT, HELD_OUT_VOICES, ROOMS, TUNING, Room, active_rms, at_seat, mix
 
 LEAD_S = 0.6
+SCREEN_GAP_S = 1.2  # between the things said in --screen
 BABBLE_S = 40.0  # seconds of babble made per room, cut at a random place for each stream
 BABBLE_VOICES = {"en": ("espeak-f", "piper-slow", "espeak-m"), "ko": ("ko-f", "ko", "ko-m")}
 
@@ -206,16 +217,117 @@ def candidates(args: argparse.Namespace, room: Room | None) -> Callable[[Listene
 TODAY = {"RINGS_RT60": listening.RINGS_RT60}
 NEAR_TALK = sphinx.RINGING_NEAR_TALK
 MLLR = sphinx.TABLE_MLLR
-CHAINS = ("today", "room", "room-near")
+TAIL = {"db": endpointer.RINGING_TAIL_DB}
+TAIL_CANDIDATE_DB = 15.0
+CHAINS = ("today", "room", "room-near", "room-tail")
 
 
 def use_chain(chain: str) -> None:
     """Hear as ``chain`` says: "today" is the hearing before issue 40 (no room rules),
-    "room-near" the room rules with near talk kept in a ringing room (a candidate)."""
+    "room-near" the room rules with near talk kept in a ringing room (a candidate),
+    "room-tail" the room rules with a word's tail not speech to the end-pointer (a
+    candidate, ``endpointer.RINGING_TAIL_DB``)."""
     if chain not in CHAINS:
         raise SystemExit(f"unknown chain {chain!r}")
     listening.RINGS_RT60 = math.inf if chain == "today" else TODAY["RINGS_RT60"]
     sphinx.RINGING_NEAR_TALK = chain == "room-near" or NEAR_TALK
+    endpointer.RINGING_TAIL_DB = TAIL_CANDIDATE_DB if chain == "room-tail" else TAIL["db"]
+
+
+def set_candidates(args: argparse.Namespace) -> None:
+    """The hearing candidates of docs/speech.md "Hearing in a room" the flags name."""
+    if args.ringing_weight is not None:
+        sphinx.RINGING_TALK_WEIGHT = args.ringing_weight
+    if args.ringing_lenient is not None:
+        sphinx.RINGING_LENIENT_WEIGHT = args.ringing_lenient
+    if args.tail_db is not None:
+        TAIL["db"] = endpointer.RINGING_TAIL_DB = args.tail_db or None
+    for edit in args.front:
+        key, _, value = edit.partition("=")
+        sphinx.FRONT_END[key] = value
+    if args.decoder:
+        settings = {k: float(v) for k, _, v in (d.partition("=") for d in args.decoder)}
+        config = sphinx.decoder_config
+
+        def tuned(model: SpeechModel, sample_rate: int, *, phone: bool = False) -> Any:
+            made = config(model, sample_rate, phone=phone)
+            for key, value in settings.items():
+                made[key] = value
+            return made
+
+        sphinx.decoder_config = tuned
+
+
+def screen(args: argparse.Namespace) -> None:
+    """A candidate screened fast: Up-or-Down's numbers said from the seats of each room in
+    turn with sentences of table talk between them, one end-pointer and recogniser for the
+    whole stream (told the room rings), no referee. Per room: the phrase heard right and
+    kept, kept only as near talk, or dropped as talk; heard wrong (likewise); sentences
+    heard as talk, as a phrase, or kept as near talk; end of the dry speech to the end
+    decided (p50); CPU per second of audio."""
+    model = load_model(None, lang="en", engine="auto")
+    referee, session, _, _ = next(Game("up-or-down", "en", random.Random(7)).steps(1))
+    listener = Listener(referee, session, model, report_missing=False)
+    phrases, talk = listener.phrases(), listener.talk()
+    rng = random.Random(11)
+    words = [p for p in phrases if all(w.isalpha() for w in p.split())]
+    said = [("move", rng.choice(words)) for _ in range(args.screen)]
+    sentences = [("talk", t) for t in talk_sentences("en", None, None, True)[::2][: args.screen // 2]]
+    items = [x for pair in zip_longest(said, sentences) for x in pair if x is not None]
+    for room in [None] if args.dry else pick_rooms(args.rooms):
+        endpointer = Endpointer(
+            recognizer_for(model, SAMPLE_RATE, phrases, talk=talk),
+            phrase_silence_s=listener.grammar.phrase_silence_s,
+            settles=listener.endpointer.settles,
+        )
+        endpointer.room_rings(room is not None)
+        at, placed, spans = round(LEAD_S * SAMPLE_RATE), [], []
+        for k, (_, text) in enumerate(items):
+            dry = rooms.voice_audio(text, args.voices.split(",")[0])
+            placed.append(
+                (at, as_int16(dry).astype(np.float64) if room is None else at_seat(dry, room, k % 4))
+            )
+            spans.append(((at) / SAMPLE_RATE, (at + len(dry) // 2) / SAMPLE_RATE))
+            at += len(dry) // 2 + round(GAP_S * SAMPLE_RATE)
+        pcm = (
+            np.clip(np.rint(mix(placed, at) + rooms.room_floor(at, 5)), -32768, 32767).astype("<i2").tobytes()
+        )
+        started = time.process_time()
+        hearings = list(endpointer.hearings(pcm[i : i + 3200] for i in range(0, len(pcm), 3200)))
+        cpu = (time.process_time() - started) / (len(pcm) / 2 / SAMPLE_RATE)
+        counts: dict[str, int] = {}
+        late = []
+        for (start, end), (kind, text) in zip(spans, items, strict=True):
+            mine = [h for h in hearings if h.start < end + 0.3 and h.speech_end > start - 0.1]
+            if kind == "talk":
+                kept = [h for h in mine if not h.talk]
+                what = (
+                    "talk ok"
+                    if not kept
+                    else "talk near"
+                    if all(h.near_talk for h in kept)
+                    else "talk as phrase"
+                )
+            elif not mine:
+                what = "move none"
+            else:
+                h = mine[0]
+                right = " ".join(h.text.split()) == text
+                what = ("right" if right else "wrong") + (
+                    " talk" if h.talk else " near" if h.near_talk else ""
+                )
+                if right and not h.talk:
+                    late.append(h.emitted_at - end)
+            counts[what] = counts.get(what, 0) + 1
+            if args.show and what not in ("right", "talk ok"):
+                print(f"  {what}: {text!r} -> {[(h.text, h.talk, h.near_talk) for h in mine]}")
+        p50 = sorted(late)[len(late) // 2] if late else float("nan")
+        name = room.name if room is not None else "dry"
+        print(
+            f"SCREEN {name}: "
+            + ", ".join(f"{k} {v}" for k, v in sorted(counts.items()))
+            + f"; p50 {p50:.2f} s; CPU {cpu:.2f}"
+        )
 
 
 def pick_rooms(spec: str) -> list[Room]:
@@ -253,7 +365,8 @@ def main() -> None:
         "--chain",
         default="today,room",
         help="today (the hearing before issue 40), room (as the host hears now), room-near "
-        "(the room with near talk kept in a ringing room, a candidate)",
+        "(the room with near talk kept in a ringing room, a candidate), room-tail (the room "
+        "with a word's tail not speech to the end-pointer, a candidate)",
     )
     parser.add_argument("--talk-weight", type=float, help="sphinx.TALK_WEIGHT")
     parser.add_argument("--dereverb", help="RT60 in s for the dereverberator, or 'room' (the room's own)")
@@ -264,7 +377,24 @@ def main() -> None:
         type=Path,
         help="an MLLR transform (sphinx.TABLE_MLLR, e.g. host/speech/room_mllr); CHAIN-mllr: none",
     )
+    parser.add_argument("--ringing-weight", type=float, help="sphinx.RINGING_TALK_WEIGHT")
+    parser.add_argument("--ringing-lenient", type=float, help="sphinx.RINGING_LENIENT_WEIGHT")
+    parser.add_argument("--tail-db", type=float, help="endpointer.RINGING_TAIL_DB (0: off)")
+    parser.add_argument(
+        "--front", action="append", default=[], help="KEY=VALUE over feat.params, e.g. remove_noise=no"
+    )
+    parser.add_argument("--decoder", action="append", default=[], help="KEY=VALUE on every decoder's config")
+    parser.add_argument(
+        "--screen",
+        type=int,
+        metavar="N",
+        help="screen a candidate: N numbers and N/2 sentences, one stream a room",
+    )
     args = parser.parse_args()
+    set_candidates(args)
+    if args.screen:
+        screen(args)
+        return
     if args.dr_floor is not None:
         dereverb.FLOOR_DB = args.dr_floor
     if args.dr_strength is not None:

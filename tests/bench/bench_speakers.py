@@ -1,6 +1,7 @@
 """Who spoke: moves attributed to the players' enrolled voices (issue 44), dry and in rooms.
 
-Run: PYTHONPATH=. python tests/bench/bench_speakers.py [--rooms] [--sweep] [--held-out]
+Run: PYTHONPATH=. python tests/bench/bench_speakers.py [--rooms | --room NAME ...] [--sweep]
+     [--sure] [--held-out] [--seats N] [--latency paced|fast]
 
 Voices (:data:`VOICES`): Piper's joe, joe pitched up and down (sox ``pitch``, the same
 words in a higher or lower voice), espeak-ng male and female variants and a pitched-down
@@ -25,12 +26,24 @@ Targets (issue 44): attributed >= 98 % dry, >= 95 % in rooms; caught >= 95 % dry
 in rooms; refused <= 1 %. *Strangers*: the held-out voices, enrolled nowhere, saying the
 moves at the same tables: how often one is taken for a player.
 
-``--rooms`` plays the same in this bench's own simulated rooms (pyroomacoustics, when it is
-installed), each player at a seat round a phone lying on the table, 0.8 to 1.6 m away; the
-name and the moves are heard from that seat. (The room bench's rooms, issue 40, are not on
-main yet.) ``--sweep`` prints the figures for a grid of thresholds
-(the "unsure" band: :data:`~host.speech.voiceprint.MIN_SCORE` and ``MIN_MARGIN``).
-Speed: the encoder's size, load time, CPU per second of audio and latency.
+"The table" lines are what the host does (host/listening/speakers.py ``verdict``, by
+``Voices.contrast`` and the sure margins at the room meter's RT60): a right move ruled,
+read back or refused; a move out of turn caught, read back, ruled for the player on turn
+or answered for a third player. "Short words" (:data:`WORDS`: "six", "draw", "yes"...)
+are said by every player on turn and out of turn after the third move and after the last.
+
+``--rooms`` plays the same in the room bench's rooms (tests/bench/rooms.py: pyroomacoustics,
+when it is installed), each player at a seat round a phone lying on the table, 0.8 to 1.6 m
+away; the name and the moves are heard from that seat, so the voices are enrolled in the
+room as the name round hears them. The tuning rooms come first; the held-out rooms are
+reported apart and never used for a choice. The room's RT60 is what the table's room meter
+measures from the names and first moves (host/speech/room.py; dry speech with no noise
+floor between words may leave it unmeasured: the table then takes the most ringing room's
+margin). ``--sweep`` prints the figures for a grid of thresholds (the "unsure" band:
+:data:`~host.speech.voiceprint.MIN_SCORE` and ``MIN_MARGIN``); ``--sure`` for a grid of the
+table's sure margins (:data:`SURE_GRID`). ``--seats``: players at each table (4).
+Speed: the encoder's size, load time, CPU per second of audio and latency;
+``--latency`` only end of speech to ruling with voices and without (:func:`latency`).
 """
 
 from __future__ import annotations
@@ -39,15 +52,15 @@ import argparse
 import hashlib
 import itertools
 import math
-import subprocess
+import os
 import sys
 import tempfile
 import time
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from functools import cache
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -56,8 +69,11 @@ from host.listening import speakers
 from host.listening.speakers import AS_PRESUMED, MAYBE, SURELY, verdict
 from host.speech import voiceprint
 from host.speech.audio import SAMPLE_RATE, as_int16
+from host.speech.room import RoomMeter
 from host.speech.tts import espeak_synthesize, piper_synthesize
 from host.speech.voiceprint import Identity, Voiceprint, Voices
+from tests.bench import rooms
+from tests.bench.rooms import Room, pitch_shift
 
 CACHE = Path(tempfile.gettempdir()) / "gamehost-bench-speakers"
 Float = npt.NDArray[np.float64]
@@ -97,6 +113,11 @@ MOVES = (
     "sixty four", "thirty seven", "twenty", "ninety nine", "eleven", "seven of hearts",
     "queen of spades", "pass", "I'm out", "undo", "three", "forty two", "eighty five",
 )  # fmt: skip
+#: Short words (a syllable or two: moves, answers), said by each player on turn and out of
+#: turn after the third move and after the last, against the voices refined so far.
+WORDS = ("two", "six", "eight", "ten", "four", "draw", "yes", "no", "ace", "one")
+#: Moves after which the short words are said (0-based).
+WORDS_AFTER = (2, len(MOVES) - 1)
 #: Speaking rates: Piper's length scale and espeak-ng's words a minute, slow to fast.
 PIPER_RATES = (1.25, 1.0, 0.8)
 ESPEAK_RATES = (140, 175, 220)
@@ -110,13 +131,6 @@ def _trim(pcm: bytes) -> bytes:
     samples = as_int16(pcm)
     loud = np.nonzero(np.abs(samples) > 50)[0]
     return samples[loud[0] : loud[-1] + 1].tobytes() if loud.size else pcm
-
-
-def _pitch(pcm: bytes, cents: int) -> bytes:
-    raw = ["-t", "raw", "-r", str(SAMPLE_RATE), "-e", "signed", "-b", "16", "-c", "1"]
-    done = subprocess.run(["sox", *raw, "-", *raw, "-", "pitch", str(cents)], input=pcm, capture_output=True)
-    done.check_returncode()
-    return done.stdout
 
 
 def say(voice: Voice, text: str, rate: int = 1) -> bytes:
@@ -134,7 +148,7 @@ def say(voice: Voice, text: str, rate: int = 1) -> bytes:
         pcm = espeak_synthesize(text, voice.setting, SAMPLE_RATE, words_per_minute=ESPEAK_RATES[rate])
     pcm = _trim(pcm)
     if voice.cents:
-        pcm = _pitch(pcm, voice.cents)
+        pcm = pitch_shift(pcm, voice.cents)
     CACHE.mkdir(exist_ok=True)
     path.with_suffix(".tmp").write_bytes(pcm)
     path.with_suffix(".tmp").replace(path)
@@ -151,34 +165,7 @@ def _framed(speech: Float, floor: Float | None) -> bytes:
     return np.clip(np.round(out), -32768, 32767).astype("<i2").tobytes()
 
 
-# --- rooms (pyroomacoustics) ----------------------------------------------------------------
-
-MIC_HEIGHT, MOUTH_HEIGHT = 0.76, 1.15  # a phone on the table, a seated player
-SPEECH_DBFS = -30.0  # speech at 1 m (direct path) at the microphone
-FLOOR_DBFS = -62.0  # the room's own noise (pink): a quiet living room
-
-
-@dataclass(frozen=True)
-class Room:
-    name: str
-    size: tuple[float, float, float]
-    rt60: float
-    table: tuple[float, float]
-    seats: tuple[tuple[float, float], ...]  # (distance m, bearing degrees) from the microphone
-
-    def seat(self, index: int) -> tuple[float, float, float]:
-        distance, bearing = self.seats[index % len(self.seats)]
-        flat = math.sqrt(max(distance**2 - (MOUTH_HEIGHT - MIC_HEIGHT) ** 2, 0.01))
-        x = self.table[0] + flat * math.cos(math.radians(bearing))
-        y = self.table[1] + flat * math.sin(math.radians(bearing))
-        return (min(max(x, 0.3), self.size[0] - 0.3), min(max(y, 0.3), self.size[1] - 0.3), MOUTH_HEIGHT)
-
-
-ROOMS = (
-    Room("den", (4.0, 3.5, 2.5), 0.3, (2.0, 1.7), ((0.8, 90), (1.0, 270), (1.3, 0), (1.6, 180))),
-    Room("living", (5.5, 4.5, 2.6), 0.6, (2.6, 2.1), ((0.9, 20), (1.0, 110), (1.3, 200), (1.6, 290))),
-    Room("kitchen", (4.2, 3.2, 2.7), 0.9, (2.0, 1.5), ((0.8, 90), (1.0, 270), (1.3, 0), (1.6, 180))),
-)
+# --- rooms (tests/bench/rooms.py: the room bench's) ----------------------------------------
 
 
 def rooms_available() -> bool:
@@ -189,60 +176,31 @@ def rooms_available() -> bool:
     return True
 
 
-@cache
-def impulse_response(room: Room, seat: int) -> Float:
-    """From ``seat`` to the microphone, direct path at 1 m of gain 1 (cached on disk)."""
-    source = room.seat(seat)
-    key = hashlib.sha1(repr((room.size, room.rt60, room.table, source, SAMPLE_RATE)).encode()).hexdigest()
-    path = CACHE / f"rir-{key}.npy"
-    if path.exists():
-        return np.asarray(np.load(path), dtype=np.float64)
-    import pyroomacoustics as pra  # lazy: a test dependency, only for --rooms
-
-    absorption, order = pra.inverse_sabine(room.rt60, list(room.size))
-    box = pra.ShoeBox(
-        list(room.size),
-        fs=SAMPLE_RATE,
-        materials=pra.Material(absorption),
-        max_order=order,
-        air_absorption=True,
-        use_rand_ism=True,
-        max_rand_disp=0.05,
-    )
-    box.add_source(list(source))
-    box.add_microphone([room.table[0], room.table[1], MIC_HEIGHT])
-    box.compute_rir()
-    rir = np.asarray(box.rir[0][0], dtype=np.float64) * 4 * math.pi
-    CACHE.mkdir(exist_ok=True)
-    np.save(path, rir)
-    return rir
-
-
-def _pink(n: int, seed: int) -> Float:
-    spectrum = np.fft.rfft(np.random.default_rng(seed).normal(0, 1, n + 1))
-    spectrum[1:] /= np.sqrt(np.arange(1, spectrum.size))
-    spectrum[0] = 0
-    noise = np.fft.irfft(spectrum, n + 1)[:n]
-    return noise / max(float(np.sqrt(np.mean(noise**2))), 1e-12) * 32768 * 10 ** (FLOOR_DBFS / 20)
-
-
-def _convolve(x: Float, h: Float) -> Float:
-    n = x.size + h.size - 1
-    size = 1 << (n - 1).bit_length()
-    return np.fft.irfft(np.fft.rfft(x, size) * np.fft.rfft(h, size), size)[:n]
-
-
 def heard(pcm: bytes, room: Room | None, seat: int, seed: int) -> bytes:
-    """``pcm`` (dry) as the microphone hears it from ``seat`` (dry when ``room`` is None)."""
-    speech = as_int16(pcm).astype(np.float64)
+    """``pcm`` (dry) as the microphone hears it from ``seat`` of ``room`` (the room bench's
+    seats, level and noise floor; dry when ``room`` is None)."""
     if room is None:
-        return _framed(speech, None)
-    frames = speech[: speech.size - speech.size % 160].reshape(-1, 160)
-    levels = np.sqrt(np.mean(frames**2, axis=1))
-    loud = levels[levels > 0.1 * levels.max()]
-    speech *= 32768 * 10 ** (SPEECH_DBFS / 20) / float(np.sqrt(np.mean(loud**2)))
-    wet = _convolve(speech, impulse_response(room, seat))
-    return _framed(wet, _pink(wet.size + SAMPLE_RATE, seed))
+        return _framed(as_int16(pcm).astype(np.float64), None)
+    wet = rooms.at_seat(pcm, room, seat)
+    return _framed(wet, rooms.room_floor(wet.size + SAMPLE_RATE, seed))
+
+
+def meter_rt60(room: Room | None, voices: dict[str, Voice]) -> float | None:
+    """The room's RT60 as the table's room meter (host/speech/room.py) measures it from the
+    players' names and first moves, said one after another from their seats."""
+    meter = RoomMeter()
+    gap = np.zeros(round(0.8 * SAMPLE_RATE))
+    at = 0.0
+    for seat, voice in enumerate(voices.values()):
+        for i, text in enumerate((voice.name, *MOVES[:2])):
+            dry = say(voice, text, i % 3)
+            clip = heard(dry, room, seat, seat * 100 + i)
+            meter.feed(clip + gap.astype("<i2").tobytes())
+            start = at + LEAD_S
+            meter.later(start, start + len(dry) / 2 / SAMPLE_RATE, meter.time)
+            at = meter.time
+    meter.feed(np.zeros(SAMPLE_RATE, dtype="<i2").tobytes())
+    return meter.rt60
 
 
 # --- the game -------------------------------------------------------------------------------
@@ -254,6 +212,7 @@ class Player:
     seat: int
     name: Voiceprint
     moves: list[Voiceprint]  # MOVES in order, at rotating speaking rates
+    words: list[Voiceprint]  # WORDS in order, at rotating speaking rates
 
 
 def players(voices: dict[str, Voice], room: Room | None) -> dict[str, Player]:
@@ -265,7 +224,11 @@ def players(voices: dict[str, Voice], room: Room | None) -> dict[str, Player]:
             voiceprint.voiceprint(heard(say(voice, move, i % 3), room, seat, seed + 1 + i))
             for i, move in enumerate(MOVES)
         ]
-        out[key] = Player(key, seat, name, moves)
+        words = [
+            voiceprint.voiceprint(heard(say(voice, word, i % 3), room, seat, seed + 100 + i))
+            for i, word in enumerate(WORDS)
+        ]
+        out[key] = Player(key, seat, name, moves, words)
     return out
 
 
@@ -277,11 +240,14 @@ OUTCOMES_OFF = ("caught", "unsure", "on turn", "misnamed")
 class Tally:
     on: Counter[str]
     off: Counter[str]
-    #: What the table does (host/listening/speakers.py ``verdict``): on turn "ruled", "read
+    #: What the table does (host/listening/speakers.py ``ruling``): on turn "ruled", "read
     #: back" or "refused"; out of turn "caught", "read back", "ruled" (for the player on
     #: turn) or "misnamed" (answered as out of turn for a third player).
     table_on: Counter[str] = field(default_factory=Counter)
     table_off: Counter[str] = field(default_factory=Counter)
+    #: The same for the short words (:data:`WORDS`).
+    words_on: Counter[str] = field(default_factory=Counter)
+    words_off: Counter[str] = field(default_factory=Counter)
 
     def rate(self, side: str, outcome: str) -> float:
         counts = self.on if side == "on" else self.off
@@ -309,51 +275,57 @@ def _identify(voices: Voices, move: Voiceprint, on_turn: str) -> Identity:
 TABLE_ON = {AS_PRESUMED: "ruled", MAYBE: "read back", SURELY: "refused"}
 
 
-def _table_off(identity: Identity, speaker: str, on_turn: str, voices: Voices, speech_s: float) -> str:
-    said = verdict(identity, on_turn, voices, speech_s)
+def _table_off(said: str, other: str | None, speaker: str) -> str:
     if said == SURELY:
-        return "caught" if identity.player == speaker else "misnamed"
+        return "caught" if other == speaker else "misnamed"
     return "read back" if said == MAYBE else "ruled"
 
 
 def play(
-    table: Sequence[Player], *, refine: bool, thresholds: dict[str, float], strangers: Sequence[Player] = ()
+    table: Sequence[Player],
+    *,
+    refine: bool,
+    thresholds: dict[str, float],
+    strangers: Sequence[Player] = (),
+    rt60: float | None = None,
 ) -> tuple[dict[str, Tally], Tally]:
     """One table: enrol every name, then each move in turn by the player on turn and out of
     turn by every other player (and by each stranger). Tallies per speaking voice, and the
-    strangers' (as out of turn: "caught" never happens, "on turn" and "misnamed" are wrong)."""
+    strangers' (as out of turn: "caught" never happens, "on turn" and "misnamed" are wrong).
+    ``rt60``: the room's as the table's room meter measures it."""
     voices = Voices(**thresholds)
     for player in table:
         if player.name.vector is not None:
             voices.enrol(player.voice, player.name.vector)
     tallies = {p.voice: _tally() for p in table}
     stranger = _tally()
+
+    def judged(said: Voiceprint, on_turn: Player) -> tuple[str, str | None]:
+        return verdict(said.vector, on_turn.voice, voices, said.speech_s, rt60)
+
     for move in range(len(MOVES)):
         for on_turn in table:
             for speaker in (*table, *strangers):
-                identity = _identify(voices, speaker.moves[move], on_turn.voice)
-                said = identity.player
+                said = speaker.moves[move]
+                identity = _identify(voices, said, on_turn.voice)
+                table_said, other = judged(said, on_turn)
                 if speaker is on_turn:
-                    tallies[speaker.voice].on[_on_outcome(said, speaker.voice)] += 1
-                    tallies[speaker.voice].table_on[
-                        TABLE_ON[verdict(identity, on_turn.voice, voices, speaker.moves[move].speech_s)]
-                    ] += 1
-                elif speaker in strangers:
-                    stranger.off[_off_outcome(said, speaker.voice, on_turn.voice)] += 1
-                    stranger.table_off[
-                        _table_off(
-                            identity, speaker.voice, on_turn.voice, voices, speaker.moves[move].speech_s
-                        )
-                    ] += 1
-                else:
-                    tallies[speaker.voice].off[_off_outcome(said, speaker.voice, on_turn.voice)] += 1
-                    tallies[speaker.voice].table_off[
-                        _table_off(
-                            identity, speaker.voice, on_turn.voice, voices, speaker.moves[move].speech_s
-                        )
-                    ] += 1
+                    tallies[speaker.voice].on[_on_outcome(identity.player, speaker.voice)] += 1
+                    tallies[speaker.voice].table_on[TABLE_ON[table_said]] += 1
+                    continue
+                tally = stranger if speaker in strangers else tallies[speaker.voice]
+                tally.off[_off_outcome(identity.player, speaker.voice, on_turn.voice)] += 1
+                tally.table_off[_table_off(table_said, other, speaker.voice)] += 1
             if refine:
                 voices.ruled(on_turn.voice, on_turn.moves[move].vector)  # as the host does
+        if refine and move in WORDS_AFTER:
+            for on_turn, speaker in itertools.product(table, table):
+                for word in speaker.words:
+                    table_said, other = judged(word, on_turn)
+                    if speaker is on_turn:
+                        tallies[speaker.voice].words_on[TABLE_ON[table_said]] += 1
+                    else:
+                        tallies[speaker.voice].words_off[_table_off(table_said, other, speaker.voice)] += 1
     return tallies, stranger
 
 
@@ -364,29 +336,31 @@ def bench(
     thresholds: dict[str, float],
     seats: int = 4,
     strangers: Sequence[Player] = (),
+    rt60: float | None = None,
 ) -> tuple[dict[str, Tally], Tally]:
     """Every table of ``seats`` voices from ``pool``; tallies per voice over all tables."""
     total = {key: _tally() for key in pool}
     stranger = _tally()
     for table in itertools.combinations(pool.values(), min(seats, len(pool))):
-        tallies, heard_strangers = play(table, refine=refine, thresholds=thresholds, strangers=strangers)
+        tallies, heard_strangers = play(
+            table, refine=refine, thresholds=thresholds, strangers=strangers, rt60=rt60
+        )
         for key, tally in tallies.items():
-            total[key].on.update(tally.on)
-            total[key].off.update(tally.off)
-            total[key].table_on.update(tally.table_on)
-            total[key].table_off.update(tally.table_off)
-        stranger.off.update(heard_strangers.off)
-        stranger.table_off.update(heard_strangers.table_off)
+            _add(total[key], tally)
+        _add(stranger, heard_strangers)
     return total, stranger
 
 
+def _add(total: Tally, tally: Tally) -> None:
+    for name in ("on", "off", "table_on", "table_off", "words_on", "words_off"):
+        getattr(total, name).update(getattr(tally, name))
+
+
 def _overall(tallies: dict[str, Tally]) -> Tally:
-    return Tally(
-        sum((t.on for t in tallies.values()), Counter()),
-        sum((t.off for t in tallies.values()), Counter()),
-        sum((t.table_on for t in tallies.values()), Counter()),
-        sum((t.table_off for t in tallies.values()), Counter()),
-    )
+    total = _tally()
+    for tally in tallies.values():
+        _add(total, tally)
+    return total
 
 
 def _share(counts: Counter[str], outcome: str) -> str:
@@ -395,6 +369,20 @@ def _share(counts: Counter[str], outcome: str) -> str:
 
 def _pct(tally: Tally, side: str, outcome: str) -> str:
     return f"{100 * tally.rate(side, outcome):.1f}"
+
+
+def _bands() -> str:
+    bands = ", ".join(f"{margin:g} below {below:g} s" for below, margin in speakers.SURE_MARGINS)
+    return f"{bands}; +{speakers.SHORT_EXTRA:g} under {speakers.SHORT_S:g} s of speech"
+
+
+def _table_line(t_on: Counter[str], t_off: Counter[str]) -> str:
+    return (
+        f"on turn ruled {_share(t_on, 'ruled')}, read back {_share(t_on, 'read back')}, "
+        f"refused {_share(t_on, 'refused')}; out of turn caught "
+        f"{_share(t_off, 'caught')}, read back {_share(t_off, 'read back')}, ruled for the player on turn "
+        f"{_share(t_off, 'ruled')}, answered for a third player {_share(t_off, 'misnamed')}"
+    )
 
 
 def report(title: str, tallies: dict[str, Tally], stranger: Tally, *, room: bool) -> None:
@@ -418,14 +406,9 @@ def report(title: str, tallies: dict[str, Tally], stranger: Tally, *, room: bool
         ("refused <= 1 %", 100 * overall.rate("on", "refused") <= 1.0),
     )
     print("   targets: " + ", ".join(f"{label} {'met' if ok else 'MISSED'}" for label, ok in checks))
-    on, off = overall.table_on, overall.table_off
-    print(
-        f"   the table (sure band {speakers.SURE_SCORE}/{speakers.SURE_MARGIN}): "
-        f"on turn ruled {_share(on, 'ruled')}, read back {_share(on, 'read back')}, "
-        f"refused {_share(on, 'refused')}; out of turn caught "
-        f"{_share(off, 'caught')}, read back {_share(off, 'read back')}, ruled for the player on turn "
-        f"{_share(off, 'ruled')}, answered for a third player {_share(off, 'misnamed')}"
-    )
+    print(f"   the table (sure margins {_bands()}): {_table_line(overall.table_on, overall.table_off)}")
+    if sum(overall.words_on.values()):
+        print(f"   the table, short words: {_table_line(overall.words_on, overall.words_off)}")
     if sum(stranger.table_off.values()):
         s_off = stranger.table_off
         print(
@@ -468,27 +451,37 @@ def sweep(pool: dict[str, Player], refine: bool, strangers: Sequence[Player]) ->
         print(f"{score:>12.2f} " + " ".join(f"{c:>24}" for c in cells))
 
 
-def sure_sweep(pool: dict[str, Player], strangers: Sequence[Player]) -> None:
-    """The table's bands (``speakers.SURE_SCORE``, ``SURE_MARGIN``, ``TWINS``), in game:
-    right moves refused / read back | moves out of turn caught / ruled for the player on turn."""
-    print("\n== the table's bands (in game): on turn refused/read back | out of turn caught/ruled on turn ==")
-    twins = (0.7, 0.75, 0.8, 0.85, 1.01)
-    print("score/margin \\ twins " + " ".join(f"{t:>22.2f}" for t in twins))
-    saved = speakers.SURE_SCORE, speakers.SURE_MARGIN, speakers.TWINS
+#: Candidate sure margins for ``--sure`` (below RT60 0.3 s, below 0.5 s, above), with the
+#: extra margin for short speech.
+SURE_GRID = (
+    ((0.1, 0.25, 0.35), 0.1),
+    ((0.1, 0.2, 0.3), 0.1),
+    ((0.15, 0.3, 0.4), 0.1),
+    ((0.1, 0.25, 0.35), 0.0),
+    ((0.1, 0.25, 0.35), 0.15),
+)
+
+
+def sure_sweep(pool: dict[str, Player], strangers: Sequence[Player], rt60: float | None) -> None:
+    """The table's sure margins (``speakers.SURE_MARGINS``, ``SHORT_EXTRA``), in game:
+    right moves refused / read back | out of turn caught / ruled for the player on turn,
+    moves and short words."""
+    print("\n== the table's sure margins (in game): on turn refused/read back | out of turn caught/ruled ==")
+    saved = speakers.SURE_MARGINS, speakers.SHORT_EXTRA
     try:
-        for score, margin in ((0.6, 0.05), (0.7, 0.1), (0.7, 0.15), (0.75, 0.15)):
+        for margins, extra in SURE_GRID:
+            speakers.SURE_MARGINS = tuple(zip((0.3, 0.5, math.inf), margins, strict=True))
+            speakers.SHORT_EXTRA = extra
+            t = _overall(bench(pool, refine=True, thresholds={}, strangers=strangers, rt60=rt60)[0])
             cells = []
-            for twin in twins:
-                speakers.SURE_SCORE, speakers.SURE_MARGIN, speakers.TWINS = score, margin, twin
-                t = _overall(bench(pool, refine=True, thresholds={}, strangers=strangers)[0])
-                on, off = t.table_on, t.table_off
+            for on, off in ((t.table_on, t.table_off), (t.words_on, t.words_off)):
                 cells.append(
                     f"{_share(on, 'refused')[:-2]}/{_share(on, 'read back')[:-2]}"
                     f"|{_share(off, 'caught')[:-2]}/{_share(off, 'ruled')[:-2]}"
                 )
-            print(f"{score:>12.2f}/{margin:.2f}      " + " ".join(f"{c:>22}" for c in cells))
+            print(f"   {margins} +{extra}: moves {cells[0]:>22}   words {cells[1]:>22}")
     finally:
-        speakers.SURE_SCORE, speakers.SURE_MARGIN, speakers.TWINS = saved
+        speakers.SURE_MARGINS, speakers.SHORT_EXTRA = saved
 
 
 def speed() -> None:
@@ -526,39 +519,114 @@ def speed() -> None:
         )
 
 
+def latency(paced: bool, games: Sequence[str] = ("up-or-down", "inversion")) -> None:
+    """End of speech to ruling with voices and without, in one run: bench_table_talk's
+    games and measure (the moves said by Piper, ten a game, no talk), each listener given a
+    :class:`~host.listening.speakers.WhoSpoke` whose players all enrolled from a name
+    (one voice for all: twins, so nothing is ruled otherwise, but every move is embedded
+    and waited for). ``paced``: the audio is fed no faster than real time, as a microphone
+    gives it, so the embedding runs in the endpointer's silence; else as fast as the
+    decoder takes it (bench_table_talk's own measure: the embedding's wall time adds)."""
+    from host.listening.speakers import WhoSpoke
+    from host.speech.model import load_model
+    from tests.bench import bench_table_talk as talk
+
+    model = load_model(None, lang="en", engine="auto")
+    name = voiceprint.voiceprint(say(VOICES["joe"], "Ann"))
+
+    def tune(listener: Any) -> None:
+        if voiced:
+            who = listener.who_spoke = WhoSpoke(Voices())
+            for player in listener.referee.table(listener.session_id).names:
+                who.enrol(player, name)
+        if paced:
+            feed, began = listener.feed, time.perf_counter() - listener.time
+
+            def paced_feed(pcm: bytes) -> Any:
+                heard = feed(pcm)  # the ruling's time is taken inside; the wait comes after
+                time.sleep(max(0.0, listener.time - (time.perf_counter() - began)))
+                return heard
+
+            listener.feed = paced_feed
+
+    talk.Microphone.tune = staticmethod(tune)
+    try:
+        figures: dict[bool, list[float]] = {}
+        for voiced in (False, True, False, True):  # twice each, interleaved: the load changes
+            tally = talk.Tally()
+            cpu = time.process_time()
+            talk.play_games(
+                model, "en", "piper", "espeak", [], games, True, tally, scene=talk.Scene("clean"), moves=10
+            )
+            lat = sorted(tally.latency)
+            figures.setdefault(voiced, []).extend(lat)
+            print(
+                f"   {'with voices' if voiced else 'without'}: p50 {lat[len(lat) // 2]:.3f} s over "
+                f"{len(lat)} moves, {time.process_time() - cpu:.1f} s CPU, load {os.getloadavg()[0]:.1f}"
+            )
+    finally:
+        talk.Microphone.tune = None
+    for voiced, lat in figures.items():
+        lat.sort()
+        print(
+            f"latency ({'paced' if paced else 'as fast as decoded'}), "
+            f"{'with' if voiced else 'without'} voices: "
+            f"p50 {lat[len(lat) // 2]:.3f} s, p90 {lat[int(0.9 * len(lat))]:.3f} s"
+        )
+
+
 def main(argv: Iterable[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--rooms", action="store_true", help="also in simulated rooms (pyroomacoustics)")
+    parser.add_argument(
+        "--rooms", action="store_true", help="also in the room bench's rooms (pyroomacoustics)"
+    )
     parser.add_argument("--sweep", action="store_true", help="figures for a grid of thresholds")
     parser.add_argument("--sure", action="store_true", help="figures for a grid of the table's sure band")
     parser.add_argument("--held-out", action="store_true", help="the held-out voices instead")
+    parser.add_argument("--room", action="append", default=[], help="only this room (by name; repeatable)")
+    parser.add_argument("--seats", type=int, default=4, help="players at each table (2 to 4)")
+    parser.add_argument(
+        "--latency",
+        choices=["paced", "fast"],
+        help="only end of speech to ruling with and without voices (paced: real time, as a microphone)",
+    )
     args = parser.parse_args(list(argv) if argv is not None else None)
     speed()
+    if args.latency:
+        latency(args.latency == "paced")
+        return
     voices, others = (HELD_OUT, VOICES) if args.held_out else (VOICES, HELD_OUT)
     thresholds: dict[str, float] = {}
     conditions: list[tuple[str, Room | None]] = [("dry", None)]
-    if args.rooms:
+    if args.rooms or args.room:
         if rooms_available():
-            conditions += [(f"room {room.name} (RT60 {room.rt60} s)", room) for room in ROOMS]
+            chosen = [rooms.ROOMS[name] for name in args.room] or [*rooms.TUNING, *rooms.HELD_OUT]
+            conditions += [(room.name, room) for room in chosen]
         else:
             print("\n(rooms: pyroomacoustics is not installed)")
-    else:
-        print("(no rooms: --rooms plays this bench's own; the room bench of issue 40 is not on main yet)")
     for label, room in conditions:
+        rt60 = meter_rt60(room, voices)
+        measured = "not measured" if rt60 is None else f"{rt60:.2f} s"
+        if room is not None:
+            kind = "held-out room" if room.held_out else "tuning room"
+            label = f"{kind} {room.name} (RT60 {room.rt60} s)"
+        label += f", the meter's RT60 {measured}"
         pool = players(voices, room)
         strangers = list(players(others, room).values())
         short = [p.voice for p in pool.values() if p.name.vector is None]
         if short:
             print(f"\n({label}: names too poor to enrol: {', '.join(short)})")
         for refine in (False, True):
-            tallies, stranger = bench(pool, refine=refine, thresholds=thresholds, strangers=strangers)
+            tallies, stranger = bench(
+                pool, refine=refine, thresholds=thresholds, seats=args.seats, strangers=strangers, rt60=rt60
+            )
             report(
                 f"{label}, {'in game' if refine else 'name only'}", tallies, stranger, room=room is not None
             )
             if args.sweep:
                 sweep(pool, refine, strangers)
         if args.sure:
-            sure_sweep(pool, strangers)
+            sure_sweep(pool, strangers, rt60)
     defaults = Voices()
     print(
         f"\nthresholds: min_score {defaults.min_score}, min_margin {defaults.min_margin}, "

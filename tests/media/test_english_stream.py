@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from host.channels.media import session
 from host.session import SessionConfig
 from tests import voices
 from tests.media.conftest import SIGNED_URL, Host, make_host
@@ -26,7 +27,12 @@ def piper(text: str) -> bytes:
 
 
 @pytest.fixture
-def english(tmp_path: Path) -> Iterator[Host]:
+def english(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Host]:
+    # The call's announcements are still Piper's, each made when it is due; only making all
+    # of English's fixed ones at 8 kHz in the background (~10 s of CPU, going on after the
+    # test in this worker) is left out: tests/speech/test_tts.py and test_table_exit.py
+    # test that preparation.
+    monkeypatch.setattr(session, "prepare_in_background", lambda *_: None)
     built = make_host(tmp_path, lang="en")
     yield built
     built.app.state.store.close()

@@ -189,6 +189,39 @@ def test_the_presumed_speaker_is_named_when_closest_anyone_else_only_by_a_margin
     assert Voices().identify(_unit(1)).unsure == "no voices"
 
 
+def test_contrast_compares_voices_as_they_differ_from_each_other() -> None:
+    # A room draws every voice towards its own colour (the shared 2.0 of axis 3): by plain
+    # cosine an utterance scores alike with every voice, by contrast it is clearly Bob's.
+    table = Voices()
+    for name, axis in (("Ann", 0), ("Bob", 1), ("Cy", 2)):
+        table.enrol(name, _unit(*[1.0 if i == axis else 0.0 for i in range(3)], 2.0))
+    bob = _unit(0.1, 0.5, 0.1, 2.0)
+    plain = table.scores(bob)
+    assert plain["Bob"] - plain["Ann"] < 0.1
+    other, margin = table.contrast(bob, "Ann")
+    assert other == "Bob" and margin > 1.0
+    other, margin = table.contrast(_unit(0.6, 0.1, 0.1, 2.0), "Ann")  # Ann's own: no one is closer
+    assert margin < 0
+    assert table.contrast(bob)[0] == "Bob"  # no one presumed: the best voice, over the runner-up
+    assert Voices().contrast(bob) == (None, 0.0)
+
+
+def test_contrast_leaves_out_what_varies_within_each_voice() -> None:
+    # Every player's utterances swing along axis 3 (the words said); a move swung far along
+    # it is still its speaker's, and by more than without the swing left out.
+    table = Voices()
+    for name, axis in (("Ann", 0), ("Bob", 1)):
+        base = [1.0 if i == axis else 0.0 for i in range(2)]
+        table.enrol(name, _unit(*base, 1.0))
+        for swing in (-1.0, 1.0, -1.0, 1.0, -1.0):
+            table.refine(name, _unit(*base, swing))
+    swung = _unit(0.6, 1.0, 3.0)
+    other, margin = table.contrast(swung, "Ann")
+    assert other == "Bob" and margin > 0.4  # 0.18 with the swing left in
+    plain = table.scores(swung)
+    assert plain["Bob"] - plain["Ann"] < 0.15
+
+
 def test_refining_moves_a_voice_towards_its_moves() -> None:
     table = Voices()
     table.enrol("Ann", _unit(1, 0, 0))

@@ -120,7 +120,7 @@ def test_blofa_by_voice(tmp_path: Path) -> None:
 
 def test_upside_out_by_voice(tmp_path: Path) -> None:
     # Ann draws twice: the second is hers out of turn, not Bob's draw. ("draw" alone is too
-    # short to tell voices by: SURE_SPEECH_S.)
+    # short to tell voices by surely: host/listening/speakers.py SHORT_EXTRA.)
     script = [("Ann", "draw a card"), ("Ann", "draw a card"), ("Bob", "draw a card"), ("Ann", "draw a card")]
     events = play(tmp_path, "upside-out", ("Ann", "Bob"), script, "--first", "Ann")
     drew = [(e["player"], e["speaker"]) for e in events if e["type"] == "drew"]

@@ -11,12 +11,8 @@ import os
 import re
 import shutil
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
-
-import pytest
-from playwright.sync_api import sync_playwright
 
 from host.referee import Referee
 from host.speech.audio import write_wav
@@ -26,7 +22,7 @@ from tests.golden import SCRIPTS
 from tests.sms.conftest import PHONES, messages_of
 from tests.timeouts import stretch
 from tests.twilio_helpers import FakeTwilio
-from tests.web.browser import CHROMIUM, Server, chromium, free_port, servers
+from tests.web.browser import Server, chromium, free_port, servers
 
 ROOT = Path(__file__).resolve().parents[2]
 SCREENSHOTS = ROOT / "docs" / "screenshots"
@@ -42,14 +38,6 @@ WATCH = """() => {
     window.__changes.push({t: Date.now(), text: box.textContent});
   }).observe(box, {childList: true, subtree: true, characterData: true});
 }"""
-
-
-@pytest.fixture(scope="module")
-def playwright() -> Iterator[Any]:
-    # No skip without a browser: scripts/test installs Debian's Chromium.
-    assert CHROMIUM.exists(), "no /usr/bin/chromium: apt-get install chromium (scripts/test does)"
-    with sync_playwright() as p:
-        yield p
 
 
 def new_game(server: Server, names: list[str]) -> tuple[list[str], str]:
@@ -73,14 +61,13 @@ def changed_at(page: Any, words: str) -> float:
 
 
 def test_every_sms_ruling_made_by_another_process_shows_on_the_page(
-    playwright: Any, tmp_path: Path, fake: FakeTwilio
+    browser: Any, tmp_path: Path, fake: FakeTwilio
 ) -> None:
     # Two server processes on one database: the page is served by one, the texts go to
     # the other, so only the log can carry the news. How soon (the 200 ms promise) is
     # measured by tests/bench/bench_live.py; here the delays are printed, not judged: a
     # wall-clock bound fails on a busy machine with nothing wrong.
-    profile = tmp_path / "profile"
-    with servers(tmp_path, fake, 2) as (watcher, ruler), chromium(playwright, profile) as browser:
+    with servers(tmp_path, fake, 2) as (watcher, ruler):
         phones, code = new_game(ruler, ["Ann", "Bob"])
         page = browser.new_page()
         page.goto(f"{watcher.base}/t/{code}")
@@ -100,9 +87,9 @@ def test_every_sms_ruling_made_by_another_process_shows_on_the_page(
 
 
 def test_the_page_comes_back_by_itself_after_a_server_restart(
-    playwright: Any, tmp_path: Path, fake: FakeTwilio
+    browser: Any, tmp_path: Path, fake: FakeTwilio
 ) -> None:
-    with servers(tmp_path, fake) as (server,), chromium(playwright, tmp_path / "profile") as browser:
+    with servers(tmp_path, fake) as (server,):
         phones, code = new_game(server, ["Ann", "Bob"])
         server.text(phones[0], "START")
         server.text(phones[0], "53")
@@ -267,11 +254,11 @@ def screen_sessions(db: Path) -> dict[str, str]:
     return codes
 
 
-def test_every_game_on_a_tv_and_a_phone(playwright: Any, tmp_path: Path, fake: FakeTwilio) -> None:
+def test_every_game_on_a_tv_and_a_phone(browser: Any, tmp_path: Path, fake: FakeTwilio) -> None:
     codes = screen_sessions(tmp_path / "gamehost.sqlite3")
     out = tmp_path / "screenshots"
     out.mkdir()
-    with servers(tmp_path, fake) as (server,), chromium(playwright, tmp_path / "profile") as browser:
+    with servers(tmp_path, fake) as (server,):
         page = browser.new_page()
         for size, (width, height) in SIZES.items():
             page.set_viewport_size({"width": width, "height": height})
@@ -317,10 +304,10 @@ def test_every_game_on_a_tv_and_a_phone(playwright: Any, tmp_path: Path, fake: F
 
 
 def test_the_home_page_opens_a_game_by_its_code_as_people_say_it(
-    playwright: Any, tmp_path: Path, fake: FakeTwilio
+    browser: Any, tmp_path: Path, fake: FakeTwilio
 ) -> None:
     missing: list[str] = []
-    with servers(tmp_path, fake) as (server,), chromium(playwright, tmp_path / "profile") as browser:
+    with servers(tmp_path, fake) as (server,):
         _, code = new_game(server, ["Ann", "Bob"])
         page = browser.new_page()
         page.on("response", lambda r: missing.append(r.url) if r.status == 404 else None)

@@ -5,19 +5,15 @@ without scrolling at every step of its golden games."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
-
-import pytest
-from playwright.sync_api import sync_playwright
 
 from host.referee import Referee
 from host.store import Store
 from tests.golden import SCRIPTS
 from tests.sms.conftest import Sms
 from tests.twilio_helpers import FakeTwilio
-from tests.web.browser import CHROMIUM, chromium, servers
+from tests.web.browser import servers
 from tests.web.test_browser import WAIT_MS, in_view
 
 
@@ -29,13 +25,6 @@ def test_a_long_code_is_not_echoed_whole(sms: Sms) -> None:
         assert "7" * 40 not in page.text, path
     heading = re.search(r"<h1>(.*?)</h1>", sms.client.get(f"/t/{code}").text, re.S)
     assert heading is not None and heading[1].startswith("No game has the code 777777"), heading
-
-
-@pytest.fixture(scope="module")
-def playwright() -> Iterator[Any]:
-    assert CHROMIUM.exists(), "no /usr/bin/chromium: apt-get install chromium (scripts/test does)"
-    with sync_playwright() as p:
-        yield p
 
 
 def inversion_steps(db: Path) -> dict[str, str]:
@@ -56,9 +45,9 @@ def inversion_steps(db: Path) -> dict[str, str]:
     return found
 
 
-def test_inversion_on_a_phone_fits_the_screen(playwright: Any, tmp_path: Path, fake: FakeTwilio) -> None:
+def test_inversion_on_a_phone_fits_the_screen(browser: Any, tmp_path: Path, fake: FakeTwilio) -> None:
     steps = inversion_steps(tmp_path / "gamehost.sqlite3")
-    with servers(tmp_path, fake) as (server,), chromium(playwright, tmp_path / "profile") as browser:
+    with servers(tmp_path, fake) as (server,):
         page = browser.new_page()
         page.set_viewport_size({"width": 390, "height": 844})
         for where, code in steps.items():

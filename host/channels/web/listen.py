@@ -6,9 +6,11 @@ sends it over this WebSocket as binary frames. The table is built by
 ``speaker=None``), so the audio is ruled by the Referee like any move; the phones in the
 game are told as for any other channel (their messages are written in the move's own
 transaction, through the listener's ``on_reply``). Each reply comes back as a JSON text
-frame (its lines) and as a binary WAV frame of the host's voice, which the page plays. As
-at the CLI table, the input the announcement covers is dropped (the host never hears
-itself).
+frame (its lines, and whose voice it heard) and as a binary WAV frame of the host's voice,
+which the page plays. As at the CLI table, the input the announcement covers is dropped
+(the host never hears itself), and with voices on the host first asks each player's name
+(host/channels/table/names.py: "Ann, say your name.", a "name" frame), without holding up
+a move said at once.
 
 The socket lives with the web page, not in host/channels/table/: everything here is the
 page's side of it (who may stream: the Origin, the microphone cookie and the join-code
@@ -145,7 +147,12 @@ class Room:
             self.notifiers.fan_out(reply)
 
     def emit(self, reply: Reply) -> None:
-        """After the commit: the page shows (and says) the ruling."""
+        """After the commit: the page shows (and says) the ruling, or the name round's
+        question ("Ann, say your name.": type "name", not a ruling)."""
+        asked = next((e["player"] for e in reply.events if e.get("type") == "say_your_name"), None)
+        if asked is not None:
+            self.send(json.dumps({"type": "name", "lines": reply.lines, "player": asked}))
+            return
         # Whose voice the ruling heard (host/listening/speakers.py; None: unsure or off).
         speaker = next((e["speaker"] for e in reply.events if e.get("speaker")), None)
         self.send(
@@ -168,7 +175,9 @@ def _open(state: State, row: SessionRow, room: Room) -> tuple[TableRunner, str]:
     referee: Referee = state.referee
     model = _models(state)(referee.table(row.id).config.lang)
     # live=False: the input dropped after an announcement is as long as its audio, which
-    # the page plays while the microphone keeps sending.
+    # the page plays while the microphone keeps sending. names_over: the name round's
+    # questions drop nothing (the page cancels its own echo, and a move said over a
+    # question must still end the round), as for a WAV file.
     runner = open_table(
         referee,
         row.id,
@@ -179,6 +188,7 @@ def _open(state: State, row: SessionRow, room: Room) -> tuple[TableRunner, str]:
         player=room.play,
         on_reply=room.tell_others,
         on_heard=room.heard,
+        names_over=True,
     )
     return runner, describe_model(model)
 
@@ -272,7 +282,9 @@ async def _decode(runner: TableRunner, audio: Inbox, room: Room) -> None:
 
 
 async def _feed(runner: TableRunner, audio: Inbox) -> None:
-    """Feed the runner in a thread, everything queued at once (one hop per batch)."""
+    """Ask the players' names (the page is listening now), then feed the runner in a
+    thread, everything queued at once (one hop per batch)."""
+    await asyncio.to_thread(runner.ask_names)
     while (batch := await audio.take()) is not None:
         await asyncio.to_thread(runner.feed, batch)
 

@@ -90,6 +90,11 @@
         show(status.getAttribute("data-listening"), "on");
       } else if (m.type === "reply") {
         said.textContent = (m.speaker ? "(" + m.speaker + ") " : "") + m.lines.join(" ");  // whose voice
+        if (m.speaker) said.setAttribute("data-speaker", m.speaker);
+        else said.removeAttribute("data-speaker");
+      } else if (m.type === "name") {  // the name round: "Ann, say your name."
+        said.textContent = m.lines.join(" ");
+        said.setAttribute("data-asked", m.player);
       } else if (m.type === "error") {
         stop(m.text);
         show(m.text, "error");

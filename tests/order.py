@@ -1,0 +1,68 @@
+"""The slowest tests first when pytest-xdist runs the suite: a hook called by
+tests/conftest.py.
+
+``--dist worksteal`` gives each worker a run of the collected tests and, when one runs
+dry, moves the back half of the busiest one's queue to it. In collection order the
+heaviest tests (whole spoken games, the gate's decodes, browsers) are in tests/speech,
+tests/table and tests/web, near the end of each run: the last minute of the suite was one
+worker alone in a heavy test. Started first, the long tests overlap, and what is stolen
+and run last are short ones (the longest job first is a classic rule for balancing).
+
+The seconds are what each test takes on a quiet 2-core machine, roughly; only their
+order matters. A name that no longer matches a test just loses its place (the suite
+stays correct, only less balanced); tests not named keep the collection order, after.
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+#: A test (all its parameters) or a whole file -> its seconds, roughly.
+SLOW = {
+    "tests/table/test_english_cards_spoken.py::test_a_spoken_upside_out_game": 28,
+    "tests/speech/test_sphinx.py::test_a_second_pronunciation_lets_a_voice": 26,
+    "tests/table/test_english_cards_spoken.py::test_a_spoken_blofa_game": 26,
+    "tests/table/test_english_cards_spoken.py::test_a_spoken_inversion_game": 25,
+    "tests/web/test_browser.py::test_a_game_played_by_voice_through_the_page": 23,
+    "tests/speech/test_sphinx.py::test_the_gate_keeps_espeak_moves_and_still_drops_talk": 18,
+    "tests/speech/test_sphinx.py::test_the_lenient_gate_keeps_card_names": 17,
+    "tests/web/test_first_hour_pages.py::test_inversion_on_a_phone_fits_the_screen": 12,
+    "tests/table/test_table_exit.py::test_a_table_game_ends_with_exit_code_0": 10,
+    "tests/reliability/test_pg_workers.py::test_serve_with_workers_behind_one_port": 10,
+    "tests/media/test_english_stream.py::test_an_english_game_on_a_stream": 9,
+    "tests/test_readme.py::test_try_it_as_a_newcomer_types_it_twice": 9,
+    "tests/speech/test_sphinx.py::test_a_lattice_that_disagrees": 9,
+    "tests/web/test_browser.py": 8,
+    "tests/reliability/test_pg_workers.py::test_each_deadline_ruled_once": 7,
+    "tests/table/test_room.py::test_a_room_that_rings_is_measured": 7,
+    "tests/deploy/test_image_payload.py::test_the_wheel_the_image_installs_serves": 7,
+    "tests/reliability/test_crash_between.py::test_a_move_heard_by_the_page_survives": 7,
+    "tests/test_readme.py::test_try_it_at_a_table_from_a_recording": 7,
+    "tests/reliability/test_request_limits.py::test_slow_headers_are_cut": 6,
+    "tests/host/test_inversion_referee.py::test_anything_said_gets_an_answer": 6,
+    "tests/table/test_listener.py::test_a_reply_to_talk_is_not_asked_about_as_a_move": 5,
+    "tests/table/test_table_exit.py": 5,
+    "tests/reliability/test_leaving_and_restarting.py::test_new_game_after_the_winner_left": 5,
+    "tests/speech/test_sphinx.py::test_the_lenient_gate_still_hears_sentences_as_talk": 4,
+    "tests/media/test_one_transaction.py::test_a_move_said_into_the_stream_and_its_news": 4,
+    "tests/table/test_speakers.py": 4,
+    "tests/reliability/test_every_input.py::test_every_input_in_every_state_is_answered": 4,
+    "tests/table/test_room.py": 3,
+    "tests/table/test_english_table.py": 3,
+    "tests/reliability/test_cli_input.py::test_bad_command_lines_exit_2_with_a_message": 3,
+}
+
+
+def seconds(nodeid: str) -> float:
+    """The longest name in SLOW that ``nodeid`` starts with gives its seconds (else 0)."""
+    named = [name for name in SLOW if nodeid.startswith(name)]
+    return SLOW[max(named, key=len)] if named else 0.0
+
+
+def slowest_first(items: list[pytest.Item]) -> None:
+    """Reorder ``items`` in place, the slowest first, when xdist's workers run them (each
+    worker sorts the same collection the same way, as xdist requires)."""
+    if "PYTEST_XDIST_WORKER" in os.environ:
+        items.sort(key=lambda item: -seconds(item.nodeid))  # stable: the rest keep their order
