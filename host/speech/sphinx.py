@@ -183,6 +183,13 @@ PHONE_CMN_INIT = "31.78,12.37,-29.26,32.83,-18.18,-4.19,2.37,-23.21,10.05,-10.74
 #: 99 / 98 -> 99 / 99). See docs/speech.md.
 TABLE_CMN_INIT = "44,1.05,-1.92,18.26,-1.79,-2.98,-3.32,-11.37,-0.45,-3.03,4.17,-2.07,-4.35"
 
+#: The MLLR transform of the model's means for a table's microphone, or None (off).
+#: host/speech/mllr.py's ROOM_TRANSFORM (estimated from synthetic speech in simulated
+#: rooms) turns moves dropped in a ringing room into moves ruled right and hears dry speech
+#: no worse in tests/bench/bench_room.py (``--chain room-mllr,room --mllr PATH``), but on
+#: every decoder it changes what the gate tests of dry espeak-ng pin (docs/speech.md).
+TABLE_MLLR: Path | None = None
+
 
 def decoder_config(model: SpeechModel, sample_rate: int, *, phone: bool = False) -> Any:
     pocketsphinx = import_pocketsphinx()
@@ -199,6 +206,8 @@ def decoder_config(model: SpeechModel, sample_rate: int, *, phone: bool = False)
         config["cmninit"] = PHONE_CMN_INIT
     elif sample_rate == SAMPLE_RATE:
         config["cmninit"] = TABLE_CMN_INIT
+        if TABLE_MLLR is not None:
+            config["mllr"] = str(TABLE_MLLR)
     front = dict(FRONT_END)
     if sample_rate < SAMPLE_RATE:
         # A 256-point FFT covers the 25.6 ms window at 8 kHz.

@@ -6,6 +6,7 @@ Run: python tests/bench/bench_room.py [--rooms tuning|held-out|all|den,living,..
      [--show N] [--dry] [--chain today,room,room-near,room-tail]
      [--dereverb RT60|room|measured|wpe] [--talk-weight W] [--screen N] [--front K=V]
      [--decoder K=V] [--ringing-weight W] [--ringing-lenient W] [--tail-db DB]
+     [--mllr PATH] (a chain named CHAIN-mllr hears without the MLLR transform: room-mllr,room)
 
 The games of tests/bench/bench_table_talk.py (every kind, a move, then a sentence of table
 talk and someone's "yes"), said from the players' seats in rooms simulated by
@@ -215,6 +216,7 @@ def candidates(args: argparse.Namespace, room: Room | None) -> Callable[[Listene
 
 TODAY = {"RINGS_RT60": listening.RINGS_RT60}
 NEAR_TALK = sphinx.RINGING_NEAR_TALK
+MLLR = sphinx.TABLE_MLLR
 TAIL = {"db": endpointer.RINGING_TAIL_DB}
 TAIL_CANDIDATE_DB = 15.0
 CHAINS = ("today", "room", "room-near", "room-tail")
@@ -370,6 +372,11 @@ def main() -> None:
     parser.add_argument("--dereverb", help="RT60 in s for the dereverberator, or 'room' (the room's own)")
     parser.add_argument("--dr-floor", type=float, help="dereverb.FLOOR_DB")
     parser.add_argument("--dr-strength", type=float, help="dereverb.STRENGTH")
+    parser.add_argument(
+        "--mllr",
+        type=Path,
+        help="an MLLR transform (sphinx.TABLE_MLLR, e.g. host/speech/room_mllr); CHAIN-mllr: none",
+    )
     parser.add_argument("--ringing-weight", type=float, help="sphinx.RINGING_TALK_WEIGHT")
     parser.add_argument("--ringing-lenient", type=float, help="sphinx.RINGING_LENIENT_WEIGHT")
     parser.add_argument("--tail-db", type=float, help="endpointer.RINGING_TAIL_DB (0: off)")
@@ -407,7 +414,8 @@ def main() -> None:
         for room, voice, level, chain in product(
             places, voices, args.noise.split(","), args.chain.split(",")
         ):
-            use_chain(chain)
+            sphinx.TABLE_MLLR = None if chain.endswith("-mllr") else (args.mllr or MLLR)
+            use_chain(chain.removesuffix("-mllr"))
             tally = Tally()
             started = time.perf_counter()
             scene = DryScene(level) if room is None else RoomScene(room, level, lang)
