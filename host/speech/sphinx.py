@@ -190,6 +190,10 @@ TABLE_CMN_INIT = "44,1.05,-1.92,18.26,-1.79,-2.98,-3.32,-11.37,-0.45,-3.03,4.17,
 #: every decoder it changes what the gate tests of dry espeak-ng pin (docs/speech.md).
 TABLE_MLLR: Path | None = None
 
+#: The MLLR transform for a table's decoders once the room meter finds the room ringing
+#: (SphinxRecognizer.room_rings), or None (off): a dry table hears as without it.
+RINGING_MLLR: Path | None = None
+
 
 def decoder_config(model: SpeechModel, sample_rate: int, *, phone: bool = False) -> Any:
     pocketsphinx = import_pocketsphinx()
@@ -309,6 +313,8 @@ class SphinxRecognizer(GrammarRecognizer):
         self._audio: list[bytes] = []  # the utterance so far, decoded again after a probe
         self._compiled: tuple[list[str], list[str]] | None = None  # what the grammars were made of
         self._rings = False  # the room rings (room_rings), for RINGING_NEAR_TALK
+        self._table = not phone and sample_rate == SAMPLE_RATE  # a table's microphone
+        self._mllr: Path | None = TABLE_MLLR if self._table else None  # the decoders' transform
         super().__init__(
             model,
             sample_rate,
@@ -393,10 +399,29 @@ class SphinxRecognizer(GrammarRecognizer):
             for decoder in self._listening():
                 decoder.end_utt()
             self._in_utt = False
+        self._adapt()
         self._activate()
         for decoder in self._listening():
             decoder.start_utt()
         self._in_utt = True
+
+    def _adapt(self) -> None:
+        """Between utterances, remake the decoders with the ringing room's transform, or
+        without it (pocketsphinx reads a transform only when a decoder is made), keeping
+        the cepstral mean the microphone has settled on."""
+        want = RINGING_MLLR if self._rings and self._table and RINGING_MLLR is not None else None
+        want = want or (TABLE_MLLR if self._table else None)
+        if want == self._mllr:
+            return
+        mean = self.cepstral_mean
+        self._mllr = want
+        self._config["mllr"] = str(want) if want is not None else None
+        self._decoder = self.new_decoder(self.model, self._config)
+        self._searches, self._active = {}, None
+        for gate in self._gates:
+            gate.config["mllr"] = self._config["mllr"]
+            gate.decoder, gate.searches, gate.active = None, {}, None
+        self.cepstral_mean = mean
 
     def _listening(self) -> list[Any]:
         """The decoders this utterance goes to: the phrase decoder and the gates, if any."""

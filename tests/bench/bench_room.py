@@ -6,7 +6,8 @@ Run: python tests/bench/bench_room.py [--rooms tuning|held-out|all|den,living,..
      [--show N] [--dry] [--chain today,room,room-near,room-tail]
      [--dereverb RT60|room|measured|wpe] [--talk-weight W] [--screen N] [--front K=V]
      [--decoder K=V] [--ringing-weight W] [--ringing-lenient W] [--tail-db DB]
-     [--mllr PATH] (a chain named CHAIN-mllr hears without the MLLR transform: room-mllr,room)
+     [--mllr PATH] (a chain named CHAIN-mllr hears without the MLLR transform: room-mllr,room;
+    CHAIN-ringmllr with it only once the room meter finds the room ringing)
 
 The games of tests/bench/bench_table_talk.py (every kind, a move, then a sentence of table
 talk and someone's "yes"), said from the players' seats in rooms simulated by
@@ -61,7 +62,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from games.base import find_game
 from host.listening import listener as listening
 from host.listening.listener import Listener
-from host.speech import dereverb, endpointer, sphinx
+from host.speech import dereverb, endpointer, mllr, sphinx
 from host.speech.audio import SAMPLE_RATE, as_int16
 from host.speech.endpointer import Endpointer
 from host.speech.engines import recognizer_for
@@ -414,8 +415,11 @@ def main() -> None:
         for room, voice, level, chain in product(
             places, voices, args.noise.split(","), args.chain.split(",")
         ):
-            sphinx.TABLE_MLLR = None if chain.endswith("-mllr") else (args.mllr or MLLR)
-            use_chain(chain.removesuffix("-mllr"))
+            # CHAIN-ringmllr: the room's transform only once the meter finds the room ringing.
+            ringing = chain.endswith("-ringmllr")
+            sphinx.RINGING_MLLR = (args.mllr or mllr.ROOM_TRANSFORM) if ringing else None
+            sphinx.TABLE_MLLR = None if chain.endswith("-mllr") or ringing else (args.mllr or MLLR)
+            use_chain(chain.removesuffix("-ringmllr").removesuffix("-mllr"))
             tally = Tally()
             started = time.perf_counter()
             scene = DryScene(level) if room is None else RoomScene(room, level, lang)
