@@ -7,7 +7,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import pytest
 
+from host.speech import sphinx
 from host.speech.mllr import ROOM_TRANSFORM, read_transform, write_transform
 from host.speech.model import import_pocketsphinx, load_model
 from host.speech.sphinx import decoder_config, jsgf
@@ -42,3 +44,24 @@ def test_pocketsphinx_loads_it_and_hears_a_dry_word() -> None:
     decoder.process_raw(bytes(3200) + voices.piper("forty two") + bytes(6400), False, True)
     decoder.end_utt()
     assert decoder.hyp().hypstr == "forty two"
+
+
+def test_a_ringing_room_remakes_the_decoders_with_the_transform_and_keeps_the_mean(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # sphinx.RINGING_MLLR (a candidate, off by default): the transform only once the room
+    # rings, taken between utterances, the microphone's cepstral mean carried over.
+    monkeypatch.setattr(sphinx, "RINGING_MLLR", ROOM_TRANSFORM)
+    model = load_model(None, lang="en", engine="pocketsphinx")
+    recognizer = sphinx.SphinxRecognizer(model, phrases=["forty two", "fourteen"], talk=["the", "a"])
+    dry = recognizer._decoder
+    recognizer.cepstral_mean = "50,1,-2,18,-1,-3,-3,-11,0,-3,4,-2,-4"
+    recognizer.room_rings(True)
+    assert recognizer._decoder is not dry and recognizer._config["mllr"] == str(ROOM_TRANSFORM)
+    assert recognizer.cepstral_mean.startswith("50")
+    recognizer.accept(bytes(3200) + voices.piper("forty two") + bytes(6400))
+    heard = recognizer.finish()
+    assert not heard.talk and heard.alternatives[0].tokens == ("forty", "two")
+    recognizer.room_rings(False)
+    recognizer.reset()
+    assert recognizer._config["mllr"] is None
