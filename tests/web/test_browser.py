@@ -164,18 +164,24 @@ def _voice_game(server: Server, browser: Any, fake: FakeTwilio) -> None:
     page.wait_for_selector("#listen[data-played]", timeout=WAIT_MS)  # the host's voice played
     page.click("#listen")  # stop
     # In the log, and told to the phones like any ruling.
-    store = Store(server.db)
-    try:
-        row = store.session_by_code(code)
-        assert row is not None
-        table = Referee(store).table(row.id)
-        assert table.state is not None and table.state.last == 44  # type: ignore[attr-defined]
-    finally:
-        store.close()
+    assert last_number(server.db, code) == 44
     deadline = time.monotonic() + 10
     while "Ann said 53." not in " ".join(fake.messages_to(phones[1])) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert any("Ann said 53." in m for m in fake.messages_to(phones[1]))
+
+
+def last_number(db: Path, code: str) -> int:
+    """The last number ruled in the Up-or-Down game ``code``, read back from the log."""
+    store = Store(db)
+    try:
+        row = store.session_by_code(code)
+        assert row is not None
+        table = Referee(store).table(row.id)
+        assert table.state is not None
+        return int(table.state.last)  # type: ignore[attr-defined]
+    finally:
+        store.close()
 
 
 def mic_link(server: Server, code: str) -> str:
