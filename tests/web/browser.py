@@ -116,6 +116,17 @@ def servers(tmp_path: Path, fake: FakeTwilio, count: int = 1) -> Iterator[list[S
             server.stop()
 
 
+def fake_microphone(audio: Path) -> list[str]:
+    """Chromium's flags for a microphone that plays ``audio`` once, in real time, with no
+    permission prompt, and for the host's voice to play without a click."""
+    return [
+        "--use-fake-ui-for-media-stream",
+        "--use-fake-device-for-media-stream",
+        f"--use-file-for-fake-audio-capture={audio}%noloop",
+        "--autoplay-policy=no-user-gesture-required",
+    ]
+
+
 @contextmanager
 def chromium(playwright: Any, profile: Path, extra: Sequence[str] = ()) -> Iterator[Any]:
     """A browser context of Debian's Chromium with a fresh profile."""

@@ -22,7 +22,7 @@ from tests.golden import SCRIPTS
 from tests.sms.conftest import PHONES, messages_of
 from tests.timeouts import stretch
 from tests.twilio_helpers import FakeTwilio
-from tests.web.browser import Server, chromium, free_port, servers
+from tests.web.browser import Server, chromium, fake_microphone, free_port, servers
 
 ROOT = Path(__file__).resolve().parents[2]
 SCREENSHOTS = ROOT / "docs" / "screenshots"
@@ -131,12 +131,7 @@ def test_a_game_played_by_voice_through_the_page(playwright: Any, tmp_path: Path
     server = Server(tmp_path / "gamehost.sqlite3", free_port(), fake, tmp_path / "server.log").launch()
     try:
         audio = _script(tmp_path)  # while the server starts
-        fake_mic = [
-            "--use-fake-ui-for-media-stream",
-            "--use-fake-device-for-media-stream",
-            f"--use-file-for-fake-audio-capture={audio}%noloop",  # played once, in real time
-            "--autoplay-policy=no-user-gesture-required",
-        ]
+        fake_mic = fake_microphone(audio)
         with chromium(playwright, tmp_path / "profile", fake_mic) as browser:
             _voice_game(server.wait(), browser, fake)
     finally:

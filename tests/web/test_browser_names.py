@@ -19,7 +19,7 @@ from tests import voices
 from tests.speech.conftest import silence, trim
 from tests.timeouts import stretch
 from tests.twilio_helpers import FakeTwilio
-from tests.web.browser import CHROMIUM, Server, chromium, free_port
+from tests.web.browser import CHROMIUM, Server, chromium, fake_microphone, free_port
 from tests.web.test_browser import last_number, mic_link, new_game
 
 # Each text the host's answers box showed, in order.
@@ -57,12 +57,7 @@ def test_the_page_asks_the_names_and_tells_the_voices_apart(
     server = Server(tmp_path / "gamehost.sqlite3", free_port(), fake, tmp_path / "server.log").launch()
     try:
         audio = _script(tmp_path)  # while the server starts
-        fake_mic = [
-            "--use-fake-ui-for-media-stream",
-            "--use-fake-device-for-media-stream",
-            f"--use-file-for-fake-audio-capture={audio}%noloop",
-            "--autoplay-policy=no-user-gesture-required",
-        ]
+        fake_mic = fake_microphone(audio)
         with chromium(playwright, tmp_path / "profile", fake_mic) as browser:
             server.wait()
             phones, code = new_game(server, ["Ann", "Bob"])
