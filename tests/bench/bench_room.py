@@ -76,8 +76,11 @@ from tests.bench.bench_table_talk import (
     Scene,
     Tally,
     dump,
+    latency_at,
     noisy,
+    pct,
     play_games,
+    print_examples,
     talk_sentences,
 )
 from tests.bench.rooms import HELD_OUT, HELD_OUT_VOICES, ROOMS, TUNING, Room, active_rms, at_seat, mix
@@ -444,13 +447,8 @@ def main() -> None:
 def report(lang: str, label: str, t: Tally, seconds: float, show: int) -> None:
     talk_n, move_n = sum(t.talk.values()), sum(t.moves.values())
 
-    def pct(n: int, d: int) -> str:
-        return f"{n}/{d} ({100 * n / d:.1f} %)" if d else "-"
-
-    lat = sorted(t.latency)
-
     def p(q: float) -> float:
-        return lat[min(len(lat) - 1, int(q * len(lat)))] if lat else float("nan")
+        return latency_at(t, q)
 
     dropped = t.moves["missed"] + t.moves["answered"]
     cpu = t.cpu_s / t.audio_s if t.audio_s else float("nan")
@@ -470,9 +468,7 @@ def report(lang: str, label: str, t: Tally, seconds: float, show: int) -> None:
             f"{p(0.5):.2f} / {p(0.99):.2f}", f"{cpu:.2f}",
         ])
     )  # fmt: skip
-    for what, examples in sorted(t.examples.items()):
-        for example in examples[:show]:
-            print(f"  {what}: {example}")
+    print_examples(t, show)
 
 
 if __name__ == "__main__":

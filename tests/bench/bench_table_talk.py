@@ -504,16 +504,29 @@ def dump(path: Path, tally: Tally, **labels: str) -> None:
             out.write(json.dumps({**labels, **record}, ensure_ascii=False) + "\n")
 
 
+def pct(n: int, d: int) -> str:
+    """``n`` of ``d`` and its percentage ("3/82 (3.7 %)"), or "-" of none."""
+    return f"{n}/{d} ({100 * n / d:.1f} %)" if d else "-"
+
+
+def latency_at(t: Tally, q: float) -> float:
+    """The ``q`` quantile of a tally's end-of-speech-to-ruling latencies (NaN for none)."""
+    lat = sorted(t.latency)
+    return lat[min(len(lat) - 1, int(q * len(lat)))] if lat else float("nan")
+
+
+def print_examples(t: Tally, show: int) -> None:
+    """Up to ``show`` examples of each outcome."""
+    for what, examples in sorted(t.examples.items()):
+        for example in examples[:show]:
+            print(f"  {what}: {example}")
+
+
 def report(lang: str, voice: str, level: str, t: Tally, seconds: float, show: int) -> None:
     talk_n, move_n = sum(t.talk.values()), sum(t.moves.values())
 
-    def pct(n: int, d: int) -> str:
-        return f"{n}/{d} ({100 * n / d:.1f} %)" if d else "-"
-
-    lat = sorted(t.latency)
-
     def p(q: float) -> float:
-        return lat[min(len(lat) - 1, int(q * len(lat)))] if lat else float("nan")
+        return latency_at(t, q)
 
     print(f"\n== {lang} {voice} {level} ({seconds:.0f} s) ==")
     print(
@@ -528,9 +541,7 @@ def report(lang: str, voice: str, level: str, t: Tally, seconds: float, show: in
     print(f"end of speech to ruling: p50 {p(0.5):.2f} s, p99 {p(0.99):.2f} s")
     if t.audio_s:
         print(f"CPU per second of audio: {t.cpu_s / t.audio_s:.3f} s ({t.audio_s:.0f} s of audio)")
-    for what, examples in sorted(t.examples.items()):
-        for example in examples[:show]:
-            print(f"  {what}: {example}")
+    print_examples(t, show)
 
 
 if __name__ == "__main__":
