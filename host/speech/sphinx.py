@@ -409,8 +409,8 @@ class SphinxRecognizer(GrammarRecognizer):
         """Between utterances, remake the decoders with the ringing room's transform, or
         without it (pocketsphinx reads a transform only when a decoder is made), keeping
         the cepstral mean the microphone has settled on."""
-        want = RINGING_MLLR if self._rings and self._table and RINGING_MLLR is not None else None
-        want = want or (TABLE_MLLR if self._table else None)
+        ringing = RINGING_MLLR if self._rings else None
+        want = (ringing or TABLE_MLLR) if self._table else None
         if want == self._mllr:
             return
         mean = self.cepstral_mean
