@@ -379,7 +379,7 @@ class Voices:
         presumed speaker's (over the runner-up's when no one, or no voice, is presumed);
         (None, 0.0) with fewer than two voices."""
         with self._lock:
-            voices = {p: total / max(float(np.linalg.norm(total)), 1e-12) for p, total in self._sums.items()}
+            voices = {p: _unit(total) for p, total in self._sums.items()}
             nuisance = self._nuisance
             if nuisance is None:
                 nuisance = self._nuisance = _nuisance(self._heard)
