@@ -73,7 +73,7 @@ from host.speech.room import RoomMeter
 from host.speech.tts import espeak_synthesize, piper_synthesize
 from host.speech.voiceprint import Identity, Voiceprint, Voices
 from tests.bench import rooms
-from tests.bench.rooms import Room, pitch_shift
+from tests.bench.rooms import Room, pitch_shift, trim
 
 CACHE = Path(tempfile.gettempdir()) / "gamehost-bench-speakers"
 Float = npt.NDArray[np.float64]
@@ -127,12 +127,6 @@ LEAD_S, TAIL_S = 0.2, 0.3  # what an endpointer keeps round the speech
 # --- audio ----------------------------------------------------------------------------------
 
 
-def _trim(pcm: bytes) -> bytes:
-    samples = as_int16(pcm)
-    loud = np.nonzero(np.abs(samples) > 50)[0]
-    return samples[loud[0] : loud[-1] + 1].tobytes() if loud.size else pcm
-
-
 def say(voice: Voice, text: str, rate: int = 1) -> bytes:
     """``text`` said dry by ``voice`` at speaking rate 0 (slow), 1 or 2 (fast); cached on disk."""
     key = hashlib.sha1(repr((voice.kind, voice.setting, voice.cents, rate, text)).encode()).hexdigest()
@@ -146,7 +140,7 @@ def say(voice: Voice, text: str, rate: int = 1) -> bytes:
         pcm = piper_synthesize(text, SAMPLE_RATE, syn_config=config)
     else:
         pcm = espeak_synthesize(text, voice.setting, SAMPLE_RATE, words_per_minute=ESPEAK_RATES[rate])
-    pcm = _trim(pcm)
+    pcm = trim(pcm)
     if voice.cents:
         pcm = pitch_shift(pcm, voice.cents)
     CACHE.mkdir(exist_ok=True)

@@ -195,7 +195,8 @@ VOICES: dict[str, tuple[str, str]] = {
 HELD_OUT_VOICES = frozenset({"piper-brisk", "espeak-m7", "espeak-f4", "piper-up2", "espeak-down", "ko-f4"})
 
 
-def _trim(pcm: bytes) -> bytes:
+def trim(pcm: bytes) -> bytes:
+    """``pcm`` without the near-silence before and after the voice."""
     samples = as_int16(pcm)
     loud = np.nonzero(np.abs(samples) > 50)[0]
     return samples[loud[0] : loud[-1] + 1].tobytes() if loud.size else pcm
@@ -214,11 +215,11 @@ def voice_audio(text: str, voice: str) -> bytes:
         from host.speech.tts import piper_synthesize
 
         config = SynthesisConfig(noise_scale=0.0, noise_w_scale=0.0, length_scale=float(setting))
-        pcm = _trim(piper_synthesize(text, SAMPLE_RATE, syn_config=config))
+        pcm = trim(piper_synthesize(text, SAMPLE_RATE, syn_config=config))
     elif kind == "espeak":
         from host.speech.tts import espeak_synthesize
 
-        pcm = _trim(espeak_synthesize(text, setting, SAMPLE_RATE))
+        pcm = trim(espeak_synthesize(text, setting, SAMPLE_RATE))
     else:
         base, cents = setting.split("|")
         pcm = pitch_shift(voice_audio(text, base), int(cents))
