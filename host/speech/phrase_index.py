@@ -49,6 +49,24 @@ def _followers(phrases: tuple[str, ...]) -> dict[str, frozenset[str]]:
     return {k: frozenset(v) for k, v in found.items()}
 
 
+def sound_extended(text: str, phrases: tuple[str, ...] | None) -> bool:
+    """Whether ``text``'s last word begins a longer word of the phrase list, letter by
+    letter: "eight" of "eighty" and "eighteen", "seven" of "seventy". Heard so far, the
+    speaker may be in the quiet end of the longer word ("-ty", "-teen"), which a room's
+    tail can hide."""
+    words = text.split()
+    return bool(words) and bool(phrases) and words[-1] in _sound_prefixes(phrases)
+
+
+@lru_cache(maxsize=64)
+def _sound_prefixes(phrases: tuple[str, ...]) -> frozenset[str]:
+    """The words of ``phrases`` that a longer word of them begins with."""
+    vocabulary = sorted({w for p in phrases for w in p.split()})
+    return frozenset(
+        w for i, w in enumerate(vocabulary) if i + 1 < len(vocabulary) and vocabulary[i + 1].startswith(w)
+    )
+
+
 def ending(text: str, phrases: tuple[str, ...] | None) -> str | None:
     """How ``text`` ends in the phrase list: "complete" when its last words are a phrase and
     no ending of it begins a longer one (nothing the speaker adds extends a phrase: what

@@ -266,6 +266,8 @@ class Tally:
                 "confidence": r.confidence if r is not None else None,
                 "top": r.top if r is not None else None,
                 "rival": r.rival if r is not None else None,
+                "confused": r.confused if r is not None else None,
+                "asked": h.reply.confirm if h.reply is not None else None,
                 "ignored": h.ignored, "lines": list(h.reply.lines) if h.reply is not None else [],
                 "latency": latency if h.reply is not None else None,
             })  # fmt: skip
