@@ -139,6 +139,9 @@ async def room_check(websocket: WebSocket, code: str) -> None:
         await sender
     except (WebSocketDisconnect, RuntimeError, ConnectionError):
         log.info("room check on game %s: the page went", code)
+    except Exception:
+        # The socket closes and the page says it stopped listening: no check into the void.
+        log.exception("room check on game %s: the check failed", code)
     finally:
         revoked.cancel()
         audio.close()
