@@ -367,6 +367,22 @@ def voice_phrase(lang: str, key: str, **fields: object) -> str:
         raise GrammarError(f"{ROOT / lang / 'voice.yaml'}: no phrase {key!r} (or field {exc})") from None
 
 
+@cache
+def check_phrases(lang: str, root: Path = ROOT) -> dict[str, str]:
+    """The room check's words (host/channels/table/check.py): ``<lang>/check.yaml``. A
+    report of measurements and advice, not a text: its lines are longer than a phrase of
+    phrases.yaml may be (each of those fits one SMS), and it has fields of its own."""
+    path = root / lang / "check.yaml"
+    return _string_map(path, "str") if path.is_file() else {}
+
+
+def check_phrase(lang: str, key: str, **fields: object) -> str:
+    try:
+        return check_phrases(lang)[key].format(**fields)
+    except KeyError as exc:
+        raise GrammarError(f"{ROOT / lang / 'check.yaml'}: no phrase {key!r} (or field {exc})") from None
+
+
 class Texts(BaseModel):
     """Optional ``<lang>/texts.yaml``: the language's words for the texting protocol's
     keywords (host/channels/sms/keywords.py; its own, NEW, JOIN..., work in any language)."""

@@ -3,8 +3,9 @@ language folder, and a language that lacks one is refused for that channel at st
 
 The keys are walked in the source (host/ and games/): every literal key handed to a phrase
 or a spoken line (``g.phrase("key")``, ``vp.say(lang, "key")``, ``voice_phrase(lang,
-"key")``, the SMS lobby's ``"sms_..."`` answers), and every key of the English folders,
-which are the reference the start-up check measures against."""
+"key")``, the SMS lobby's ``"sms_..."`` answers, the room check's ``check_phrase(lang,
+"key")``), and every key of the English folders, which are the reference the start-up check
+measures against."""
 
 from __future__ import annotations
 
@@ -23,16 +24,18 @@ from host.config import Settings
 REPO = ROOT.parent
 SOURCES = sorted([*(REPO / "host").rglob("*.py"), *(REPO / "games").rglob("*.py")])
 VOICE_CALLS = {"say", "voice_phrase"}  # vp.say, grammars.voice_phrase, a game's voice_phrase
+CHECK_CALLS = {"check_phrase"}  # grammars.check_phrase: the room check's words (check.yaml)
 
 
 def _sms_key(value: object) -> bool:
     return isinstance(value, str) and value.startswith("sms_") and value.isidentifier()
 
 
-def _keys_in_source() -> tuple[dict[str, set[Path]], dict[str, set[Path]]]:
-    """(phrase keys, voice keys) -> the files that send them."""
+def _keys_in_source() -> tuple[dict[str, set[Path]], dict[str, set[Path]], dict[str, set[Path]]]:
+    """(phrase keys, voice keys, room check keys) -> the files that send them."""
     phrases: dict[str, set[Path]] = {}
     voice: dict[str, set[Path]] = {}
+    check: dict[str, set[Path]] = {}
     for path in SOURCES:
         if "tests" in path.parts:
             continue
@@ -48,10 +51,12 @@ def _keys_in_source() -> tuple[dict[str, set[Path]], dict[str, set[Path]]]:
                 phrases.setdefault(literal[0], set()).add(path)
             elif name in VOICE_CALLS and len(node.args) >= 2 and literal:
                 voice.setdefault(literal[-1], set()).add(path)
-    return phrases, voice
+            elif name in CHECK_CALLS and len(node.args) >= 2 and literal:
+                check.setdefault(literal[-1], set()).add(path)
+    return phrases, voice, check
 
 
-PHRASE_KEYS, VOICE_KEYS = _keys_in_source()
+PHRASE_KEYS, VOICE_KEYS, CHECK_KEYS = _keys_in_source()
 
 
 def _yaml(path: Path) -> dict[str, object]:
@@ -80,6 +85,7 @@ def test_the_walk_finds_the_keys_every_channel_sends() -> None:
         PHRASE_KEYS
     )
     assert {"menu", "welcome", "say_again", "your_code", "turn_both", "trouble"} <= set(VOICE_KEYS)
+    assert {"say_two", "heard_at", "heard_nothing", "room", "quiet", "echoes", "all_well"} <= set(CHECK_KEYS)
 
 
 @pytest.mark.parametrize("lang", languages())
@@ -102,6 +108,16 @@ def test_every_spoken_key_the_code_sends_is_in_every_language(lang: str) -> None
         spoken |= set(_yaml(grammar / lang / "words.yaml").get("spoken", {}) or {})  # type: ignore[arg-type]
     missing = sorted(key for key in VOICE_KEYS if key not in spoken)
     assert not missing, f"grammars/{lang}/voice.yaml or a game's spoken lines lack {missing}"
+
+
+@pytest.mark.parametrize("lang", languages())
+def test_every_room_check_key_the_code_sends_is_in_every_language(lang: str) -> None:
+    """The room check (``gamehost table --check``, the live page's) says and prints only
+    its language's words: every key the code sends, and no other than English has."""
+    words = set(_yaml(ROOT / lang / "check.yaml"))
+    missing = sorted(key for key in CHECK_KEYS if key not in words)
+    assert not missing, f"grammars/{lang}/check.yaml lacks {missing}"
+    assert words == set(_yaml(ROOT / "en" / "check.yaml")), f"grammars/{lang}/check.yaml"
 
 
 @pytest.mark.parametrize("lang", languages())

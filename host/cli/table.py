@@ -130,7 +130,7 @@ def table(
     if room_check:
         chunks = pcm_chunks(pcm, SAMPLE_RATE, 20) if audio is not None else microphone_chunks(tell=err.print)
         try:
-            result = check(speech_model, lang, names, chunks, lambda name: err.print(prompt(name)))
+            result = check(speech_model, lang, names, chunks, lambda name: err.print(prompt(name, lang)))
         except AudioDeviceError as exc:
             raise fail(str(exc)) from None
         for line in result.lines():

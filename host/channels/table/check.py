@@ -6,6 +6,9 @@ towards Bob").
 The numbers are heard as a game's moves are (an :class:`~host.speech.endpointer.Endpointer`
 on a phrase list of the numbers 1 to 99), one number an utterance; a player's turn ends
 after two utterances or :data:`TURN_S` seconds of stream, and the next player's begins.
+Everything it says and prints is worded in the table's language (``grammars/<lang>/check.yaml``).
+The live page runs the same check through the browser's microphone
+(host/channels/web/room_check.py).
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
+from grammars import check_phrase
 from grammars.reader import number_phrases
 from host.listening.listener import RINGS_RT60
 from host.speech.audio import SAMPLE_RATE
@@ -47,25 +51,38 @@ class Seat:
 
 @dataclass(frozen=True)
 class Check:
+    lang: str
     seats: tuple[Seat, ...]
     room: RoomSound
     verdicts: tuple[str, ...]
 
     def lines(self) -> list[str]:
         """The report, in plain lines."""
-        out = []
-        for seat in self.seats:
-            heard = ", ".join(seat.heard) if seat.heard else "nothing"
-            level = f" at {seat.level_db:.0f} dBFS" if seat.level_db is not None else ""
-            out.append(f"{seat.name}: heard {heard}{level}")
-        rt60 = f"RT60 {self.room.rt60:.1f} s" if self.room.rt60 is not None else "RT60 not measured"
-        out.append(f"The room: noise floor {self.room.floor_db:.0f} dBFS, {rt60}.")
+        out = [heard_line(self.lang, seat) for seat in self.seats]
+        floor, rt60 = self.room.floor_db, self.room.rt60
+        if rt60 is not None:
+            out.append(check_phrase(self.lang, "room", floor=floor, rt60=rt60))
+        else:
+            out.append(check_phrase(self.lang, "room_unmeasured", floor=floor))
         out += list(self.verdicts)
         return out
 
 
-def prompt(name: str) -> str:
-    return f"{name}, say two numbers, with a pause between them."
+def heard_line(lang: str, seat: Seat) -> str:
+    """What the check heard of one player ("Ann: heard twenty three, seventy one at -31 dBFS")."""
+    name, numbers, level = seat.name, ", ".join(seat.heard), seat.level_db
+    if seat.heard:
+        if level is None:
+            return check_phrase(lang, "heard", player=name, numbers=numbers)
+        return check_phrase(lang, "heard_at", player=name, numbers=numbers, level=level)
+    if level is None:
+        return check_phrase(lang, "heard_nothing", player=name)
+    return check_phrase(lang, "heard_nothing_at", player=name, level=level)
+
+
+def prompt(name: str, lang: str) -> str:
+    """What a player is asked as their turn begins."""
+    return check_phrase(lang, "say_two", player=name)
 
 
 def check(
@@ -76,7 +93,8 @@ def check(
     on_turn: Callable[[str], None] | None = None,
 ) -> Check:
     """Hear ``names`` say two numbers each, in turn, from ``chunks`` (16 kHz pcm16);
-    ``on_turn`` is told each player's name as their turn begins (to prompt them)."""
+    ``on_turn`` is told each player's name as their turn begins (to prompt them: :func:`prompt`).
+    ``lang`` is the table's: the numbers heard and the report's words."""
     endpointer = Endpointer(recognizer_for(model, SAMPLE_RATE, number_phrases(range(1, 100), lang)))
     meter = RoomMeter()
     heard: dict[str, list[str]] = {name: [] for name in names}
@@ -110,7 +128,7 @@ def check(
     meter.feed(bytes(2 * round(SAMPLE_RATE * 0.7)))  # the last tail, measured
     room = meter.room()
     seats = tuple(Seat(n, tuple(heard[n]), room.level(n)) for n in names)
-    return Check(seats, room, verdicts(seats, room))
+    return Check(lang, seats, room, verdicts(seats, room, lang))
 
 
 def _until_done(chunks: Iterable[bytes], done: Callable[[], bool]) -> Iterator[bytes]:
@@ -124,30 +142,24 @@ def _until_done(chunks: Iterable[bytes], done: Callable[[], bool]) -> Iterator[b
                 return
 
 
-def verdicts(seats: Sequence[Seat], room: RoomSound) -> tuple[str, ...]:
-    """Plain advice from what was measured; "Everyone is heard well." when none is needed."""
+def verdicts(seats: Sequence[Seat], room: RoomSound, lang: str) -> tuple[str, ...]:
+    """Plain advice from what was measured, in ``lang``; "Everyone is heard well." when none
+    is needed."""
     out = []
     levels = [s.level_db for s in seats if s.level_db is not None]
     loudest = max(levels) if levels else None
     for seat in seats:
         if not seat.heard or seat.level_db is None:
-            out.append(
-                f"{seat.name} was not heard: move the phone towards {seat.name}, or check the microphone."
-            )
+            out.append(check_phrase(lang, "not_heard", player=seat.name))
         elif loudest is not None and seat.level_db < loudest - QUIET_DB:
-            out.append(f"{seat.name} is hard to hear: move the phone towards {seat.name}.")
+            out.append(check_phrase(lang, "quiet", player=seat.name))
     snr = room.snr_db
     if snr is not None and snr < NOISY_SNR_DB:
-        out.append("The room is noisy: players will be asked to repeat moves; turn music or a fan down.")
+        out.append(check_phrase(lang, "noisy"))
     if room.rt60 is not None and room.rt60 >= RINGS_HARD_RT60:
-        out.append(
-            f"The room echoes (RT60 {room.rt60:.1f} s): moves will often be read back. Put the phone "
-            "closer to the players, on a cloth, or play in a room with softer furnishings."
-        )
+        out.append(check_phrase(lang, "echoes", rt60=room.rt60))
     elif room.rt60 is not None and room.rt60 >= RINGS_RT60:
-        out.append(f"The room echoes a little (RT60 {room.rt60:.1f} s): unsure moves will be read back.")
+        out.append(check_phrase(lang, "echoes_little", rt60=room.rt60))
     if any(u.peak_db >= CLIPS_DBFS for u in room.utterances):
-        out.append(
-            "The microphone is too loud: turn its input level down, or move it away from the loudest player."
-        )
-    return tuple(out) or ("Everyone is heard well.",)
+        out.append(check_phrase(lang, "too_loud"))
+    return tuple(out) or (check_phrase(lang, "all_well"),)

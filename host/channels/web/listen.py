@@ -121,7 +121,7 @@ class Models:
             return model
 
 
-def _models(state: State) -> Models:
+def models(state: State) -> Models:
     models: Models | None = getattr(state, "web_models", None)
     if models is None:
         models = state.web_models = Models(state.settings)
@@ -173,7 +173,7 @@ class Room:
 def _open(state: State, row: SessionRow, room: Room) -> tuple[TableRunner, str]:
     """Load the model and make the table (slow: in a thread)."""
     referee: Referee = state.referee
-    model = _models(state)(referee.table(row.id).config.lang)
+    model = models(state)(referee.table(row.id).config.lang)
     # live=False: the input dropped after an announcement is as long as its audio, which
     # the page plays while the microphone keeps sending. names_over: the name round's
     # questions drop nothing (the page cancels its own echo, and a move said over a
@@ -256,7 +256,7 @@ class Inbox:
         return data
 
 
-async def _receive(websocket: WebSocket, audio: Inbox) -> None:
+async def receive(websocket: WebSocket, audio: Inbox) -> None:
     """Microphone frames into ``audio`` until the page goes; text frames are ignored."""
     while True:
         message = await websocket.receive()
@@ -289,7 +289,7 @@ async def _feed(runner: TableRunner, audio: Inbox) -> None:
         await asyncio.to_thread(runner.feed, batch)
 
 
-async def _send(websocket: WebSocket, out: asyncio.Queue[str | bytes]) -> None:
+async def send(websocket: WebSocket, out: asyncio.Queue[str | bytes]) -> None:
     while True:
         item = await out.get()
         if isinstance(item, bytes):
@@ -298,7 +298,7 @@ async def _send(websocket: WebSocket, out: asyncio.Queue[str | bytes]) -> None:
             await websocket.send_text(item)
 
 
-async def _hang_up_when_revoked(
+async def hang_up_when_revoked(
     websocket: WebSocket, store: Store, session_id: str, key: str | None, audio: Inbox
 ) -> None:
     """Once the microphone's key is revoked (host/channels/web/mic.py), the audio not yet
@@ -323,9 +323,10 @@ def _admit(store: Store, websocket: WebSocket, code: str) -> tuple[SessionRow | 
     return row, None
 
 
-@router.websocket("/t/{code}/listen")
-async def listen(websocket: WebSocket, code: str) -> None:
-    opened = time.monotonic()  # the page is capturing from about now
+async def admitted(websocket: WebSocket, code: str) -> SessionRow | None:
+    """The game a microphone's handshake may stream to (the Origin, the game's table
+    microphone cookie, the join code's lock-out); None: refused, and closed with 1008.
+    The room check's socket (host/channels/web/room_check.py) is admitted the same way."""
     state = websocket.app.state
     settings: Settings = state.settings
     problem = origin_problem(websocket.headers.get("origin"), websocket.headers.get("host"), settings)
@@ -335,15 +336,25 @@ async def listen(websocket: WebSocket, code: str) -> None:
     if problem is not None or row is None:
         log.warning("refused a browser microphone for game %s: %s", code, problem)
         await websocket.close(code=POLICY_VIOLATION)
+        return None
+    return row
+
+
+@router.websocket("/t/{code}/listen")
+async def listen(websocket: WebSocket, code: str) -> None:
+    opened = time.monotonic()  # the page is capturing from about now
+    state = websocket.app.state
+    row = await admitted(websocket, code)
+    if row is None:
         return
     await websocket.accept()
     out: asyncio.Queue[str | bytes] = asyncio.Queue()
     room = Room(state.notifiers, out, asyncio.get_running_loop())
-    sender = asyncio.create_task(_send(websocket, out))
+    sender = asyncio.create_task(send(websocket, out))
     audio = Inbox(opened)
     decoder: asyncio.Task[None] | None = None
     key = websocket.cookies.get(mic.COOKIE)
-    revoked = asyncio.create_task(_hang_up_when_revoked(websocket, state.store, row.id, key, audio))
+    revoked = asyncio.create_task(hang_up_when_revoked(websocket, state.store, row.id, key, audio))
     try:
         try:
             runner, engine = await asyncio.to_thread(_open, state, row, room)
@@ -355,7 +366,7 @@ async def listen(websocket: WebSocket, code: str) -> None:
         log.info("browser microphone on game %s (session %s): %s", code, row.id, engine)
         room.send(json.dumps({"type": "ready", "engine": engine}))
         decoder = asyncio.create_task(_decode(runner, audio, room))
-        await _receive(websocket, audio)
+        await receive(websocket, audio)
     except (WebSocketDisconnect, RuntimeError, ConnectionError):
         log.info("browser microphone on game %s: the page went", code)
     finally:

@@ -26,7 +26,7 @@ from fastapi.templating import Jinja2Templates
 from starlette.types import Receive, Scope, Send
 
 from games.base import CHANNELS, all_games
-from host.channels.web import codes, listen, mic, screen
+from host.channels.web import codes, listen, mic, room_check, screen
 from host.channels.web.labels import labels
 from host.channels.web.live import Feed, Hub
 from host.config import Settings
@@ -48,6 +48,7 @@ EXAMPLE_NAMES = ("Ann", "Bob", "Cy", "Dee", "Eve", "Flo")
 
 router = APIRouter(include_in_schema=False)
 router.include_router(listen.router)  # "Listen here": /t/<code>/listen
+router.include_router(room_check.router)  # "Check the room": /t/<code>/check
 templates = Jinja2Templates(env=screen.ENV)  # one environment: the screen's helpers in every page
 
 

@@ -2,21 +2,24 @@
 // pcm16 over a WebSocket to the host, which rules what it hears; its answers come back as
 // text (shown) and WAV (played). Browsers give a microphone only to HTTPS pages (and
 // localhost), and the server takes the stream only from them.
+// "Check the room" streams the same way to the room check (host/channels/web/room_check.py):
+// each player is asked for two numbers in turn, and the check's report is shown at the end.
 (function () {
   "use strict";
-  var button = document.getElementById("listen");
+  var listen = document.getElementById("listen");
+  var check = document.getElementById("check");
   var status = document.getElementById("listen-status");
   var said = document.getElementById("host-said");
-  if (!button || !window.WebSocket) return;
-  var url = button.getAttribute("data-url");
+  var report = document.getElementById("check-report");
+  if (!listen || !window.WebSocket) return;
   var running = null;
 
-  function show(text, state) {
+  function show(button, text, state) {
     status.textContent = text;
     button.setAttribute("data-state", state);
   }
 
-  function Player(context) {
+  function Player(context, button) {
     var queue = Promise.resolve();
     var next = 0;
     this.played = 0;
@@ -42,16 +45,18 @@
     if (r.socket.readyState <= 1) r.socket.close();
     r.stream.getTracks().forEach(function (t) { t.stop(); });
     r.context.close();
-    button.textContent = button.getAttribute("data-start");
-    show(text || "", "off");
+    r.button.textContent = r.button.getAttribute("data-start");
+    show(r.button, text || "", "off");
+    [listen, check].forEach(function (b) { if (b) b.disabled = false; });
   }
 
-  async function start() {
+  // The microphone to ``button``'s socket; ``onText`` gets the host's JSON frames.
+  async function start(button, busy, onText) {
     if (!navigator.mediaDevices || !window.AudioWorkletNode) {
-      show("This browser cannot share its microphone here (it needs HTTPS).", "error");
+      show(button, "This browser cannot share its microphone here (it needs HTTPS).", "error");
       return;
     }
-    show("Starting…", "starting");
+    show(button, "Starting…", "starting");
     var stream, context;
     try {
       stream = await navigator.mediaDevices.getUserMedia({
@@ -60,14 +65,14 @@
       context = new AudioContext();
       await context.audioWorklet.addModule("/static/web/pcm16-worklet.js");
     } catch (err) {
-      show("No microphone: " + err.message, "error");
+      show(button, "No microphone: " + err.message, "error");
       return;
     }
     var scheme = location.protocol === "https:" ? "wss:" : "ws:";
-    var socket = new WebSocket(scheme + "//" + location.host + url);
+    var socket = new WebSocket(scheme + "//" + location.host + button.getAttribute("data-url"));
     socket.binaryType = "arraybuffer";
     var node = new AudioWorkletNode(context, "pcm16");
-    var player = new Player(context);
+    var player = new Player(context, button);
     // Speech said while the host loads its recogniser is kept and sent when it is ready,
     // so the first move is not lost, and all of it (up to a minute of 40 ms frames, what
     // the host keeps waiting: listen.py MAX_BEHIND_S), so the stream keeps the room's time.
@@ -78,8 +83,9 @@
     };
     context.createMediaStreamSource(stream).connect(node);
     node.connect(context.destination);  // pulls the worklet; it writes silence
-    running = { socket: socket, stream: stream, context: context };
+    running = { socket: socket, stream: stream, context: context, button: button };
     button.textContent = button.getAttribute("data-stop");
+    [listen, check].forEach(function (b) { if (b && b !== button) b.disabled = true; });
     socket.onmessage = function (e) {
       if (typeof e.data !== "string") { player.play(e.data); return; }
       var m = JSON.parse(e.data);
@@ -87,23 +93,59 @@
         ready = true;
         pending.forEach(function (f) { socket.send(f); });
         pending = [];
-        show(status.getAttribute("data-listening"), "on");
-      } else if (m.type === "reply") {
-        said.textContent = (m.speaker ? "(" + m.speaker + ") " : "") + m.lines.join(" ");  // whose voice
-        if (m.speaker) said.setAttribute("data-speaker", m.speaker);
-        else said.removeAttribute("data-speaker");
-      } else if (m.type === "name") {  // the name round: "Ann, say your name."
-        said.textContent = m.lines.join(" ");
-        said.setAttribute("data-asked", m.player);
+        show(button, busy, "on");
       } else if (m.type === "error") {
         stop(m.text);
-        show(m.text, "error");
+        show(button, m.text, "error");
+      } else {
+        onText(m);
       }
     };
-    socket.onclose = function () { stop(status.getAttribute("data-closed")); };
+    socket.onclose = function () { if (running && running.socket === socket) stop(onText.closed); };
   }
 
-  button.addEventListener("click", function () {
-    if (running) stop(); else start();
+  function asked(m) {  // "Ann, say your name." / "Ann, say two numbers, ..."
+    said.textContent = m.lines.join(" ");
+    said.setAttribute("data-asked", m.player);
+  }
+
+  function onListen(m) {
+    if (m.type === "reply") {
+      said.textContent = (m.speaker ? "(" + m.speaker + ") " : "") + m.lines.join(" ");  // whose voice
+      if (m.speaker) said.setAttribute("data-speaker", m.speaker);
+      else said.removeAttribute("data-speaker");
+    } else if (m.type === "name") {  // the name round
+      asked(m);
+    }
+  }
+  onListen.closed = status.getAttribute("data-closed");
+
+  function onCheck(m) {
+    if (m.type === "turn") {
+      asked(m);
+    } else if (m.type === "report") {  // the check's lines, as `gamehost table --check` prints them
+      report.textContent = "";
+      m.lines.forEach(function (line) {
+        var item = document.createElement("li");
+        item.textContent = line;
+        report.appendChild(item);
+      });
+      report.hidden = false;
+      said.textContent = "";
+      said.removeAttribute("data-asked");
+      stop(status.getAttribute("data-checked"));
+    }
+  }
+  onCheck.closed = status.getAttribute("data-closed");
+
+  listen.addEventListener("click", function () {
+    if (running) stop(); else start(listen, status.getAttribute("data-listening"), onListen);
   });
+  if (check) {
+    check.addEventListener("click", function () {
+      if (running) { stop(); return; }
+      report.hidden = true;
+      start(check, status.getAttribute("data-checking"), onCheck);
+    });
+  }
 })();
