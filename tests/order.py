@@ -28,7 +28,7 @@ SLOW = {
     "tests/web/test_browser.py::test_a_game_played_by_voice_through_the_page": 23,
     "tests/speech/test_sphinx.py::test_the_gate_keeps_espeak_moves_and_still_drops_talk": 18,
     "tests/speech/test_sphinx.py::test_the_lenient_gate_keeps_card_names": 17,
-    "tests/web/test_first_hour_pages.py::test_inversion_on_a_phone_fits_the_screen": 12,
+    "tests/web/test_browser.py::test_inversion_on_a_phone_fits_the_screen": 12,
     "tests/table/test_table_exit.py::test_a_table_game_ends_with_exit_code_0": 10,
     "tests/reliability/test_pg_workers.py::test_serve_with_workers_behind_one_port": 10,
     "tests/media/test_english_stream.py::test_an_english_game_on_a_stream": 9,

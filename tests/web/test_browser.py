@@ -3,7 +3,9 @@ server processes: rulings made over signed SMS webhooks appear within 200 ms, al
 another process made them; the page rides out a server restart; a game is played by voice
 through the page's microphone; each game's table screen is drawn on a TV (1920x1080) and a
 phone (390x844) with everything that matters in view and nothing overflowing, and
-photographed for the README; the home page opens a game by its code as people say it."""
+photographed for the README, and !nversion fits a phone at every step of its golden games;
+the home page opens a game by its code as people say it. The tests that only draw pages
+share one server (each on games of its own), the module one Chromium."""
 
 from __future__ import annotations
 
@@ -11,8 +13,11 @@ import os
 import re
 import shutil
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from host.referee import Referee
 from host.speech.audio import write_wav
@@ -38,6 +43,15 @@ WATCH = """() => {
     window.__changes.push({t: Date.now(), text: box.textContent});
   }).observe(box, {childList: true, subtree: true, characterData: true});
 }"""
+
+
+@pytest.fixture(scope="module")
+def page_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """One server for the module's tests that only draw pages, each of its own games (join
+    codes of its own): a server's start is two CPU-seconds and a few of waiting."""
+    tmp = tmp_path_factory.mktemp("page-server")
+    with FakeTwilio() as fake, servers(tmp, fake) as (server,):
+        yield server
 
 
 def new_game(server: Server, names: list[str]) -> tuple[list[str], str]:
@@ -255,45 +269,45 @@ def screen_sessions(db: Path) -> dict[str, str]:
     return codes
 
 
-def test_every_game_on_a_tv_and_a_phone(browser: Any, tmp_path: Path, fake: FakeTwilio) -> None:
-    codes = screen_sessions(tmp_path / "gamehost.sqlite3")
+def test_every_game_on_a_tv_and_a_phone(browser: Any, tmp_path: Path, page_server: Server) -> None:
+    server = page_server
+    codes = screen_sessions(server.db)
     out = tmp_path / "screenshots"
     out.mkdir()
-    with servers(tmp_path, fake) as (server,):
-        page = browser.new_page()
-        for size, (width, height) in SIZES.items():
-            page.set_viewport_size({"width": width, "height": height})
-            for name, code in codes.items():
-                where = f"{name} on a {size}"
-                page.goto(f"{server.base}/t/{code}")
-                page.wait_for_selector("#link.up", timeout=WAIT_MS)
-                for selector in KEY:
-                    assert in_view(page, selector), f"{where}: {selector} is not in view without scrolling"
-                found = page.evaluate(OVERFLOW)
-                assert not found["cut"], f"{where}: cut off {found['cut']}"
-                assert not found["wide"], f"{where}: the page scrolls sideways"
-                if size == "tv":
-                    assert not found["tall"], f"{where}: below the fold on a TV"
-                page.screenshot(path=str(out / f"{name}-{size}.png"), animations="disabled")
-        # The turn clock counts down by itself.
-        page.goto(f"{server.base}/t/{codes['up-or-down']}")
-        shown = page.locator("#clock").inner_text()
-        minutes, seconds = re.fullmatch(r"(\d+):(\d\d)", shown).groups()  # type: ignore[union-attr]
-        assert 0 < int(minutes) * 60 + int(seconds) <= 600, shown
-        page.wait_for_function(
-            "(t) => document.getElementById('clock').textContent !== t", arg=shown, timeout=WAIT_MS
-        )
-        # Drawn as cards: the lane's ranks and suits, the follow card marked, earlier tricks' used.
-        page.goto(f"{server.base}/t/{codes['inversion']}")
-        lane = page.locator("#board .part.big .slot")
-        assert lane.count() == 10 and page.locator("#board .part.big .slot.now").count() == 1
-        assert page.locator("#board .part.big .slot.now .card.face").get_attribute("aria-label")
-        assert page.locator("#board .part.big .slot.used").count() >= 1
-        red = page.locator(".card.face.red .pip").first.evaluate("e => getComputedStyle(e).color")
-        assert red == "rgb(200, 16, 46)"
-        page.goto(f"{server.base}/t/{codes['inversion-result']}")
-        result = page.locator("#turn .winner").inner_text()
-        assert result.endswith("wins!") or result == "Game over", result
+    page = browser.new_page()
+    for size, (width, height) in SIZES.items():
+        page.set_viewport_size({"width": width, "height": height})
+        for name, code in codes.items():
+            where = f"{name} on a {size}"
+            page.goto(f"{server.base}/t/{code}")
+            page.wait_for_selector("#link.up", timeout=WAIT_MS)
+            for selector in KEY:
+                assert in_view(page, selector), f"{where}: {selector} is not in view without scrolling"
+            found = page.evaluate(OVERFLOW)
+            assert not found["cut"], f"{where}: cut off {found['cut']}"
+            assert not found["wide"], f"{where}: the page scrolls sideways"
+            if size == "tv":
+                assert not found["tall"], f"{where}: below the fold on a TV"
+            page.screenshot(path=str(out / f"{name}-{size}.png"), animations="disabled")
+    # The turn clock counts down by itself.
+    page.goto(f"{server.base}/t/{codes['up-or-down']}")
+    shown = page.locator("#clock").inner_text()
+    minutes, seconds = re.fullmatch(r"(\d+):(\d\d)", shown).groups()  # type: ignore[union-attr]
+    assert 0 < int(minutes) * 60 + int(seconds) <= 600, shown
+    page.wait_for_function(
+        "(t) => document.getElementById('clock').textContent !== t", arg=shown, timeout=WAIT_MS
+    )
+    # Drawn as cards: the lane's ranks and suits, the follow card marked, earlier tricks' used.
+    page.goto(f"{server.base}/t/{codes['inversion']}")
+    lane = page.locator("#board .part.big .slot")
+    assert lane.count() == 10 and page.locator("#board .part.big .slot.now").count() == 1
+    assert page.locator("#board .part.big .slot.now .card.face").get_attribute("aria-label")
+    assert page.locator("#board .part.big .slot.used").count() >= 1
+    red = page.locator(".card.face.red .pip").first.evaluate("e => getComputedStyle(e).color")
+    assert red == "rgb(200, 16, 46)"
+    page.goto(f"{server.base}/t/{codes['inversion-result']}")
+    result = page.locator("#turn .winner").inner_text()
+    assert result.endswith("wins!") or result == "Game over", result
     for name in codes:
         for size in SIZES:
             shot = out / f"{name}-{size}.png"
@@ -304,17 +318,51 @@ def test_every_game_on_a_tv_and_a_phone(browser: Any, tmp_path: Path, fake: Fake
             assert committed.is_file(), f"{committed} is missing: run with UPDATE_SCREENSHOTS=1"
 
 
-def test_the_home_page_opens_a_game_by_its_code_as_people_say_it(
-    browser: Any, tmp_path: Path, fake: FakeTwilio
-) -> None:
+def test_the_home_page_opens_a_game_by_its_code_as_people_say_it(browser: Any, page_server: Server) -> None:
+    server = page_server
     missing: list[str] = []
-    with servers(tmp_path, fake) as (server,):
-        _, code = new_game(server, ["Ann", "Bob"])
-        page = browser.new_page()
-        page.on("response", lambda r: missing.append(r.url) if r.status == 404 else None)
-        page.goto(f"{server.base}/")
-        page.fill("input[name=code]", f"{code[:3]} {code[3:]}")  # the browser once refused it
-        page.click(".join button")
-        page.wait_for_url(f"{server.base}/t/{code}", timeout=WAIT_MS)
-        page.wait_for_selector("#link.up", timeout=WAIT_MS)
+    _, code = new_game(server, ["Ann", "Bob"])
+    page = browser.new_page()
+    page.on("response", lambda r: missing.append(r.url) if r.status == 404 else None)
+    page.goto(f"{server.base}/")
+    page.fill("input[name=code]", f"{code[:3]} {code[3:]}")  # the browser once refused it
+    page.click(".join button")
+    page.wait_for_url(f"{server.base}/t/{code}", timeout=WAIT_MS)
+    page.wait_for_selector("#link.up", timeout=WAIT_MS)
     assert not missing, f"not found: {missing}"  # the favicon too
+
+
+def inversion_steps(db: Path) -> dict[str, str]:
+    """!nversion's golden games (2 and 4 players) at every other step, to the result: where
+    -> join code."""
+    store = Store(db)
+    referee = Referee(store)
+    found: dict[str, str] = {}
+    for script in ("inversion-2p", "inversion-4p"):
+        config, players, lines = SCRIPTS[script]()
+        for upto in [*range(0, len(lines), 2), len(lines)]:
+            found[f"{script} after {upto} lines"] = code = str(500001 + len(found))
+            session = referee.create(config, players, code=code)
+            for line in lines[:upto]:
+                speaker, _, words = line.partition(": ")
+                referee.handle(session, words, speaker)
+    store.close()
+    return found
+
+
+def test_inversion_on_a_phone_fits_the_screen(browser: Any, page_server: Server) -> None:
+    # As a new user meets it: !nversion on a phone (390x844) without scrolling at every
+    # step of its golden games.
+    server = page_server
+    steps = inversion_steps(server.db)
+    page = browser.new_page()
+    page.set_viewport_size({"width": 390, "height": 844})
+    for where, code in steps.items():
+        page.goto(f"{server.base}/t/{code}")
+        page.wait_for_selector("#link.up", timeout=WAIT_MS)
+        height = page.evaluate("() => document.documentElement.scrollHeight")
+        assert height <= 844, f"{where}: the page is {height} px in an 844 px screen"
+        for selector in ("#turn", "#players .player", "#board .part.big"):
+            assert in_view(page, selector), f"{where}: {selector} is not in view"
+        if page.locator("#last p").count():
+            assert in_view(page, "#last"), f"{where}: the last ruling is not in view"
