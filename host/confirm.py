@@ -9,7 +9,7 @@ heard is read back before it counts when:
   a move easily confused with it, or another reading of the same sound, would cost nothing
   (:func:`needs_confirmation`);
 * the hearing itself is doubtful, whatever the move (:func:`doubtful`: the listener's
-  shares, rivals, the room's noise).
+  shares, rivals, the room's noise and echo).
 
 A listener (``host/listening/``) also drops what is too shaky even to ask about; the shares
 it needs to act on a command or an answer at all are here too.
@@ -57,6 +57,13 @@ NOISY_RIVAL_SHARE = 0.03
 #: moves and a card was given on "카운터" heard as "했어". English is heard through the
 #: denoiser (host/speech/denoise.py), whose output stands far above its floor.
 LOUD_SNR_DB = 20.0
+#: A room whose reverberation time is measured at this (s) or more echoes so that a move
+#: is heard as another with no doubt at all: in a tiled kitchen of RT60 0.9 s (measured
+#: 0.81-1.02 s) espeak-ng's "plays u turn turned" and "plays whisper turned" were heard as
+#: "plays heirloom" with the whole share and no rival, and ruled. There every move is read
+#: back. A living room of 0.6 s measures 0.67-0.74 s (tests/bench/bench_room.py, docs/speech.md
+#: "Hearing in a room").
+ECHOING_RT60 = 0.8
 #: Seconds a read-back at the table waits for its answer (GAMEHOST_CONFIRM_LAPSE): long
 #: enough to hear the question and answer, short enough that later talk is not taken for one.
 CONFIRM_LAPSE = 8.0
@@ -95,7 +102,15 @@ def needs_confirmation(
 
 
 def doubtful(
-    share: float, rival: float, *, noisy: bool, lone: bool, near_talk: bool, loud: bool, confused: bool
+    share: float,
+    rival: float,
+    *,
+    noisy: bool,
+    lone: bool,
+    near_talk: bool,
+    loud: bool,
+    confused: bool,
+    echoing: bool,
 ) -> bool:
     """Whether a move a listener read is read back even when it would cost nothing: other
     readings hold much of the sound (``share`` below :data:`MOVE_SHARE`), another move
@@ -104,9 +119,11 @@ def doubtful(
     (``near_talk``), it was heard in a ``loud`` room (:data:`LOUD_SNR_DB`) or is a ``lone``
     syllable the grammar names, or, in a noisy room, a likely move is often heard as it
     (``confused``: espeak-ng's "thirteen" in white noise 20 dB below was heard as "thirty
-    five" with no rival at all, and ruled)."""
+    five" with no rival at all, and ruled), or it was heard in a room that ``echoing``
+    (:data:`ECHOING_RT60`): every move there."""
     least_rival = NOISY_RIVAL_SHARE if noisy else RIVAL_SHARE
-    return share < MOVE_SHARE or rival >= least_rival or lone or near_talk or loud or (noisy and confused)
+    unsure = share < MOVE_SHARE or rival >= least_rival or lone or near_talk or loud
+    return unsure or (noisy and confused) or echoing
 
 
 def confirm_line(lang: str, what: str, player: str = "", *, again: bool = False) -> str:

@@ -231,6 +231,7 @@ class StreamListener(ABC):
             near_talk=bool(hearing.near_talk),
             loud=self._loud(hearing),
             confused=reading.confused,
+            echoing=self._echoing(),
         )
 
     def _lone(self, hearing: Hearing) -> bool:
@@ -259,6 +260,11 @@ class StreamListener(ABC):
         as "thirty three", with no rival, and ruled), so the noisy room's rules hold."""
         rt60 = self.room.rt60
         return not self.phone and rt60 is not None and rt60 >= RINGS_RT60
+
+    def _echoing(self) -> bool:
+        """The room rings so that every move is read back (:data:`host.confirm.ECHOING_RT60`)."""
+        rt60 = self.room.rt60
+        return self._rings() and rt60 is not None and rt60 >= confirm.ECHOING_RT60
 
     def _loud(self, hearing: Hearing) -> bool:
         """Heard barely above the noise at a table's microphone (:data:`LOUD_SNR_DB`)."""

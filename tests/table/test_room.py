@@ -9,6 +9,7 @@ from dataclasses import replace
 
 import pytest
 
+from host.confirm import ECHOING_RT60
 from host.listening.listener import RINGS_RT60, Listener
 from host.referee import Referee
 from host.session import SessionConfig
@@ -83,3 +84,20 @@ def test_a_hearing_carries_the_audio_of_its_utterance(referee: Referee, en_model
     assert (
         carried[at : at + len(said)] == audio[round(start * 16000) * 2 : round(start * 16000) * 2 + len(said)]
     )
+
+
+def test_in_a_room_that_echoes_every_move_is_read_back(referee: Referee, en_model: SpeechModel) -> None:
+    # In a tiled kitchen (RT60 0.9 s) espeak-ng's "plays u turn turned" was heard as "plays
+    # heirloom", the whole share and no rival, and ruled: there no hearing is sure enough.
+    # 22 after 53 is a good move nothing is often heard as.
+    def asked(rt60: float) -> bool:
+        listener = table_in(referee, en_model, rt60)
+        heard = listener.handle(later(listener, "twenty two"))
+        assert heard.reading is not None and not heard.reading.confused and heard.reading.rival == 0.0
+        assert heard.reply is not None, heard.reading.ignored
+        measured = listener.room.rt60
+        assert measured is not None and (measured >= ECHOING_RT60) == (rt60 > 0.8), measured
+        return bool(heard.reply.confirm)
+
+    assert asked(1.1)  # "Bob, 22?"
+    assert not asked(0.6)  # it rings, but a sure hearing is ruled

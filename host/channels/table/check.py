@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from grammars import check_phrase
 from grammars.reader import number_phrases
+from host.confirm import ECHOING_RT60
 from host.listening.listener import RINGS_RT60
 from host.speech.audio import SAMPLE_RATE
 from host.speech.endpointer import Endpointer
@@ -34,8 +35,8 @@ SAID = 2  # utterances a player says
 QUIET_DB = 8.0
 #: The quietest player this close (dB) above the noise floor: the room is too loud.
 NOISY_SNR_DB = 15.0
-#: A room whose RT60 is this or more rings hard (docs/speech.md, "Hearing in a room").
-RINGS_HARD_RT60 = 0.7
+#: A room whose RT60 is this or more echoes so that every move is read back.
+RINGS_HARD_RT60 = ECHOING_RT60
 #: A peak this close to full scale (dBFS) is clipped.
 CLIPS_DBFS = -1.0
 
