@@ -53,7 +53,12 @@ def sound_extended(text: str, phrases: tuple[str, ...] | None) -> bool:
     """Whether ``text``'s last word begins a longer word of the phrase list, letter by
     letter: "eight" of "eighty" and "eighteen", "seven" of "seventy". Heard so far, the
     speaker may be in the quiet end of the longer word ("-ty", "-teen"), which a room's
-    tail can hide."""
+    tail can hide.
+
+    >>> numbers = ("eight", "eighteen", "eighty", "fifty three", "seven", "seventy")
+    >>> [sound_extended(t, numbers) for t in ("eight", "fifty three", "seventy", "")]
+    [True, False, False, False]
+    """
     words = text.split()
     return bool(words) and bool(phrases) and words[-1] in _sound_prefixes(phrases)
 

@@ -6,8 +6,9 @@ Run: python tests/bench/bench_room.py [--rooms tuning|held-out|all|den,living,..
      [--show N] [--dry] [--chain today,room,room-near,room-tail]
      [--dereverb RT60|room|measured|wpe] [--talk-weight W] [--screen N] [--front K=V]
      [--decoder K=V] [--ringing-weight W] [--ringing-lenient W] [--tail-db DB]
-     [--mllr PATH] (a chain named CHAIN-mllr hears without the MLLR transform: room-mllr,room;
-    CHAIN-ringmllr with it only once the room meter finds the room ringing)
+     [--mllr PATH] (a chain named CHAIN-mllr hears without any MLLR transform: room-mllr,room;
+    CHAIN-ringmllr with PATH's only once the room meter finds the room ringing, as room does
+    with the shipped one, sphinx.RINGING_MLLR)
 
 The games of tests/bench/bench_table_talk.py (every kind, a move, then a sentence of table
 talk and someone's "yes"), said from the players' seats in rooms simulated by
@@ -221,21 +222,26 @@ def candidates(args: argparse.Namespace, room: Room | None) -> Callable[[Listene
 TODAY = {"RINGS_RT60": listening.RINGS_RT60}
 NEAR_TALK = sphinx.RINGING_NEAR_TALK
 MLLR = sphinx.TABLE_MLLR
+RING_MLLR = sphinx.RINGING_MLLR
 TAIL = {"db": endpointer.RINGING_TAIL_DB}
 TAIL_CANDIDATE_DB = 15.0
-CHAINS = ("today", "room", "room-near", "room-tail")
+GUARD = endpointer.RINGING_TAIL_GUARD
+CHAINS = ("today", "room", "room-near", "room-tail", "room-guard")
 
 
 def use_chain(chain: str) -> None:
     """Hear as ``chain`` says: "today" is the hearing before issue 40 (no room rules),
     "room-near" the room rules with near talk kept in a ringing room (a candidate),
     "room-tail" the room rules with a word's tail not speech to the end-pointer (a
-    candidate, ``endpointer.RINGING_TAIL_DB``)."""
+    candidate, ``endpointer.RINGING_TAIL_DB``), "room-guard" as room-tail but for a word a
+    longer one begins (``endpointer.RINGING_TAIL_GUARD``)."""
     if chain not in CHAINS:
         raise SystemExit(f"unknown chain {chain!r}")
     listening.RINGS_RT60 = math.inf if chain == "today" else TODAY["RINGS_RT60"]
     sphinx.RINGING_NEAR_TALK = chain == "room-near" or NEAR_TALK
-    endpointer.RINGING_TAIL_DB = TAIL_CANDIDATE_DB if chain == "room-tail" else TAIL["db"]
+    tail = chain in ("room-tail", "room-guard")
+    endpointer.RINGING_TAIL_DB = TAIL_CANDIDATE_DB if tail else TAIL["db"]
+    endpointer.RINGING_TAIL_GUARD = chain == "room-guard" or GUARD
 
 
 def set_candidates(args: argparse.Namespace) -> None:
@@ -246,6 +252,8 @@ def set_candidates(args: argparse.Namespace) -> None:
         sphinx.RINGING_LENIENT_WEIGHT = args.ringing_lenient
     if args.tail_db is not None:
         TAIL["db"] = endpointer.RINGING_TAIL_DB = args.tail_db or None
+    if args.tail_guard:
+        globals()["GUARD"] = endpointer.RINGING_TAIL_GUARD = True
     for edit in args.front:
         key, _, value = edit.partition("=")
         sphinx.FRONT_END[key] = value
@@ -269,6 +277,7 @@ def screen(args: argparse.Namespace) -> None:
     kept, kept only as near talk, or dropped as talk; heard wrong (likewise); sentences
     heard as talk, as a phrase, or kept as near talk; end of the dry speech to the end
     decided (p50); CPU per second of audio."""
+    sphinx.TABLE_MLLR = args.mllr  # a table's decoders, with the room's transform or none
     model = load_model(None, lang="en", engine="auto")
     referee, session, _, _ = next(Game("up-or-down", "en", random.Random(7)).steps(1))
     listener = Listener(referee, session, model, report_missing=False)
@@ -370,7 +379,8 @@ def main() -> None:
         default="today,room",
         help="today (the hearing before issue 40), room (as the host hears now), room-near "
         "(the room with near talk kept in a ringing room, a candidate), room-tail (the room "
-        "with a word's tail not speech to the end-pointer, a candidate)",
+        "with a word's tail not speech to the end-pointer, a candidate), room-guard (room-tail "
+        "but for a word a longer one begins, a candidate)",
     )
     parser.add_argument("--talk-weight", type=float, help="sphinx.TALK_WEIGHT")
     parser.add_argument("--dereverb", help="RT60 in s for the dereverberator, or 'room' (the room's own)")
@@ -384,6 +394,7 @@ def main() -> None:
     parser.add_argument("--ringing-weight", type=float, help="sphinx.RINGING_TALK_WEIGHT")
     parser.add_argument("--ringing-lenient", type=float, help="sphinx.RINGING_LENIENT_WEIGHT")
     parser.add_argument("--tail-db", type=float, help="endpointer.RINGING_TAIL_DB (0: off)")
+    parser.add_argument("--tail-guard", action="store_true", help="endpointer.RINGING_TAIL_GUARD on")
     parser.add_argument(
         "--front", action="append", default=[], help="KEY=VALUE over feat.params, e.g. remove_noise=no"
     )
@@ -420,8 +431,10 @@ def main() -> None:
         ):
             # CHAIN-ringmllr: the room's transform only once the meter finds the room ringing.
             ringing = chain.endswith("-ringmllr")
-            sphinx.RINGING_MLLR = (args.mllr or mllr.ROOM_TRANSFORM) if ringing else None
-            sphinx.TABLE_MLLR = None if chain.endswith("-mllr") or ringing else (args.mllr or MLLR)
+            without = chain.endswith("-mllr")
+            ring = RING_MLLR if not without else None
+            sphinx.RINGING_MLLR = (args.mllr or mllr.ROOM_TRANSFORM) if ringing else ring
+            sphinx.TABLE_MLLR = None if without or ringing else (args.mllr or MLLR)
             use_chain(chain.removesuffix("-ringmllr").removesuffix("-mllr"))
             tally = Tally()
             started = time.perf_counter()
