@@ -30,8 +30,10 @@ from typing import Any
 
 from host.speech.audio import SAMPLE_RATE, SAMPLE_WIDTH
 from host.speech.hearing import Alternative, Segment, WordTiming
+from host.speech.mllr import ROOM_TRANSFORM
 from host.speech.model import SpeechModel, import_pocketsphinx
 from host.speech.recognizer import GrammarRecognizer
+from host.speech.sphinx_gate import Gate, decoder_text, search_for
 
 log = logging.getLogger(__name__)
 
@@ -191,8 +193,11 @@ TABLE_CMN_INIT = "44,1.05,-1.92,18.26,-1.79,-2.98,-3.32,-11.37,-0.45,-3.03,4.17,
 TABLE_MLLR: Path | None = None
 
 #: The MLLR transform for a table's decoders once the room meter finds the room ringing
-#: (SphinxRecognizer.room_rings), or None (off): a dry table hears as without it.
-RINGING_MLLR: Path | None = None
+#: (SphinxRecognizer.room_rings), or None (off): a dry table hears as without it. All four
+#: games in tests/bench/bench_room.py (--quick, Piper, 40 moves a room with talk between):
+#: right first try den 33 -> 35, living room 17 -> 20, kitchen 4 -> 6, talk changed and
+#: asked no more often (docs/speech.md "Hearing in a room").
+RINGING_MLLR: Path | None = ROOM_TRANSFORM
 
 
 def decoder_config(model: SpeechModel, sample_rate: int, *, phone: bool = False) -> Any:
@@ -241,38 +246,6 @@ def _feat_params(hmm: Path, edits: tuple[tuple[str, str], ...]) -> Path:
     return path
 
 
-class _Gate:
-    """One gate decoder: the audio against "one whole phrase, or a run of talk words", the
-    talk branch with prior ``weight``. The decoder is made when talk words first come."""
-
-    def __init__(self, config: Any, weight: float) -> None:
-        self.config = config
-        self.weight = weight
-        self.decoder: Any = None
-        self.searches: dict[str, str] = {}  # grammar text -> search name in the decoder
-        self.active: str | None = None  # the search in use (None: no gate now)
-
-    def activate(self, model: SpeechModel, grammar: str | None) -> None:
-        """Listen with the JSGF ``grammar`` (None: no gate now)."""
-        if grammar is None:
-            self.active = None
-            return
-        if self.decoder is None:
-            self.decoder = SphinxRecognizer.new_decoder(model, self.config)
-        name = _search(self.decoder, self.searches, grammar)
-        if self.active != name:
-            self.decoder.activate_search(name)
-            self.active = name
-
-    def set_cmn(self, value: str) -> None:
-        self.config["cmninit"] = value  # the decoder may not be made yet
-        if self.decoder is not None:
-            self.decoder.set_cmn(value)
-
-    def text(self) -> str:
-        return _text(self.decoder)
-
-
 def _gate_weights(gates: int, rings: bool) -> list[float]:
     """The talk priors of the strict gate and its lenient twin (if any), in a room that
     rings or not."""
@@ -304,7 +277,7 @@ class SphinxRecognizer(GrammarRecognizer):
         # table's microphone: a call keeps its CPU.
         lenient = () if LENIENT_TALK_WEIGHT is None or phone else (LENIENT_TALK_WEIGHT,)
         weights = (TALK_WEIGHT, *lenient)
-        self._gates = [_Gate(self._gate_config(model, sample_rate, phone), w) for w in weights]
+        self._gates = [Gate(self._gate_config(model, sample_rate, phone), w) for w in weights]
         self._searches: dict[str, str] = {}  # grammar text -> search name in the decoder
         self._gate_grammars: list[str | None] = [None] * len(self._gates)  # per gate, now
         self._in_utt = False
@@ -341,7 +314,7 @@ class SphinxRecognizer(GrammarRecognizer):
             gate.set_cmn(value)
 
     @property
-    def _gate(self) -> _Gate | None:
+    def _gate(self) -> Gate | None:
         """The gate, when one listens now (its lenient twin listens with it)."""
         return self._gates[0] if self._gates[0].active is not None else None
 
@@ -396,14 +369,27 @@ class SphinxRecognizer(GrammarRecognizer):
         self._fed = 0
         self._audio = []
         if self._in_utt:
-            for decoder in self._listening():
-                decoder.end_utt()
+            self._decoder.end_utt()
+            self._end_gates()
             self._in_utt = False
         self._adapt()
         self._activate()
-        for decoder in self._listening():
-            decoder.start_utt()
+        self._decoder.start_utt()
+        for gate in self._gates:
+            if gate.active is not None:
+                gate.start()
         self._in_utt = True
+
+    def _end_gates(self) -> None:
+        """End the gates' utterance. The lenient twin decodes only what its reading was
+        wanted for (:meth:`_kept`), a third of the decoding saved; the cepstral mean depends
+        on the audio alone, so it takes the strict gate's, as if it had heard it all."""
+        for gate in self._gates:
+            gate.end()
+        strict = self._gates[0].decoder
+        for twin in self._gates[1:]:
+            if twin.decoder is not None and strict is not None:
+                twin.decoder.set_cmn(strict.get_cmn(False))
 
     def _adapt(self) -> None:
         """Between utterances, remake the decoders with the ringing room's transform, or
@@ -420,12 +406,8 @@ class SphinxRecognizer(GrammarRecognizer):
         self._searches, self._active = {}, None
         for gate in self._gates:
             gate.config["mllr"] = self._config["mllr"]
-            gate.decoder, gate.searches, gate.active = None, {}, None
+            gate.decoder, gate.searches, gate.active, gate.in_utt = None, {}, None, False
         self.cepstral_mean = mean
-
-    def _listening(self) -> list[Any]:
-        """The decoders this utterance goes to: the phrase decoder and the gates, if any."""
-        return [self._decoder, *(g.decoder for g in self._gates if g.active is not None)]
 
     def _activate(self) -> None:
         grammar = self._grammar
@@ -437,20 +419,23 @@ class SphinxRecognizer(GrammarRecognizer):
                 self._decoder.add_lm_file(name, str(lm))
                 self._searches["\0lm"] = name
         else:
-            name = _search(self._decoder, self._searches, grammar)
+            name = search_for(self._decoder, self._searches, grammar)
         # Tracked here: Decoder.current_search() crashes before any search is active.
         if self._active != name:
             self._decoder.activate_search(name)
             self._active = name
         for gate, gate_grammar in zip(self._gates, self._gate_grammars, strict=True):
-            gate.activate(self.model, gate_grammar if grammar is not None else None)
+            gate.activate(self._make_decoder, gate_grammar if grammar is not None else None)
+
+    def _make_decoder(self, config: Any) -> Any:
+        return self.new_decoder(self.model, config)
 
     def accept(self, pcm: bytes) -> Segment | None:
         # Never closes a segment by itself: the Endpointer decides where utterances end.
         if pcm:
-            for decoder in self._listening():
-                decoder.process_raw(pcm, False, False)
-            if self._gate is not None:
+            self._decoder.process_raw(pcm, False, False)
+            if (gate := self._gate) is not None:
+                gate.decoder.process_raw(pcm, False, False)
                 self._audio.append(pcm)
             self._fed += len(pcm) // SAMPLE_WIDTH
         return None
@@ -463,25 +448,29 @@ class SphinxRecognizer(GrammarRecognizer):
         return str(hyp.hypstr) if hyp is not None else ""
 
     def phrase_partial(self) -> str:
-        return _text(self._decoder) if self._gate is not None else ""
+        return decoder_text(self._decoder) if self._gate is not None else ""
 
     def heard_as_phrase(self, talk: str, phrase: str) -> bool:
         # As finish() will judge it.
         return super().heard_as_phrase(talk, phrase) or (self._gate is not None and self._kept(talk, phrase))
 
-    def _kept(self, talk: str, phrase: str, gate_texts: list[str] | None = None) -> bool:
+    def _kept(self, talk: str, phrase: str, *, final: bool = False) -> bool:
         """Whether the lenient gate keeps ``phrase`` that the gate heard as ``talk``: a move
         said in a voice the model fits poorly, as many words of talk as the phrase (give or
         take), and only the strict prior makes it talk. In a room that rings, as many words
-        are enough when :data:`RINGING_NEAR_TALK` (a bench candidate, off)."""
+        are enough when :data:`RINGING_NEAR_TALK` (a bench candidate, off). ``final``: at
+        the utterance's end (the twin's final reading, not its partial one)."""
         if not phrase or len(talk.split()) > len(phrase.split()) + LENIENT_EXTRA_WORDS:
             return False
         if self._rings and RINGING_NEAR_TALK:
             return True
-        lenient = gate_texts[1] if gate_texts is not None and len(gate_texts) > 1 else None
-        if lenient is None and len(self._gates) > 1 and self._gates[1].active is not None:
-            lenient = self._gates[1].text()
-        return lenient == phrase
+        twin = self._gates[1] if len(self._gates) > 1 else None
+        if twin is None or twin.active is None:
+            return False
+        twin.feed(self._audio)
+        if final:
+            twin.end()
+        return twin.text() == phrase
 
     def phrase_final(self) -> str:
         # pocketsphinx reads a final-state path only at end_utt: end the phrase decoder's
@@ -492,7 +481,7 @@ class SphinxRecognizer(GrammarRecognizer):
             return ""
         mean = self._decoder.get_cmn(False)
         self._decoder.end_utt()
-        final = _text(self._decoder)
+        final = decoder_text(self._decoder)
         self._decoder.set_cmn(mean)
         self._decoder.start_utt()
         for pcm in self._audio:
@@ -501,19 +490,21 @@ class SphinxRecognizer(GrammarRecognizer):
 
     def finish(self) -> Segment:
         base = self._base
-        for decoder in self._listening():
-            decoder.end_utt()
-        self._in_utt = False
-        gate_texts = [g.text() if g.active is not None else "" for g in self._gates]
+        self._decoder.end_utt()
+        gate = self._gate
+        if gate is not None:
+            gate.end()
         alternatives = self._alternatives(base)
         talk = near_talk = ""
-        if self._gate is not None:
-            strict = gate_texts[0]
+        if gate is not None:
+            strict = gate.text()
             if strict and strict not in (self._phrases or ()):
                 talk = strict
             phrase = " ".join(alternatives[0].tokens) if alternatives else ""
-            if talk and self._kept(talk, phrase, gate_texts):
+            if talk and self._kept(talk, phrase, final=True):
                 talk, near_talk = "", talk
+        self._end_gates()
+        self._in_utt = False
         segment = Segment(alternatives, talk=talk, near_talk=near_talk)
         self.reset()
         return segment
@@ -557,22 +548,6 @@ class SphinxRecognizer(GrammarRecognizer):
             Alternative(tuple(text.split()), score, words if text == best_text else [])
             for text, score in scores.items()
         ]
-
-
-def _text(decoder: Any) -> str:
-    """A decoder's best reading so far, words single-spaced ("" for none)."""
-    hyp = decoder.hyp()
-    return " ".join(str(hyp.hypstr).split()) if hyp is not None else ""
-
-
-def _search(decoder: Any, searches: dict[str, str], grammar: str) -> str:
-    """The decoder's search for a JSGF grammar, added the first time it is seen."""
-    found = searches.get(grammar)
-    if found is None:
-        found = f"g{len(searches)}"
-        decoder.add_jsgf_string(found, grammar)
-        searches[grammar] = found
-    return found
 
 
 def _is_word(word: str) -> bool:
