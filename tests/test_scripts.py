@@ -29,7 +29,7 @@ fi
 """
 
 PHASES = ["system packages", "python", "lint", "types", "tests"]
-PYTEST = "pytest -n auto --maxprocesses 4 --dist worksteal --durations=15 -q"
+PYTEST = f"pytest -n {min(len(os.sched_getaffinity(0)) + 1, 4)} --dist worksteal --durations=15 -q"
 
 
 def run_script(tmp_path: Path, **exits: int) -> subprocess.CompletedProcess[str]:
