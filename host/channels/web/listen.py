@@ -289,9 +289,11 @@ async def _feed(runner: TableRunner, audio: Inbox) -> None:
         await asyncio.to_thread(runner.feed, batch)
 
 
-async def send(websocket: WebSocket, out: asyncio.Queue[str | bytes]) -> None:
-    while True:
-        item = await out.get()
+async def send(
+    websocket: WebSocket, out: asyncio.Queue[str | bytes] | asyncio.Queue[str | bytes | None]
+) -> None:
+    """The frames put in ``out`` to the page, in order, until None (the room check's last)."""
+    while (item := await out.get()) is not None:
         if isinstance(item, bytes):
             await websocket.send_bytes(item)
         else:
@@ -325,8 +327,9 @@ def _admit(store: Store, websocket: WebSocket, code: str) -> tuple[SessionRow | 
 
 async def admitted(websocket: WebSocket, code: str) -> SessionRow | None:
     """The game a microphone's handshake may stream to (the Origin, the game's table
-    microphone cookie, the join code's lock-out); None: refused, and closed with 1008.
-    The room check's socket (host/channels/web/room_check.py) is admitted the same way."""
+    microphone cookie, the join code's lock-out), the socket accepted; None: refused, and
+    closed with 1008. The room check's socket (host/channels/web/room_check.py) is
+    admitted the same way."""
     state = websocket.app.state
     settings: Settings = state.settings
     problem = origin_problem(websocket.headers.get("origin"), websocket.headers.get("host"), settings)
@@ -337,6 +340,7 @@ async def admitted(websocket: WebSocket, code: str) -> SessionRow | None:
         log.warning("refused a browser microphone for game %s: %s", code, problem)
         await websocket.close(code=POLICY_VIOLATION)
         return None
+    await websocket.accept()
     return row
 
 
@@ -347,7 +351,6 @@ async def listen(websocket: WebSocket, code: str) -> None:
     row = await admitted(websocket, code)
     if row is None:
         return
-    await websocket.accept()
     out: asyncio.Queue[str | bytes] = asyncio.Queue()
     room = Room(state.notifiers, out, asyncio.get_running_loop())
     sender = asyncio.create_task(send(websocket, out))

@@ -28,7 +28,7 @@ from host.channels.table.check import Check, check, prompt
 from host.channels.table.loudspeaker import Loudspeaker
 from host.channels.table.runner import FEED_STEP_S, TAIL_S
 from host.channels.web import mic
-from host.channels.web.listen import Inbox, admitted, hang_up_when_revoked, models, receive, wav_bytes
+from host.channels.web.listen import Inbox, admitted, hang_up_when_revoked, models, receive, send, wav_bytes
 from host.referee import Referee
 from host.speech.audio import SAMPLE_RATE, SAMPLE_WIDTH
 from host.speech.model import ModelUnavailable, describe_model
@@ -83,15 +83,6 @@ def _chunks(audio: Inbox, loop: asyncio.AbstractEventLoop) -> Iterator[bytes]:
         yield batch
 
 
-async def _send(websocket: WebSocket, out: asyncio.Queue[str | bytes | None]) -> None:
-    """The check's frames to the page, in order, until None (the report was the last)."""
-    while (item := await out.get()) is not None:
-        if isinstance(item, bytes):
-            await websocket.send_bytes(item)
-        else:
-            await websocket.send_text(item)
-
-
 @router.websocket("/t/{code}/check")
 async def room_check(websocket: WebSocket, code: str) -> None:
     opened = time.monotonic()  # the page is capturing from about now
@@ -99,7 +90,6 @@ async def room_check(websocket: WebSocket, code: str) -> None:
     row = await admitted(websocket, code)
     if row is None:
         return
-    await websocket.accept()
     loop = asyncio.get_running_loop()
     out: asyncio.Queue[str | bytes | None] = asyncio.Queue()
 
@@ -107,7 +97,7 @@ async def room_check(websocket: WebSocket, code: str) -> None:
         """From the check's thread."""
         loop.call_soon_threadsafe(out.put_nowait, item)
 
-    sender = asyncio.create_task(_send(websocket, out))
+    sender = asyncio.create_task(send(websocket, out))
     audio = Inbox(opened)
     key = websocket.cookies.get(mic.COOKIE)
     revoked = asyncio.create_task(hang_up_when_revoked(websocket, state.store, row.id, key, audio))
