@@ -223,9 +223,8 @@ TODAY = {"RINGS_RT60": listening.RINGS_RT60}
 NEAR_TALK = sphinx.RINGING_NEAR_TALK
 MLLR = sphinx.TABLE_MLLR
 RING_MLLR = sphinx.RINGING_MLLR
-TAIL = {"db": endpointer.RINGING_TAIL_DB}
+TAIL: dict[str, Any] = {"db": endpointer.RINGING_TAIL_DB, "guard": endpointer.RINGING_TAIL_GUARD}
 TAIL_CANDIDATE_DB = 15.0
-GUARD = endpointer.RINGING_TAIL_GUARD
 CHAINS = ("today", "room", "room-near", "room-tail", "room-guard")
 
 
@@ -241,7 +240,7 @@ def use_chain(chain: str) -> None:
     sphinx.RINGING_NEAR_TALK = chain == "room-near" or NEAR_TALK
     tail = chain in ("room-tail", "room-guard")
     endpointer.RINGING_TAIL_DB = TAIL_CANDIDATE_DB if tail else TAIL["db"]
-    endpointer.RINGING_TAIL_GUARD = chain == "room-guard" or GUARD
+    endpointer.RINGING_TAIL_GUARD = chain == "room-guard" or TAIL["guard"]
 
 
 def set_candidates(args: argparse.Namespace) -> None:
@@ -253,7 +252,7 @@ def set_candidates(args: argparse.Namespace) -> None:
     if args.tail_db is not None:
         TAIL["db"] = endpointer.RINGING_TAIL_DB = args.tail_db or None
     if args.tail_guard:
-        globals()["GUARD"] = endpointer.RINGING_TAIL_GUARD = True
+        TAIL["guard"] = endpointer.RINGING_TAIL_GUARD = True
     for edit in args.front:
         key, _, value = edit.partition("=")
         sphinx.FRONT_END[key] = value

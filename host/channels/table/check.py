@@ -35,8 +35,6 @@ SAID = 2  # utterances a player says
 QUIET_DB = 8.0
 #: The quietest player this close (dB) above the noise floor: the room is too loud.
 NOISY_SNR_DB = 15.0
-#: A room whose RT60 is this or more echoes so that every move is read back.
-RINGS_HARD_RT60 = ECHOING_RT60
 #: A peak this close to full scale (dBFS) is clipped.
 CLIPS_DBFS = -1.0
 
@@ -157,7 +155,7 @@ def verdicts(seats: Sequence[Seat], room: RoomSound, lang: str) -> tuple[str, ..
     snr = room.snr_db
     if snr is not None and snr < NOISY_SNR_DB:
         out.append(check_phrase(lang, "noisy"))
-    if room.rt60 is not None and room.rt60 >= RINGS_HARD_RT60:
+    if room.rt60 is not None and room.rt60 >= ECHOING_RT60:  # every move is read back there
         out.append(check_phrase(lang, "echoes", rt60=room.rt60))
     elif room.rt60 is not None and room.rt60 >= RINGS_RT60:
         out.append(check_phrase(lang, "echoes_little", rt60=room.rt60))
