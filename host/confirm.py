@@ -111,6 +111,7 @@ def doubtful(
     loud: bool,
     confused: bool,
     echoing: bool,
+    crowded: bool,
 ) -> bool:
     """Whether a move a listener read is read back even when it would cost nothing: other
     readings hold much of the sound (``share`` below :data:`MOVE_SHARE`), another move
@@ -120,10 +121,12 @@ def doubtful(
     syllable the grammar names, or, in a noisy room, a likely move is often heard as it
     (``confused``: espeak-ng's "thirteen" in white noise 20 dB below was heard as "thirty
     five" with no rival at all, and ruled), or it was heard in a room that ``echoing``
-    (:data:`ECHOING_RT60`): every move there."""
+    (:data:`ECHOING_RT60`): every move there, or while others talked around it
+    (``crowded``): their words may be in it (a sentence of talk over the chatter of three
+    others was heard as "ninety four" with no rival, a move said over it as another)."""
     least_rival = NOISY_RIVAL_SHARE if noisy else RIVAL_SHARE
     unsure = share < MOVE_SHARE or rival >= least_rival or lone or near_talk or loud
-    return unsure or (noisy and confused) or echoing
+    return unsure or (noisy and confused) or echoing or crowded
 
 
 def confirm_line(lang: str, what: str, player: str = "", *, again: bool = False) -> str:

@@ -232,6 +232,7 @@ class StreamListener(ABC):
             loud=self._loud(hearing),
             confused=reading.confused,
             echoing=self._echoing(),
+            crowded=hearing.crowded,
         )
 
     def _lone(self, hearing: Hearing) -> bool:

@@ -23,6 +23,7 @@ import numpy as np
 import numpy.typing as npt
 
 from host.speech.audio import SAMPLE_WIDTH, as_int16, frame_levels, noise_floor, speech_to_noise_db
+from host.speech.foreground import Foreground
 from host.speech.hearing import Hearing, Segment, combine, make_hearing
 from host.speech.phrase_index import ending, sound_extended
 from host.speech.recognizer import GrammarRecognizer
@@ -105,12 +106,19 @@ class Endpointer:
     speech), and never below ``min_rms``. The stream should start with a little non-speech
     for the floor to settle.
 
+    While others talk among themselves around the speaker, only speech near the loudest
+    counts (:class:`~host.speech.foreground.Foreground`, :attr:`foreground`): their chatter
+    would otherwise hold every utterance open; such hearings say they were ``crowded``.
+
     Time is stream time: seconds of audio passed to :meth:`feed` (muted audio included).
     """
 
     FRAME_S = 0.01
     #: Lead-in the decoder gets before the first speech the VAD found.
     PREROLL_S = 0.6
+    #: ... and while others talk (:class:`~host.speech.foreground.Foreground`): their
+    #: chatter before the move is decoded as talk words, which make the move talk.
+    BUSY_PREROLL_S = 0.2
     #: With a complete phrase, the text must also have held this long (partials flicker).
     EARLY_STABLE_S = 0.1
     BLOCK_FRAMES = 10  # decode in 100 ms blocks: fine-grained enough for the end decision
@@ -171,6 +179,8 @@ class Endpointer:
         #: Frames this many dB below the utterance's loudest, falling from it, are its tail,
         #: not speech (None: whatever the voice activity detector says; :meth:`room_rings`).
         self.tail_db: float | None = None
+        #: While others talk among themselves, only speech near the loudest is the speaker's.
+        self.foreground = Foreground()
         self._tail: tuple[float, float, float] | None = None  # the last utterance's peak, tail low, until
 
     # --- public API ---
@@ -328,7 +338,8 @@ class Endpointer:
     def _process(self, block: bytes) -> None:
         utt = self._utt
         samples = as_int16(block)
-        spans = self.vad.speech(samples, self.time)
+        levels = frame_levels(samples.astype(np.float64), self._frame_bytes // SAMPLE_WIDTH)
+        spans = self.foreground.speech(levels, self.time, self.vad.speech(samples, self.time))
         for span_start, span_end in spans:
             if utt.first_speech is None:
                 utt.first_speech = span_start
@@ -346,14 +357,15 @@ class Endpointer:
                     min(ended, raw) if ended is not None and raw is not None else utt.last_speech_before_tail
                 )
             utt.last_speech_before_tail = utt.last_speech
-        self._measure(samples, spans)
+        self._measure(levels, spans)
         self._samples += len(samples)
         now = self.time
 
         if not self._decoding:
             self._preroll.append(block)
             self._preroll_bytes += len(block)
-            limit = round(self.PREROLL_S * self.rate) * SAMPLE_WIDTH
+            lead = self.BUSY_PREROLL_S if self.foreground.busy else self.PREROLL_S
+            limit = round(lead * self.rate) * SAMPLE_WIDTH
             while self._preroll_bytes - len(self._preroll[0]) >= limit:
                 self._preroll_bytes -= len(self._preroll.popleft())
             if utt.first_speech is None:
@@ -387,7 +399,9 @@ class Endpointer:
             # holds the utterance open then, or the early end never came.
             grew = len(text.split()) > len(utt.text.split())
             speaking = self.early_silence_s is None or silent_for < self.early_silence_s
-            if not closed and (speaking or grew):
+            # While others talk, the decoder's words grow from their chatter: only the
+            # speaker's own speech holds the utterance open.
+            if not closed and (speaking or (grew and not self.foreground.busy)):
                 utt.text_changed = now
             utt.text = text
 
@@ -444,11 +458,10 @@ class Endpointer:
             end = self.time + (i + 1) * self.FRAME_S
         return end
 
-    def _measure(self, samples: npt.NDArray[np.int16], spans: list[tuple[float, float]]) -> None:
+    def _measure(self, block_levels: npt.NDArray[np.float64], spans: list[tuple[float, float]]) -> None:
         """Keep the block's frame levels for the noise floor, and those inside speech for the
         utterance's speech to noise ratio."""
-        frame = self._frame_bytes // SAMPLE_WIDTH
-        levels = frame_levels(samples.astype(np.float64), frame).tolist()
+        levels = block_levels.tolist()
         self._levels.extend(levels)
         if spans:
             start = self.time
@@ -507,7 +520,13 @@ class Endpointer:
             snr = speech_to_noise_db(utt.speech_levels, self.floor)
             audio = b"".join(self._heard)
             hearing = replace(
-                hearing, talk=talk, near_talk=near_talk, snr_db=snr, audio=audio, audio_start=self._heard_from
+                hearing,
+                talk=talk,
+                near_talk=near_talk,
+                snr_db=snr,
+                crowded=self.foreground.busy,
+                audio=audio,
+                audio_start=self._heard_from,
             )
         # What rings on after an utterance ended early is still its tail, not a new one.
         self._tail = (utt.peak, utt.tail_low if utt.tail_low is not None else utt.peak, now + TAIL_KEPT_S)

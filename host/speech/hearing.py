@@ -59,6 +59,9 @@ class Hearing:
     #: recogniser heard, in dB (:func:`~host.speech.audio.speech_to_noise_db`): about 70 in
     #: digital silence, 23-29 with white or fan noise 20 dB below a voice, 13-19 at 10 dB.
     snr_db: float = math.inf
+    #: Others were talking around it (:class:`~host.speech.foreground.Foreground`): their
+    #: words may be in what was heard.
+    crowded: bool = False
     #: The utterance's audio as the recogniser heard it (16 kHz pcm16, from ``audio_start``,
     #: a little lead-in included), for whoever needs the voice itself (who said it).
     audio: bytes = field(default=b"", repr=False, compare=False)

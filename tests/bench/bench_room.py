@@ -63,7 +63,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from games.base import find_game
 from host.listening import listener as listening
 from host.listening.listener import Listener
-from host.speech import dereverb, endpointer, mllr, sphinx
+from host.speech import dereverb, endpointer, foreground, mllr, sphinx
 from host.speech.audio import SAMPLE_RATE, as_int16
 from host.speech.endpointer import Endpointer
 from host.speech.engines import recognizer_for
@@ -251,6 +251,9 @@ def set_candidates(args: argparse.Namespace) -> None:
         sphinx.RINGING_LENIENT_WEIGHT = args.ringing_lenient
     if args.tail_db is not None:
         TAIL["db"] = endpointer.RINGING_TAIL_DB = args.tail_db or None
+    if args.foreground is not None:
+        foreground.BELOW_DB = args.foreground or None
+
     if args.tail_guard:
         TAIL["guard"] = endpointer.RINGING_TAIL_GUARD = True
     for edit in args.front:
@@ -301,9 +304,14 @@ def screen(args: argparse.Namespace) -> None:
             )
             spans.append(((at) / SAMPLE_RATE, (at + len(dry) // 2) / SAMPLE_RATE))
             at += len(dry) // 2 + round(GAP_S * SAMPLE_RATE)
-        pcm = (
-            np.clip(np.rint(mix(placed, at) + rooms.room_floor(at, 5)), -32768, 32767).astype("<i2").tobytes()
-        )
+        x = mix(placed, at) + rooms.room_floor(at, 5)
+        level = args.noise.split(",")[0]
+        if level.startswith("babble") and room is not None:
+            speech = np.concatenate([x[round(a * SAMPLE_RATE) : round(b * SAMPLE_RATE)] for a, b in spans])
+            cut = np.resize(babble_track(room, "en"), at)
+            below = 10 ** (-float(level.removeprefix("babble")) / 20)
+            x = x + cut * (active_rms(speech) / active_rms(cut)) * below
+        pcm = np.clip(np.rint(x), -32768, 32767).astype("<i2").tobytes()
         started = time.process_time()
         hearings = list(endpointer.hearings(pcm[i : i + 3200] for i in range(0, len(pcm), 3200)))
         cpu = (time.process_time() - started) / (len(pcm) / 2 / SAMPLE_RATE)
@@ -331,7 +339,7 @@ def screen(args: argparse.Namespace) -> None:
                 if right and not h.talk:
                     late.append(h.emitted_at - end)
             counts[what] = counts.get(what, 0) + 1
-            if args.show and what not in ("right", "talk ok"):
+            if args.show and (what not in ("right", "talk ok") or args.show >= 100):
                 print(f"  {what}: {text!r} -> {[(h.text, h.talk, h.near_talk) for h in mine]}")
         p50 = sorted(late)[len(late) // 2] if late else float("nan")
         name = room.name if room is not None else "dry"
@@ -393,6 +401,7 @@ def main() -> None:
     parser.add_argument("--ringing-weight", type=float, help="sphinx.RINGING_TALK_WEIGHT")
     parser.add_argument("--ringing-lenient", type=float, help="sphinx.RINGING_LENIENT_WEIGHT")
     parser.add_argument("--tail-db", type=float, help="endpointer.RINGING_TAIL_DB (0: off)")
+    parser.add_argument("--foreground", type=float, help="foreground.BELOW_DB (0: off)")
     parser.add_argument("--tail-guard", action="store_true", help="endpointer.RINGING_TAIL_GUARD on")
     parser.add_argument(
         "--front", action="append", default=[], help="KEY=VALUE over feat.params, e.g. remove_noise=no"

@@ -60,6 +60,7 @@ from host.referee import Referee
 from host.session import SessionConfig
 from host.speech import sphinx
 from host.speech.audio import SAMPLE_RATE, as_int16, pcm_chunks
+from host.speech.foreground import Foreground
 from host.speech.model import SpeechModel, load_model
 from host.speech.room import RoomMeter
 from host.speech.tts import espeak_synthesize, piper_synthesize
@@ -261,6 +262,7 @@ class Tally:
                 "alternatives": h.hearing.alternatives[:4],
                 "words": [(w.word, w.confidence) for w in h.hearing.words],
                 "near_talk": h.hearing.near_talk, "snr_db": round(h.hearing.snr_db, 1),
+                "crowded": h.hearing.crowded,
                 "meaning": str(r.meaning) if r is not None else None,
                 "share": r.share if r is not None else None,
                 "confidence": r.confidence if r is not None else None,
@@ -318,6 +320,7 @@ class Microphone:
         self.cold = cold
         self.mean: str | None = None
         self.room: RoomMeter | None = None  # the room as the listeners so far measured it
+        self.foreground: Foreground | None = None
 
     def listener(self, referee: Referee, session: str, model: SpeechModel, denoise: bool | None) -> Listener:
         listener = Listener(referee, session, model, report_missing=False, denoise=denoise)
@@ -328,10 +331,13 @@ class Microphone:
             recognizer.cepstral_mean = self.mean
         if not self.cold and self.room is not None:
             listener.hear_room_with(self.room)
+        if not self.cold and self.foreground is not None:
+            listener.endpointer.foreground = self.foreground  # who has been talking around the table
         return listener
 
     def heard(self, listener: Listener) -> None:
         self.room = listener.room
+        self.foreground = listener.endpointer.foreground
         recognizer = listener.endpointer.recognizer
         if isinstance(recognizer, sphinx.SphinxRecognizer):
             self.mean = recognizer.cepstral_mean

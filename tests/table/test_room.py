@@ -101,3 +101,17 @@ def test_in_a_room_that_echoes_every_move_is_read_back(referee: Referee, en_mode
 
     assert asked(1.1)  # "Bob, 22?"
     assert not asked(0.6)  # it rings, but a sure hearing is ruled
+
+
+def test_a_move_heard_while_others_talked_is_read_back(referee: Referee, en_model: SpeechModel) -> None:
+    # Said over three others talking among themselves, a sentence of talk was heard as
+    # "ninety four" with no rival, and a move as another (tests/speech/test_foreground.py
+    # hears the real thing): a hearing in company is read back, sure or not.
+    def asked(crowded: bool) -> bool:
+        listener = table_in(referee, en_model, None)
+        heard = listener.handle(replace(later(listener, "twenty two"), crowded=crowded))
+        assert heard.reading is not None and heard.reading.rival == 0.0 and heard.reply is not None
+        return bool(heard.reply.confirm)
+
+    assert asked(True)  # "Bob, 22?"
+    assert not asked(False)

@@ -1,0 +1,137 @@
+"""A move said while others at the table talk among themselves (host/speech/foreground.py):
+real Piper and espeak-ng speech in a modelled room, real Silero and pocketsphinx."""
+
+from __future__ import annotations
+
+import shutil
+
+import numpy as np
+import pytest
+
+from grammars import load
+from host.speech import foreground
+from host.speech.audio import SAMPLE_RATE, as_int16, pcm_chunks
+from host.speech.endpointer import Endpointer
+from host.speech.engines import recognizer_for
+from host.speech.foreground import Foreground
+from host.speech.hearing import Hearing
+from host.speech.model import SpeechModel, load_model
+from tests import voices
+from tests.speech.conftest import trim
+from tests.speech.english import NUMBERS_EN
+from tests.speech.reverb import in_room
+
+CHATTER = (
+    ("did you see the match last night it was something else", "en-us"),
+    ("I need another drink does anyone want one", "en-us+f3"),
+    ("my sister moved to the coast in the spring", "en-gb"),
+)
+MOVE_AT_S = 6.0
+
+
+@pytest.fixture(scope="module")
+def en_model() -> SpeechModel:
+    return load_model(lang="en", engine="pocketsphinx", download=False)
+
+
+def chatter(seconds: float) -> np.ndarray:
+    """Three others talking among themselves without a pause, further from the phone."""
+    if shutil.which("espeak-ng") is None:
+        pytest.skip("needs espeak-ng")
+    n = round(seconds * SAMPLE_RATE)
+    out = np.zeros(n)
+    for k, (text, voice) in enumerate(CHATTER):
+        said = as_int16(in_room(trim(voices.espeak(text, voice)), 0.4, seed=k + 2)).astype(np.float64)
+        at = round(0.4 * k * SAMPLE_RATE)
+        while at < n:
+            part = said[: n - at]
+            out[at : at + part.size] += part
+            at += said.size + round(0.2 * SAMPLE_RATE)
+    return out
+
+
+def table(move: str, *, below_db: float | None) -> tuple[bytes, float]:
+    """The player nearest the phone says "fifty three" (the last move), then ``move`` at
+    :data:`MOVE_AT_S`, while the others chatter ``below_db`` under them (None: a quiet
+    table); the stream and the end of ``move`` (of the dry speech: the room rings on)."""
+    n = round((MOVE_AT_S + 3.5) * SAMPLE_RATE)
+    x = np.zeros(n)
+    for text, start in (("fifty three", 1.0), (move, MOVE_AT_S)):
+        dry = trim(voices.piper(text))
+        said = as_int16(in_room(dry, 0.4)).astype(np.float64)
+        at = round(start * SAMPLE_RATE)
+        x[at : at + said.size] = said
+    if below_db is not None:
+        others = chatter(n / SAMPLE_RATE)
+        loud = float(np.sqrt(np.mean(said**2)))
+        x += others * loud / float(np.sqrt(np.mean(others**2))) * 10 ** (-below_db / 20)
+    x += np.random.default_rng(1).normal(0.0, 20.0, n)  # the room's own floor
+    pcm = np.clip(np.rint(x), -32768, 32767).astype("<i2").tobytes()
+    return pcm, start + len(dry) / 2 / SAMPLE_RATE
+
+
+def hear(model: SpeechModel, pcm: bytes) -> list[Hearing]:
+    grammar = load("en")
+    recognizer = recognizer_for(model, SAMPLE_RATE, NUMBERS_EN, talk=[*grammar.decoys, *grammar.talk])
+    return list(Endpointer(recognizer).hearings(pcm_chunks(pcm, SAMPLE_RATE, 20)))
+
+
+def the_move(hearings: list[Hearing], end: float) -> Hearing:
+    (mine,) = [h for h in hearings if h.start < end and h.speech_end > MOVE_AT_S]
+    return mine
+
+
+def test_a_move_said_over_the_others_chatter_is_heard_on_its_own(
+    en_model: SpeechModel, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pcm, end = table("sixty one", below_db=10.0)
+    heard = the_move(hear(en_model, pcm), end)
+    # The utterance is the move, not seconds of the chatter around it, and it says it was
+    # heard in company (the listener reads it back).
+    assert heard.speech_end - MOVE_AT_S < 2.0, heard
+    assert heard.crowded
+    # The move itself was decoded (the talk gate may still hear the chatter under it as
+    # talk: then it is dropped, never ruled).
+    assert heard.text == "sixty one", heard
+    # Without the foreground, the chatter holds the utterance open from start to end.
+    monkeypatch.setattr(foreground, "BELOW_DB", None)
+    heard = the_move(hear(en_model, pcm), end)
+    assert heard.speech_end - MOVE_AT_S > 2.5, heard
+
+
+def test_at_a_quiet_table_nothing_changes(en_model: SpeechModel) -> None:
+    pcm, end = table("sixty one", below_db=None)
+    heard = the_move(hear(en_model, pcm), end)
+    assert heard.text == "sixty one" and not heard.crowded
+    assert end - 0.1 < heard.speech_end < end + 0.6
+
+
+def test_a_quiet_table_keeps_every_span_of_the_detector() -> None:
+    # Speech in half of the window (moves and talk with pauses between them) is no crowd,
+    # however loud one player is against another.
+    fg = Foreground()
+    for block in range(200):
+        start = block * 0.1
+        loud = block % 20 < 10
+        levels = np.full(10, 3000.0 if block % 40 < 10 else 300.0 if loud else 20.0)
+        spans = [(start, start + 0.1)] if loud else []
+        assert fg.speech(levels, start, spans) == spans
+    assert not fg.busy
+
+
+def test_at_a_busy_table_speech_far_below_the_loudest_is_not_the_speaker() -> None:
+    fg = Foreground()
+    for block in range(120):
+        start = round(block * 0.1, 1)
+        speaker = 35 <= block < 42 or 100 <= block < 106
+        levels = np.full(10, 3000.0 if speaker else 600.0)  # the others 14 dB below
+        kept = fg.speech(levels, start, [(start, start + 0.1)])
+        if block >= 30:
+            assert fg.busy
+        if block < 30 or speaker:
+            # (the first frame or two of a word louder than what went before may fall to
+            # the smoothing: the decoder hears a lead-in before the first speech anyway)
+            assert len(kept) == 1 and start <= kept[0][0] < start + 0.03, (block, kept)
+            assert kept[0][1] == pytest.approx(start + 0.1), (block, kept)
+        elif 43 <= block < 100:  # not the block after the speaker's: a syllable's smoothing
+            assert kept == [], (block, kept)
