@@ -3,9 +3,13 @@ the game's language. The voice game itself is played in test_browser.py."""
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import pytest
 from starlette.websockets import WebSocketDisconnect
 
+from host.channels.web import listen
 from host.channels.web.listen import origin_problem
 from host.channels.web.mic import COOKIE
 from host.config import Settings
@@ -73,10 +77,26 @@ def test_a_korean_game_page_reads_in_korean(sms: Sms) -> None:
     cookie = open_link(sms, "424242")  # the button shows on the table microphone's page
     page = sms.client.get("/t/424242", headers=carrying(cookie))
     assert page.status_code == 200
-    for words in ("플레이어", "판", "최근 판정", "여기서 듣기", "마지막 수", "차례"):
+    # The microphone's own messages too: the script shows the page's words (below).
+    korean = ("플레이어", "판", "최근 판정", "여기서 듣기", "마지막 수", "차례")
+    for words in (*korean, "시작하는 중", "마이크가 허용되지"):
         assert words in page.text, words
-    for words in ("Players", "Last rulings", "Listen here", "Last number"):
+    for words in ("Players", "Last rulings", "Listen here", "Last number", "Starting", "microphone"):
         assert words not in page.text, words
     english_code = code_of(sms, sms.new_game(2)[0])
     english = sms.client.get(f"/t/{english_code}", headers=carrying(open_link(sms, english_code)))
     assert "Last number" in english.text and "Players" in english.text and "Listen here" in english.text
+
+
+def test_the_microphone_script_shows_only_the_pages_words() -> None:
+    # Every message the page shows comes from web.yaml (data attributes of #listen-status),
+    # so none is English on a Korean page; the host's error names a key, not English words.
+    script = (Path(listen.__file__).parent / "static" / "listen.js").read_text(encoding="utf-8")
+    shown = re.findall(r"show\(button, ([^,]+),", script)
+    assert shown and all(not arg.strip().startswith(('"', "'")) for arg in shown), shown
+    keys = set(re.findall(r'words\("([a-z-]+)"\)', script)) | set(re.findall(r'"(mic-[a-z]+)"', script))
+    page = (Path(listen.__file__).parent / "templates" / "table.html").read_text(encoding="utf-8")
+    for key in keys | {"failed"}:
+        assert f"data-{key}=" in page, key
+    source = Path(listen.__file__).read_text(encoding="utf-8")
+    assert '"key": "failed"' in source

@@ -278,7 +278,7 @@ async def _decode(runner: TableRunner, audio: Inbox, room: Room) -> None:
     except Exception:
         # The page is told, and stops (closing the socket): no microphone into the void.
         log.exception("browser microphone: the listener failed")
-        room.send(json.dumps({"type": "error", "text": "The host stopped listening (an error)."}))
+        room.send(json.dumps({"type": "error", "key": "failed"}))  # the page's words for it
 
 
 async def _feed(runner: TableRunner, audio: Inbox) -> None:

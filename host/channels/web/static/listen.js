@@ -14,6 +14,10 @@
   if (!listen || !window.WebSocket) return;
   var running = null;
 
+  function words(key) {  // the page's words in the table's language (web.yaml, on #listen-status)
+    return status.getAttribute("data-" + key) || "";
+  }
+
   function show(button, text, state) {
     status.textContent = text;
     button.setAttribute("data-state", state);
@@ -53,10 +57,10 @@
   // The microphone to ``button``'s socket; ``onText`` gets the host's JSON frames.
   async function start(button, busy, onText) {
     if (!navigator.mediaDevices || !window.AudioWorkletNode) {
-      show(button, "This browser cannot share its microphone here (it needs HTTPS).", "error");
+      show(button, words("insecure"), "error");
       return;
     }
-    show(button, "Starting…", "starting");
+    show(button, words("starting"), "starting");
     var stream, context;
     try {
       stream = await navigator.mediaDevices.getUserMedia({
@@ -65,7 +69,11 @@
       context = new AudioContext();
       await context.audioWorklet.addModule("/static/web/pcm16-worklet.js");
     } catch (err) {
-      show(button, "No microphone: " + err.message, "error");
+      // The browser's own message is in the browser's language, not the table's.
+      var why = err && err.name === "NotAllowedError" ? "mic-denied"
+        : err && err.name === "NotFoundError" ? "mic-missing" : "mic-failed";
+      show(button, words(why), "error");
+      status.setAttribute("data-error", err && err.name ? err.name : "");
       return;
     }
     var scheme = location.protocol === "https:" ? "wss:" : "ws:";
@@ -94,9 +102,10 @@
         pending.forEach(function (f) { socket.send(f); });
         pending = [];
         show(button, busy, "on");
-      } else if (m.type === "error") {
-        stop(m.text);
-        show(button, m.text, "error");
+      } else if (m.type === "error") {  // the host's words, or the page's for ``key``
+        var text = m.text || words(m.key);
+        stop(text);
+        show(button, text, "error");
       } else {
         onText(m);
       }
