@@ -3,8 +3,6 @@ real Piper and espeak-ng speech in a modelled room, real Silero and pocketsphinx
 
 from __future__ import annotations
 
-import shutil
-
 import numpy as np
 import pytest
 
@@ -17,37 +15,17 @@ from host.speech.foreground import Foreground
 from host.speech.hearing import Hearing
 from host.speech.model import SpeechModel, load_model
 from tests import voices
+from tests.speech.chatter import chatter
 from tests.speech.conftest import trim
 from tests.speech.english import NUMBERS_EN
 from tests.speech.reverb import in_room
 
-CHATTER = (
-    ("did you see the match last night it was something else", "en-us"),
-    ("I need another drink does anyone want one", "en-us+f3"),
-    ("my sister moved to the coast in the spring", "en-gb"),
-)
 MOVE_AT_S = 6.0
 
 
 @pytest.fixture(scope="module")
 def en_model() -> SpeechModel:
     return load_model(lang="en", engine="pocketsphinx", download=False)
-
-
-def chatter(seconds: float) -> np.ndarray:
-    """Three others talking among themselves without a pause, further from the phone."""
-    if shutil.which("espeak-ng") is None:
-        pytest.skip("needs espeak-ng")
-    n = round(seconds * SAMPLE_RATE)
-    out = np.zeros(n)
-    for k, (text, voice) in enumerate(CHATTER):
-        said = as_int16(in_room(trim(voices.espeak(text, voice)), 0.4, seed=k + 2)).astype(np.float64)
-        at = round(0.4 * k * SAMPLE_RATE)
-        while at < n:
-            part = said[: n - at]
-            out[at : at + part.size] += part
-            at += said.size + round(0.2 * SAMPLE_RATE)
-    return out
 
 
 def table(move: str, *, below_db: float | None) -> tuple[bytes, float]:

@@ -15,6 +15,7 @@ from host.cli import app
 from host.speech.audio import SAMPLE_RATE, as_int16, pcm_chunks, write_wav
 from host.speech.model import SpeechModel, load_model
 from tests import voices
+from tests.speech.chatter import over_chatter
 from tests.speech.conftest import trim
 from tests.speech.reverb import said_in_room
 
@@ -55,6 +56,14 @@ def test_a_dry_table_heard_alike_is_told_all_is_well(en_model: SpeechModel) -> N
     result = check(en_model, "en", list(SAID), pcm_chunks(table_says(None, 1.0)))
     assert [s.heard for s in result.seats] == [SAID["Ann"], SAID["Bob"]]
     assert result.verdicts == ("Everyone is heard well.",)
+
+
+def test_a_table_where_others_chatter_is_told_moves_will_be_read_back(en_model: SpeechModel) -> None:
+    quiet = table_says(None, 1.0)
+    said = as_int16(louder(trim(voices.piper("forty five")), 0.15)).astype(np.float64)
+    loud = float(np.sqrt(np.mean(said**2)))
+    result = check(en_model, "en", list(SAID), pcm_chunks(over_chatter(quiet, 10.0, loud)))
+    assert any(v.startswith("Others were talking near the phone") for v in result.verdicts), result.verdicts
 
 
 def test_gamehost_table_check_reports_and_starts_no_game(tmp_path: Path) -> None:

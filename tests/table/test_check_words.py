@@ -17,7 +17,7 @@ LATIN = re.compile(r"[A-Za-z]")
 
 def _everything_wrong(names: tuple[str, str, str]) -> Check:
     """A loud first player who clips, a far second one, a third unheard, in a noisy
-    kitchen: every verdict at once."""
+    kitchen with others chattering (``crowded``): every verdict at once."""
     a, b, c = names
     said = (Utterance(a, -12.0, -0.5, 0.9), Utterance(b, -30.0, -20.0, 0.9))
     room = RoomSound(-40.0, 0.9, said)
@@ -27,7 +27,7 @@ def _everything_wrong(names: tuple[str, str, str]) -> Check:
 
 def _report(lang: str, names: tuple[str, str, str]) -> list[str]:
     made = _everything_wrong(names)
-    told = verdicts(made.seats, made.room, lang)
+    told = verdicts(made.seats, made.room, lang, crowded=True)
     return [prompt(names[0], lang), *Check(lang, made.seats, made.room, told).lines()]
 
 
@@ -44,6 +44,8 @@ def test_english_reads_as_the_command_line_always_printed() -> None:
         "The room is noisy: players will be asked to repeat moves; turn music or a fan down.",
         "The room echoes (RT60 0.9 s): every move will be read back. Put the phone closer to the"
         " players, on a cloth, or play in a room with softer furnishings.",
+        "Others were talking near the phone: while they do, every move will be read back. Talk further"
+        " from the phone, or more quietly, while someone plays.",
         "The microphone is too loud: turn its input level down, or move it away from the loudest player.",
     ]
     well = verdicts(

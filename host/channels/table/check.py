@@ -118,16 +118,18 @@ def check(
                 next_turn()
             hearing = endpointer.feed(b"")
 
+    crowded = False  # others talked among themselves near the phone at some point
     for chunk in _until_done(chunks, lambda: turn >= len(names)):
         meter.feed(chunk)
         take(endpointer.feed(chunk))
+        crowded = crowded or endpointer.foreground.busy
         if turn < len(names) and endpointer.time - turn_start > TURN_S and not endpointer.in_utterance:
             next_turn()
     take(endpointer.flush())
     meter.feed(bytes(2 * round(SAMPLE_RATE * 0.7)))  # the last tail, measured
     room = meter.room()
     seats = tuple(Seat(n, tuple(heard[n]), room.level(n)) for n in names)
-    return Check(lang, seats, room, verdicts(seats, room, lang))
+    return Check(lang, seats, room, verdicts(seats, room, lang, crowded=crowded))
 
 
 def _until_done(chunks: Iterable[bytes], done: Callable[[], bool]) -> Iterator[bytes]:
@@ -141,9 +143,10 @@ def _until_done(chunks: Iterable[bytes], done: Callable[[], bool]) -> Iterator[b
                 return
 
 
-def verdicts(seats: Sequence[Seat], room: RoomSound, lang: str) -> tuple[str, ...]:
+def verdicts(seats: Sequence[Seat], room: RoomSound, lang: str, *, crowded: bool = False) -> tuple[str, ...]:
     """Plain advice from what was measured, in ``lang``; "Everyone is heard well." when none
-    is needed."""
+    is needed. ``crowded``: others talked among themselves near the phone (every move heard
+    while they do is read back: host/speech/foreground.py)."""
     out = []
     levels = [s.level_db for s in seats if s.level_db is not None]
     loudest = max(levels) if levels else None
@@ -159,6 +162,8 @@ def verdicts(seats: Sequence[Seat], room: RoomSound, lang: str) -> tuple[str, ..
         out.append(check_phrase(lang, "echoes", rt60=room.rt60))
     elif room.rt60 is not None and room.rt60 >= RINGS_RT60:
         out.append(check_phrase(lang, "echoes_little", rt60=room.rt60))
+    if crowded:
+        out.append(check_phrase(lang, "crowded"))
     if any(u.peak_db >= CLIPS_DBFS for u in room.utterances):
         out.append(check_phrase(lang, "too_loud"))
     return tuple(out) or (check_phrase(lang, "all_well"),)
