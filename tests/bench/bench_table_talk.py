@@ -9,7 +9,9 @@ A seeded honest game of each kind is played out loud through the real path of a 
 (``Listener`` -> ``Referee``, the table's shared microphone, nothing spoken back, so no
 input is dropped while the host would speak: the hardest case). The microphone's decoder
 state that a real table's one listener keeps (pocketsphinx's cepstral mean) carries over
-from step to step; ``--cold`` starts every step from the initial mean. Each step says:
+from step to step, and so does the room the players' names measured before the first move
+(``Microphone.name_round``, as ``gamehost table`` asks for them); ``--cold`` starts every
+step from the initial mean and an unmeasured room. Each step says:
 
 1. the current player's move (a legal move of the game, in the words of a phrase the
    recogniser listens for, ``Talk.listen_for``), the control: ruled right at once, asked,
@@ -55,11 +57,14 @@ import yaml
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from games.base import Moves, find_game
+from grammars.reader import number_phrases
 from host.listening.listener import Listener
 from host.referee import Referee
 from host.session import SessionConfig
 from host.speech import sphinx
 from host.speech.audio import SAMPLE_RATE, as_int16, pcm_chunks
+from host.speech.endpointer import Endpointer
+from host.speech.engines import recognizer_for
 from host.speech.foreground import Foreground
 from host.speech.model import SpeechModel, load_model
 from host.speech.room import RoomMeter
@@ -335,6 +340,24 @@ class Microphone:
             listener.endpointer.foreground = self.foreground  # who has been talking around the table
         return listener
 
+    def name_round(
+        self, referee: Referee, session: str, model: SpeechModel, scene: Scene, voice: str
+    ) -> None:
+        """The players say their names from their seats before the game, as ``gamehost
+        table`` asks them to: the room is measured from them (host/speech/room.py), so the
+        first move is heard in a room already known, as at a real table."""
+        names = referee.table(session).names
+        lang = referee.table(session).config.lang
+        audio, _ = scene.stream([(name, voice, k) for k, name in enumerate(names)], lang, 4242)
+        meter = RoomMeter()
+        endpointer = Endpointer(recognizer_for(model, SAMPLE_RATE, number_phrases(range(1, 100), lang)))
+        for chunk in [*pcm_chunks(audio), bytes(2 * SAMPLE_RATE)]:
+            meter.feed(chunk)
+            hearing = endpointer.feed(chunk)
+            if hearing is not None:
+                meter.later(hearing.start, hearing.speech_end, endpointer.time)
+        self.room = meter
+
     def heard(self, listener: Listener) -> None:
         self.room = listener.room
         self.foreground = listener.endpointer.foreground
@@ -364,6 +387,8 @@ def run(
     mic = Microphone(cold)
     scene = scene or Scene(level)
     for i, (referee, session, words, move) in enumerate(game.steps(steps)):
+        if i == 0 and not cold:
+            mic.name_round(referee, session, model, scene, voice)
         # 1. the move, heard as the host would hear it, from the mover's seat
         listener = mic.listener(referee, session, model, denoise)
         before = referee.store.last_seq(session)
