@@ -221,8 +221,9 @@ class StreamListener(ABC):
 
     def _doubtful(self, hearing: Hearing, reading: Reading) -> bool:
         """Whether a move read from ``hearing`` is read back even when it would cost nothing
-        (:func:`host.confirm.doubtful`). A lone syllable and a loud room count only at a
-        table's microphone: on a phone, held to a player's mouth, it is a move."""
+        (:func:`host.confirm.doubtful`). A lone syllable, a loud room and others talking
+        around count only at a table's microphone: on a phone, held to a player's mouth,
+        it is a move."""
         return confirm.doubtful(
             reading.share,
             reading.rival,
@@ -232,7 +233,7 @@ class StreamListener(ABC):
             loud=self._loud(hearing),
             confused=reading.confused,
             echoing=self._echoing(),
-            crowded=hearing.crowded,
+            crowded=not self.phone and hearing.crowded,
         )
 
     def _lone(self, hearing: Hearing) -> bool:

@@ -115,3 +115,8 @@ def test_a_move_heard_while_others_talked_is_read_back(referee: Referee, en_mode
 
     assert asked(True)  # "Bob, 22?"
     assert not asked(False)
+    # On a phone held to the mouth, the caller's voice stands far above the pub behind.
+    session = referee.create(SessionConfig(lang="en"), list(NAMES))
+    phone = Listener(referee, session, en_model, sample_rate=8000, speaker="Ann", phone=True)
+    heard = phone.handle(replace(later(phone, "twenty two"), crowded=True))  # Ann's first move
+    assert heard.reply is not None and heard.reply.accepted and not heard.reply.confirm, heard
