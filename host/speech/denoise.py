@@ -26,12 +26,10 @@ reports.
 
 from __future__ import annotations
 
-from collections import deque
-
 import numpy as np
 from webrtc_noise_gain import AudioProcessor
 
-from host.speech.audio import SAMPLE_RATE, SAMPLE_WIDTH, as_int16, rms, speech_threshold
+from host.speech.audio import SAMPLE_RATE, SAMPLE_WIDTH, RollingPercentile, as_int16, rms
 
 #: WebRTC's suppression level, 1 (least) .. 4 (most). 3 and 4 measured alike (22 and 23
 #: of 24 moves right in white noise); 3 changes speech least.
@@ -78,8 +76,8 @@ class Denoiser:
             raise ValueError(f"noise suppression level must be 1..4, not {level}")
         self.level = level
         self._frame_bytes = round(rate * self.FRAME_S) * SAMPLE_WIDTH
-        self._levels: deque[float] = deque(maxlen=round(FLOOR_WINDOW_S / self.FRAME_S))
-        self._raw_levels: deque[float] = deque(maxlen=round(FLOOR_WINDOW_S / self.FRAME_S))
+        self._levels = RollingPercentile(round(FLOOR_WINDOW_S / self.FRAME_S), FLOOR_PERCENTILE)
+        self._raw_levels = RollingPercentile(round(FLOOR_WINDOW_S / self.FRAME_S), FLOOR_PERCENTILE)
         self._pending = b""
         self._gain = 1.0
         self._ns = AudioProcessor(0, level)  # no automatic gain: levels must stay comparable
@@ -87,12 +85,12 @@ class Denoiser:
     @property
     def floor(self) -> float:
         """The noise floor after suppression: RMS of the quiet frames (0..32768)."""
-        return speech_threshold(self._levels, 0.0, 1.0, FLOOR_PERCENTILE)
+        return max(0.0, self._levels.value)
 
     @property
     def raw_floor(self) -> float:
         """The noise floor of the audio as it comes."""
-        return speech_threshold(self._raw_levels, 0.0, 1.0, FLOOR_PERCENTILE)
+        return max(0.0, self._raw_levels.value)
 
     @property
     def engaged(self) -> bool:

@@ -8,6 +8,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from host.speech import audio
 from host.speech.audio import (
@@ -185,3 +187,23 @@ def test_twilio_frame_conversions() -> None:
     assert len(outbound) == 4000
     level = rms(mulaw_decode(outbound))
     assert 6000 < level < 8000  # 10000 / sqrt(2) survives resampling and mu-law
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.floats(0.0, 40000.0, allow_nan=False) | st.sampled_from([0.0, 12.5, 300.0]), max_size=120),
+    st.integers(1, 50),
+    st.sampled_from([10.0, 25.0, 50.0, 90.0, 33.3]),
+)
+def test_a_rolling_percentile_is_numpys_over_the_window(
+    values: list[float], size: int, percentile: float
+) -> None:
+    # The denoiser's floor, kept sorted as frames come, must be the very number numpy gives
+    # (its engagement compares it with a threshold).
+    rolling = audio.RollingPercentile(size, percentile)
+    for k, value in enumerate(values):
+        rolling.append(value)
+        window = values[max(0, k + 1 - size) : k + 1]
+        assert len(rolling) == len(window)
+        assert rolling.value == audio.noise_floor(window, percentile)
+    assert audio.RollingPercentile(size, percentile).value == audio.noise_floor([], percentile) == 0.0
