@@ -11,7 +11,7 @@ from collections.abc import Awaitable, Callable
 
 import numpy as np
 
-from host.speech.audio import SAMPLE_RATE, TELEPHONY_RATE, as_int16, frame_levels, speech_threshold
+from host.speech.audio import SAMPLE_RATE, TELEPHONY_RATE, RollingPercentile, as_int16, frame_levels
 
 FRAME_S = 0.02
 FRAME_BYTES = round(TELEPHONY_RATE * FRAME_S)  # 160 bytes of mu-law: one byte per sample
@@ -97,12 +97,12 @@ class BargeInDetector:
         self.ratio = ratio
         self.need = round(min_speech_s / self.FRAME_S)
         self.floor_percentile = floor_percentile
-        self._levels: deque[float] = deque(maxlen=round(floor_window_s / self.FRAME_S))
+        self._levels = RollingPercentile(round(floor_window_s / self.FRAME_S), floor_percentile)
         self._recent: deque[bool] = deque(maxlen=round(window_s / self.FRAME_S))
         self._pending = np.zeros(0, dtype=np.float64)
 
     def threshold(self) -> float:
-        return speech_threshold(self._levels, self.min_rms, self.ratio, self.floor_percentile)
+        return max(self.min_rms, self.ratio * self._levels.value)  # audio.speech_threshold's
 
     def feed(self, pcm: bytes) -> bool:
         """Take the next pcm16 chunk; True if the caller is speaking now."""
