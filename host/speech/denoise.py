@@ -85,12 +85,12 @@ class Denoiser:
     @property
     def floor(self) -> float:
         """The noise floor after suppression: RMS of the quiet frames (0..32768)."""
-        return max(0.0, self._levels.value)
+        return self._levels.value
 
     @property
     def raw_floor(self) -> float:
         """The noise floor of the audio as it comes."""
-        return max(0.0, self._raw_levels.value)
+        return self._raw_levels.value
 
     @property
     def engaged(self) -> bool:

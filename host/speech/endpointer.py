@@ -350,7 +350,7 @@ class Endpointer:
             # may be as far down), not for where it ended; a tail alone is no utterance.
             if utt.peak == 0.0 and self._tail is not None and spans[0][0] < self._tail[2]:
                 utt.peak, utt.tail_low = self._tail[0], self._tail[1]  # the last one's tail
-            ended = self._speech_end(samples)
+            ended = self._speech_end(levels)
             raw = utt.last_speech
             if not (RINGING_TAIL_GUARD and sound_extended(utt.text, self.recognizer.phrases)):
                 utt.last_speech = (
@@ -437,15 +437,13 @@ class Endpointer:
             if enough and now - utt.text_changed >= self.EARLY_STABLE_S:
                 self._end(forced=False)
 
-    def _speech_end(self, samples: npt.NDArray[np.int16]) -> float | None:
-        """The end of the block's last frame that is not a word's tail (None: all of it
-        is): a frame :attr:`tail_db` or more below the loudest of the utterance so far,
-        falling from it, is the tail; a rise of :data:`TAIL_RISE` out of it the next sound.
-        In a room that rings the voice activity detector hears the tail as speech, which
-        held the end of the utterance back."""
+    def _speech_end(self, levels: npt.NDArray[np.float64]) -> float | None:
+        """The end of the block's last frame (``levels``: the block's frame RMS) that is not
+        a word's tail (None: all of it is): a frame :attr:`tail_db` or more below the
+        loudest of the utterance so far, falling from it, is the tail; a rise of
+        :data:`TAIL_RISE` out of it the next sound. In a room that rings the voice activity
+        detector hears the tail as speech, which held the end of the utterance back."""
         utt = self._utt
-        frame = self._frame_bytes // SAMPLE_WIDTH
-        levels = frame_levels(samples.astype(np.float64), frame)
         below = 10 ** (-(self.tail_db or 0.0) / 20)
         end = None
         for i, level in enumerate(levels):

@@ -80,10 +80,12 @@ class Foreground:
         def frames(a: float, b: float) -> range:
             return range(first + round((a - start) / FRAME_S), first + round((b - start) / FRAME_S))
 
+        smoothed = []  # the block's frames, dB
         for i, level in enumerate(levels):
             self._said[first + i] = False
             self._power.append(float(level) ** 2)
-            self._smoothed.append(10 * np.log10(max(sum(self._power) / len(self._power), 1e-6)))
+            smoothed.append(10 * np.log10(max(sum(self._power) / len(self._power), 1e-6)))
+        self._smoothed.extend(smoothed)
         for a, b in spans:
             for k in frames(a, b):
                 if k in self._said:
@@ -95,8 +97,7 @@ class Foreground:
             self._near.clear()
             return spans
         top = float(np.percentile(np.fromiter(self._smoothed, np.float64), TOP_PERCENTILE))
-        recent = list(self._smoothed)[len(self._smoothed) - len(levels) :]
-        for i, db in enumerate(recent):
+        for i, db in enumerate(smoothed):
             self._near[first + i] = db >= top - self.below_db
         for k in [k for k in self._near if k < first - round(1.0 / FRAME_S)]:
             del self._near[k]

@@ -96,7 +96,6 @@ class BargeInDetector:
         self.min_rms = min_rms
         self.ratio = ratio
         self.need = round(min_speech_s / self.FRAME_S)
-        self.floor_percentile = floor_percentile
         self._levels = RollingPercentile(round(floor_window_s / self.FRAME_S), floor_percentile)
         self._recent: deque[bool] = deque(maxlen=round(window_s / self.FRAME_S))
         self._pending = np.zeros(0, dtype=np.float64)

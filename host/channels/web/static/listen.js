@@ -73,7 +73,7 @@
       var why = err && err.name === "NotAllowedError" ? "mic-denied"
         : err && err.name === "NotFoundError" ? "mic-missing" : "mic-failed";
       show(button, words(why), "error");
-      status.setAttribute("data-error", err && err.name ? err.name : "");
+      console.warn("microphone:", err);  // the browser's own words, for whoever debugs
       return;
     }
     var scheme = location.protocol === "https:" ? "wss:" : "ws:";
