@@ -36,9 +36,13 @@ def chatter(seconds: float) -> np.ndarray:
     return out
 
 
-def over_chatter(pcm: bytes, below_db: float, loud: float) -> bytes:
-    """``pcm`` with the chatter mixed ``below_db`` under ``loud`` (the speech's RMS)."""
-    x = as_int16(pcm).astype(np.float64)
+def with_chatter(x: np.ndarray, below_db: float, loud: float) -> np.ndarray:
+    """``x`` (samples) with the chatter mixed ``below_db`` under ``loud`` (the speech's RMS)."""
     others = chatter(x.size / SAMPLE_RATE)
-    x = x + others * loud / float(np.sqrt(np.mean(others**2))) * 10 ** (-below_db / 20)
+    return x + others * loud / float(np.sqrt(np.mean(others**2))) * 10 ** (-below_db / 20)
+
+
+def over_chatter(pcm: bytes, below_db: float, loud: float) -> bytes:
+    """``pcm`` with the chatter mixed in (:func:`with_chatter`)."""
+    x = with_chatter(as_int16(pcm).astype(np.float64), below_db, loud)
     return np.clip(np.rint(x), -32768, 32767).astype("<i2").tobytes()

@@ -15,7 +15,7 @@ from host.speech.hearing import Hearing
 from host.speech.model import SpeechModel, load_model
 from host.speech.vad import SileroVad
 from tests import voices
-from tests.speech.chatter import chatter
+from tests.speech.chatter import with_chatter
 from tests.speech.conftest import trim
 from tests.speech.english import NUMBERS_EN
 from tests.speech.reverb import in_room
@@ -40,9 +40,7 @@ def table(move: str, *, below_db: float | None) -> tuple[bytes, float]:
         at = round(start * SAMPLE_RATE)
         x[at : at + said.size] = said
     if below_db is not None:
-        others = chatter(n / SAMPLE_RATE)
-        loud = float(np.sqrt(np.mean(said**2)))
-        x += others * loud / float(np.sqrt(np.mean(others**2))) * 10 ** (-below_db / 20)
+        x = with_chatter(x, below_db, float(np.sqrt(np.mean(said**2))))
     x += np.random.default_rng(1).normal(0.0, 20.0, n)  # the room's own floor
     pcm = np.clip(np.rint(x), -32768, 32767).astype("<i2").tobytes()
     return pcm, start + len(dry) / 2 / SAMPLE_RATE
