@@ -523,6 +523,7 @@ class Endpointer:
                 near_talk=near_talk,
                 snr_db=snr,
                 crowded=self.foreground.busy,
+                room_adapted=all(s.room_adapted for s in segments),
                 audio=audio,
                 audio_start=self._heard_from,
             )

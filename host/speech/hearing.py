@@ -62,6 +62,9 @@ class Hearing:
     #: Others were talking around it (:class:`~host.speech.foreground.Foreground`): their
     #: words may be in what was heard.
     crowded: bool = False
+    #: Decoded with an acoustic model adapted to a ringing room (sphinx.RINGING_MEANS),
+    #: which hears an echoing room well enough to trust a sure hearing there.
+    room_adapted: bool = False
     #: The utterance's audio as the recogniser heard it (16 kHz pcm16, from ``audio_start``,
     #: a little lead-in included), for whoever needs the voice itself (who said it).
     audio: bytes = field(default=b"", repr=False, compare=False)
@@ -99,6 +102,7 @@ class Segment:
     mbr_words: list[WordTiming] | None = None  # best path with per-word posteriors
     talk: str = ""  # the talk loop's words, when it explained the audio better than a phrase
     near_talk: str = ""  # the talk loop's words, when only a lenient prior kept the phrase
+    room_adapted: bool = False  # decoded with an acoustic model adapted to a ringing room
 
     @property
     def empty(self) -> bool:

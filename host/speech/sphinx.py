@@ -30,7 +30,7 @@ from typing import Any
 
 from host.speech.audio import SAMPLE_RATE, SAMPLE_WIDTH
 from host.speech.hearing import Alternative, Segment, WordTiming
-from host.speech.mllr import ROOM_TRANSFORM
+from host.speech.mllr import ROOM_MEANS, ROOM_TRANSFORM, fits
 from host.speech.model import SpeechModel, import_pocketsphinx
 from host.speech.recognizer import GrammarRecognizer
 from host.speech.sphinx_gate import Gate, decoder_text, search_for
@@ -96,6 +96,12 @@ LENIENT_TALK_WEIGHT: float | None = 1e-20
 #: the phrase decoder and dropped as talk), so the lenient gate's prior is the strict one.
 #: A sentence of talk still fits words far better, and anything right after talk is taken
 #: for a reply to it in such a room. Measured in tests/bench/bench_room.py (docs/speech.md).
+#: With the adapted means (RINGING_MEANS) 1e-16 was measured too: in whole games (all four,
+#: Piper, bench_room.py --quick) right first try den / living room / kitchen 36 / 23 / 14
+#: of 40 against 36 / 25 / 15 at 1e-20, talk changed and asked 0 either way, CPU a quarter
+#: higher (the lenient gate listens then); the screen (--screen 40) heard 1 sentence in 60
+#: as a phrase at 1e-20 (a request for help), none at 1e-16. The transform alone lost moves
+#: at 1e-16 (heard right and kept 84 -> 77 of 120 in the screen).
 RINGING_TALK_WEIGHT = 1e-20
 #: The lenient gate's talk prior in a room that rings (None: the strict gate's, and then it
 #: does not listen). Not kept: at 1e-60 it turned dropped moves into read-backs, not moves
@@ -199,6 +205,15 @@ TABLE_MLLR: Path | None = None
 #: asked no more often (docs/speech.md "Hearing in a room").
 RINGING_MLLR: Path | None = ROOM_TRANSFORM
 
+#: The model's means adapted to ringing rooms (MAP over the transform, host/speech/mllr.py),
+#: for a table's decoders once the room rings, in place of RINGING_MLLR; or None (off).
+#: Used only with the model they were adapted from (mllr.fits; else RINGING_MLLR).
+#: Screen of Up-or-Down's words (bench_room.py --screen 40): heard right and kept, den /
+#: living room / kitchen, 37 / 29 / 18 of 40 with the transform, 38 / 34 / 29 with these
+#: at a talk prior of 1e-16 (1e-20: 39 / 34 / 30), 0 of 60 sentences heard as a phrase
+#: with the transform, 0 and 1 with these.
+RINGING_MEANS: Path | None = ROOM_MEANS
+
 
 def decoder_config(model: SpeechModel, sample_rate: int, *, phone: bool = False) -> Any:
     pocketsphinx = import_pocketsphinx()
@@ -287,7 +302,8 @@ class SphinxRecognizer(GrammarRecognizer):
         self._compiled: tuple[list[str], list[str]] | None = None  # what the grammars were made of
         self._rings = False  # the room rings (room_rings), for RINGING_NEAR_TALK
         self._table = not phone and sample_rate == SAMPLE_RATE  # a table's microphone
-        self._mllr: Path | None = TABLE_MLLR if self._table else None  # the decoders' transform
+        # the decoders' adaptation: (transform, means)
+        self._adaptation: tuple[Path | None, Path | None] = (TABLE_MLLR if self._table else None, None)
         super().__init__(
             model,
             sample_rate,
@@ -391,21 +407,32 @@ class SphinxRecognizer(GrammarRecognizer):
             if twin.decoder is not None and strict is not None:
                 twin.decoder.set_cmn(strict.get_cmn(False))
 
+    def _room_means(self) -> Path | None:
+        """The adapted means a table's decoders take once the room rings, if they fit the model."""
+        means = RINGING_MEANS
+        return means if self._table and means is not None and fits(means, Path(self.model.path)) else None
+
     def _adapt(self) -> None:
         """Between utterances, remake the decoders with the ringing room's transform, or
         without it (pocketsphinx reads a transform only when a decoder is made), keeping
         the cepstral mean the microphone has settled on."""
-        ringing = RINGING_MLLR if self._rings else None
-        want = (ringing or TABLE_MLLR) if self._table else None
-        if want == self._mllr:
+        want: tuple[Path | None, Path | None] = (None, None)
+        means = self._room_means() if self._rings else None
+        if means is not None:
+            want = (None, means)
+        elif self._table:
+            want = ((RINGING_MLLR if self._rings else None) or TABLE_MLLR, None)
+        if want == self._adaptation:
             return
         mean = self.cepstral_mean
-        self._mllr = want
-        self._config["mllr"] = str(want) if want is not None else None
+        self._adaptation = want
+        self._config["mllr"] = str(want[0]) if want[0] is not None else None
+        self._config["mean"] = str(want[1] or Path(self.model.path) / "means")
         self._decoder = self.new_decoder(self.model, self._config)
         self._searches, self._active = {}, None
         for gate in self._gates:
             gate.config["mllr"] = self._config["mllr"]
+            gate.config["mean"] = self._config["mean"]
             gate.decoder, gate.searches, gate.active, gate.in_utt = None, {}, None, False
         self.cepstral_mean = mean
 
@@ -505,7 +532,8 @@ class SphinxRecognizer(GrammarRecognizer):
                 talk, near_talk = "", talk
         self._end_gates()
         self._in_utt = False
-        segment = Segment(alternatives, talk=talk, near_talk=near_talk)
+        adapted = self._adaptation[1] is not None
+        segment = Segment(alternatives, talk=talk, near_talk=near_talk, room_adapted=adapted)
         self.reset()
         return segment
 

@@ -8,7 +8,8 @@ Run: python tests/bench/bench_room.py [--rooms tuning|held-out|all|den,living,..
      [--decoder K=V] [--ringing-weight W] [--ringing-lenient W] [--tail-db DB]
      [--mllr PATH] (a chain named CHAIN-mllr hears without any MLLR transform: room-mllr,room;
     CHAIN-ringmllr with PATH's only once the room meter finds the room ringing, as room does
-    with the shipped one, sphinx.RINGING_MLLR)
+    with the shipped one, sphinx.RINGING_MLLR) [--ring-means PATH|none] (the adapted means
+    once the room rings, sphinx.RINGING_MEANS; none: the transform alone)
 
 The games of tests/bench/bench_table_talk.py (every kind, a move, then a sentence of table
 talk and someone's "yes"), said from the players' seats in rooms simulated by
@@ -223,6 +224,7 @@ TODAY = {"RINGS_RT60": listening.RINGS_RT60}
 NEAR_TALK = sphinx.RINGING_NEAR_TALK
 MLLR = sphinx.TABLE_MLLR
 RING_MLLR = sphinx.RINGING_MLLR
+RING_MEANS = sphinx.RINGING_MEANS
 TAIL: dict[str, Any] = {"db": endpointer.RINGING_TAIL_DB, "guard": endpointer.RINGING_TAIL_GUARD}
 TAIL_CANDIDATE_DB = 15.0
 CHAINS = ("today", "room", "room-near", "room-tail", "room-guard")
@@ -241,6 +243,19 @@ def use_chain(chain: str) -> None:
     tail = chain in ("room-tail", "room-guard")
     endpointer.RINGING_TAIL_DB = TAIL_CANDIDATE_DB if tail else TAIL["db"]
     endpointer.RINGING_TAIL_GUARD = chain == "room-guard" or TAIL["guard"]
+
+
+def set_ring_means(args: argparse.Namespace, without: bool = False) -> None:
+    """The adapted means a ringing room's decoders take: the shipped ones, ``--ring-means``'
+    (``none``: the transform alone, sphinx.RINGING_MLLR), or none at all (CHAIN-mllr)."""
+    chosen = (
+        RING_MEANS
+        if args.ring_means is None
+        else None
+        if args.ring_means == "none"
+        else Path(args.ring_means)
+    )
+    sphinx.RINGING_MEANS = None if without else chosen
 
 
 def set_candidates(args: argparse.Namespace) -> None:
@@ -280,6 +295,7 @@ def screen(args: argparse.Namespace) -> None:
     heard as talk, as a phrase, or kept as near talk; end of the dry speech to the end
     decided (p50); CPU per second of audio."""
     sphinx.TABLE_MLLR = args.mllr  # a table's decoders, with the room's transform or none
+    set_ring_means(args)
     model = load_model(None, lang="en", engine="auto")
     referee, session, _, _ = next(Game("up-or-down", "en", random.Random(7)).steps(1))
     listener = Listener(referee, session, model, report_missing=False)
@@ -394,6 +410,9 @@ def main() -> None:
     parser.add_argument("--dr-floor", type=float, help="dereverb.FLOOR_DB")
     parser.add_argument("--dr-strength", type=float, help="dereverb.STRENGTH")
     parser.add_argument(
+        "--ring-means", help="adapted means once the room rings (sphinx.RINGING_MEANS; 'none': the transform)"
+    )
+    parser.add_argument(
         "--mllr",
         type=Path,
         help="an MLLR transform (sphinx.TABLE_MLLR, e.g. host/speech/room_mllr); CHAIN-mllr: none",
@@ -443,6 +462,7 @@ def main() -> None:
             ring = RING_MLLR if not without else None
             sphinx.RINGING_MLLR = (args.mllr or mllr.ROOM_TRANSFORM) if ringing else ring
             sphinx.TABLE_MLLR = None if without or ringing else (args.mllr or MLLR)
+            set_ring_means(args, without)
             use_chain(chain.removesuffix("-ringmllr").removesuffix("-mllr"))
             tally = Tally()
             started = time.perf_counter()

@@ -1,8 +1,15 @@
 """Estimate the global MLLR mean transform of pocketsphinx's US English model for a room
-that rings (host/speech/room_mllr, read by host/speech/mllr.py; docs/speech.md).
+that rings (host/speech/room_mllr, read by host/speech/mllr.py; docs/speech.md), and the
+model's means adapted further (MAP, host/speech/room_means).
 
 Run: python tests/bench/train_mllr.py [--rooms 60] [--sessions 2] [--seed 40]
      [--words 8] [--out host/speech/room_mllr] [--with-silence] [--settle]
+     [--talk SHARE] [--stats FILE.npz [--reuse]] [--means-out PATH] [--tau FRAMES]
+
+The shipped transform: the defaults. The shipped means: ``--rooms 160 --sessions 3 --talk
+0.3 --seed 41 --tau 100 --means-out host/speech/room_means --out /tmp/room_mllr`` (a third
+of the utterances a sentence of table talk, none of the benches' own, so that the model
+moves towards the room and not towards the games' words alone; 349,000 speech frames).
 
 Made from synthetic speech only: the words the games listen for (numbers, cards, Blófa's
 plays, Upside-Out's verbs, yes / no and the commands), said by the tuning voices of
@@ -25,6 +32,8 @@ How (one regression class, the model's three feature streams each a 13x13 block)
 4. the closed-form MLLR mean estimate with diagonal covariances: row i of [b A] is
    G_i^-1 k_i, G_i = sum_m occ_m / var_mi [1 mu_m][1 mu_m]^T, k_i = sum_m sum_t
    gamma_m(t) o_t,i / var_mi [1 mu_m].
+5. the MAP means: each Gaussian's transformed mean moved towards the frames it scored,
+   (tau (A mu + b) + sum_t gamma_m(t) o_t) / (tau + occ_m), tau frames of prior weight.
 
 Silence frames (SIL, noise phones) are left out unless ``--with-silence``: the one
 transform is for speech.
@@ -48,7 +57,7 @@ from scipy.signal import fftconvolve
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from host.speech.audio import SAMPLE_RATE, as_int16
-from host.speech.mllr import write_transform
+from host.speech.mllr import read_gauden, write_gauden, write_transform
 from host.speech.model import SpeechModel, load_model
 from host.speech.sphinx import TABLE_CMN_INIT, decoder_config
 from tests.bench import rooms
@@ -113,6 +122,67 @@ def phrases() -> list[str]:
     return out
 
 
+#: Table talk to train on, none of it in the benches' corpora (tests/bench/table_talk/):
+#: the model is adapted to the room, not to the games' words alone.
+TALK = [
+    "where did you put the remote",
+    "my phone is almost dead",
+    "did anyone see the game last night",
+    "the dog wants to go outside",
+    "i think it is going to rain tomorrow",
+    "turn the music down a bit",
+    "we should do this every week",
+    "who brought the salad",
+    "i need to leave by eleven",
+    "that was a long day at work",
+    "can you open the window",
+    "the neighbours are loud again",
+    "my sister is coming over later",
+    "is the oven still on",
+    "i forgot my glasses in the car",
+    "this chair is really comfortable",
+    "let me get some more ice",
+    "what time does the shop close",
+    "somebody left the lights on upstairs",
+    "i love this song",
+    "how is your mother doing",
+    "the train was late again",
+    "we ran out of milk",
+    "did you finish that book",
+    "the cat is on the table",
+    "i can not find my keys",
+    "tell me about your holiday",
+    "the baby is finally asleep",
+    "who is driving home tonight",
+    "these chips are a bit salty",
+    "i will wash the dishes after",
+    "it is cold in here",
+    "can somebody pass the napkins",
+    "my brother said hello",
+    "we have to try that new restaurant",
+    "the garden looks lovely",
+    "i am so tired today",
+    "put the kettle on would you",
+    "the movie starts at nine",
+    "have you seen my jacket",
+    "what are you doing this weekend",
+    "the wifi is really slow",
+    "i bought a new bike",
+    "that reminds me of a story",
+    "the pizza should be here soon",
+    "wait a minute",
+    "hold on i need to think",
+    "that is not fair",
+    "you always win this game",
+    "good one",
+    "oh come on",
+    "no way",
+    "seriously",
+    "hurry up",
+    "my turn after you",
+    "nice move",
+]
+
 # --- the model ------------------------------------------------------------------------------
 
 
@@ -140,26 +210,6 @@ class Model:
         mu, var = self.means[stream][codebooks], self.variances[stream][codebooks]
         det = -0.5 * np.sum(np.log(2 * np.pi * var), axis=-1)
         return det - 0.5 * np.sum((o[:, None, :] - mu) ** 2 / var, axis=-1)
-
-
-def read_gauden(path: Path) -> list[np.ndarray]:
-    """A sphinx3 Gaussian parameter file (means or variances): per stream [mgau, density, veclen]."""
-    raw = path.read_bytes()
-    at = raw.index(b"endhdr\n") + len(b"endhdr\n")
-    if struct.unpack("<I", raw[at : at + 4])[0] != 0x11223344:
-        raise ValueError(f"{path}: not little-endian")
-    at += 4
-    n_mgau, n_feat, n_density = struct.unpack("<3i", raw[at : at + 12])
-    at += 12
-    veclen = struct.unpack(f"<{n_feat}i", raw[at : at + 4 * n_feat])
-    at += 4 * n_feat + 4
-    data = np.frombuffer(raw, "<f4", n_mgau * n_density * sum(veclen), at).astype(np.float64)
-    per_mgau = data.reshape(n_mgau, -1)
-    streams, start = [], 0
-    for v in veclen:
-        streams.append(per_mgau[:, start : start + n_density * v].reshape(n_mgau, n_density, v))
-        start += n_density * v
-    return streams
 
 
 def read_sendump(path: Path) -> np.ndarray:
@@ -328,6 +378,27 @@ class Accumulator:
             np.add.at(self.occ[f], codebooks, post)
             np.add.at(self.first[f], codebooks, post[:, :, None] * o[:, None, :])
 
+    def save(self, path: Path) -> None:
+        np.savez_compressed(path, frames=self.frames, **{f"occ{f}": o for f, o in enumerate(self.occ)},
+                            **{f"first{f}": x for f, x in enumerate(self.first)})  # fmt: skip
+
+    def load(self, path: Path) -> None:
+        data = np.load(path)
+        self.frames = int(data["frames"])
+        self.occ = [data[f"occ{f}"] for f in range(len(self.occ))]
+        self.first = [data[f"first{f}"] for f in range(len(self.first))]
+
+    def map_means(self, transform: list[tuple[np.ndarray, np.ndarray]], tau: float) -> list[np.ndarray]:
+        """MAP means per stream: each Gaussian's transformed mean moved towards what it
+        heard, (tau mu' + sum gamma o) / (tau + sum gamma)."""
+        out = []
+        for f, mu in enumerate(self.model.means):
+            a, b = transform[f]
+            prior = mu @ a.T + b
+            occ = self.occ[f][..., None]
+            out.append((tau * prior + self.first[f]) / (tau + occ))
+        return out
+
     def estimate(self) -> list[tuple[np.ndarray, np.ndarray]]:
         """(A, b) per stream: the closed-form MLLR mean transform, diagonal covariances."""
         out = []
@@ -397,6 +468,11 @@ def main() -> None:
     parser.add_argument(
         "--settle", action="store_true", help="the live mean hears a session once before it counts"
     )
+    parser.add_argument("--talk", type=float, default=0.0, help="share of utterances that are table talk")
+    parser.add_argument("--stats", type=Path, help="save the statistics here (or, with --reuse, read them)")
+    parser.add_argument("--reuse", action="store_true", help="estimate from --stats, hear nothing")
+    parser.add_argument("--means-out", type=Path, help="also write MAP-adapted means here")
+    parser.add_argument("--tau", type=float, default=20.0, help="MAP prior weight, in frames")
     parser.add_argument(
         "--out", type=Path, default=Path(__file__).resolve().parents[2] / "host/speech/room_mllr"
     )
@@ -408,11 +484,16 @@ def main() -> None:
     rng = np.random.default_rng(args.seed)
     texts = phrases()
     acc = Accumulator(model, args.with_silence)
-    for k in range(args.rooms):
+    if args.reuse:
+        acc.load(args.stats)
+    for k in range(0 if args.reuse else args.rooms):
         room = random_room(rng, k)
         for s in range(args.sessions):
             voice = VOICES[int(rng.integers(len(VOICES)))]
-            said = [texts[int(i)] for i in rng.integers(len(texts), size=args.words)]
+            said = [
+                TALK[int(rng.integers(len(TALK)))] if rng.random() < args.talk else texts[int(i)]
+                for i in rng.integers(len(texts), size=args.words)
+            ]
             said_there = [
                 utterance_data(decoder, utt, logdir)
                 for utt in session(room, s, voice, said, args.seed * 100000 + k * 10 + s)
@@ -430,8 +511,13 @@ def main() -> None:
             f"room {k + 1}/{args.rooms} (RT60 {room.rt60} s): {acc.frames} frames, {acc.skipped} skipped",
             flush=True,
         )
+    if args.stats and not args.reuse:
+        acc.save(args.stats)
     transform = acc.estimate()
     write_transform(args.out, transform)
+    if args.means_out:
+        write_gauden(Path(speech.path) / "means", args.means_out, acc.map_means(transform, args.tau))
+        print(f"wrote {args.means_out} (tau {args.tau})")
     for f, (a, b) in enumerate(transform):
         print(f"stream {f}: |A - I| {np.abs(a - np.eye(len(b))).max():.3f}, |b| max {np.abs(b).max():.3f}")
     print(f"wrote {args.out}")

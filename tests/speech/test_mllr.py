@@ -1,15 +1,25 @@
-"""The shipped MLLR transform for rooms that ring (host/speech/mllr.py): sphinx's format,
-close to the identity (an adaptation, not a new model), and pocketsphinx loads it and
-still hears a dry word with it."""
+"""The shipped adaptation for rooms that ring (host/speech/mllr.py): the MLLR transform
+and the adapted means, in sphinx's formats, close to the model (an adaptation, not a new
+model), used only with the model they were made from; pocketsphinx loads them and still
+hears a dry word with them."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import numpy as np
+import pytest
 
-from host.speech import sphinx
-from host.speech.mllr import ROOM_TRANSFORM, read_transform, write_transform
+from host.speech import mllr, sphinx
+from host.speech.mllr import (
+    ROOM_MEANS,
+    ROOM_TRANSFORM,
+    fits,
+    read_gauden,
+    read_transform,
+    write_gauden,
+    write_transform,
+)
 from host.speech.model import import_pocketsphinx, load_model
 from host.speech.sphinx import decoder_config, jsgf
 from tests import voices
@@ -32,10 +42,11 @@ def test_written_and_read_back(tmp_path: Path) -> None:
         assert np.allclose(a, a2, atol=1e-5) and np.allclose(b, b2, atol=1e-5)
 
 
-def test_pocketsphinx_loads_it_and_hears_a_dry_word() -> None:
+@pytest.mark.parametrize("key", ["mllr", "mean"])
+def test_pocketsphinx_loads_it_and_hears_a_dry_word(key: str) -> None:
     model = load_model(None, lang="en", engine="pocketsphinx")
     config = decoder_config(model, 16000)
-    config["mllr"] = str(ROOM_TRANSFORM)
+    config[key] = str(ROOM_TRANSFORM if key == "mllr" else ROOM_MEANS)
     decoder = import_pocketsphinx().Decoder(config)
     decoder.add_jsgf_string("numbers", jsgf(["forty two", "fourteen", "forty", "twenty four"]))
     decoder.activate_search("numbers")
@@ -45,7 +56,9 @@ def test_pocketsphinx_loads_it_and_hears_a_dry_word() -> None:
     assert decoder.hyp().hypstr == "forty two"
 
 
-def test_a_ringing_room_remakes_the_decoders_with_the_transform_and_keeps_the_mean() -> None:
+def test_a_ringing_room_remakes_the_decoders_with_the_transform_and_keeps_the_mean(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     # sphinx.RINGING_MLLR: the transform only once the room rings, taken between
     # utterances, the microphone's cepstral mean carried over.
     assert sphinx.RINGING_MLLR == ROOM_TRANSFORM
@@ -53,6 +66,7 @@ def test_a_ringing_room_remakes_the_decoders_with_the_transform_and_keeps_the_me
     recognizer = sphinx.SphinxRecognizer(model, phrases=["forty two", "fourteen"], talk=["the", "a"])
     dry = recognizer._decoder
     recognizer.cepstral_mean = "50,1,-2,18,-1,-3,-3,-11,0,-3,4,-2,-4"
+    monkeypatch.setattr(sphinx, "RINGING_MEANS", None)  # the transform alone
     recognizer.room_rings(True)
     assert recognizer._decoder is not dry and recognizer._config["mllr"] == str(ROOM_TRANSFORM)
     assert recognizer.cepstral_mean.startswith("50")
@@ -62,3 +76,54 @@ def test_a_ringing_room_remakes_the_decoders_with_the_transform_and_keeps_the_me
     recognizer.room_rings(False)
     recognizer.reset()
     assert recognizer._config["mllr"] is None
+
+
+def test_the_means_are_the_models_own_moved_a_little() -> None:
+    model = Path(load_model(None, lang="en", engine="pocketsphinx").path)
+    assert fits(ROOM_MEANS, model)
+    original, adapted = read_gauden(model / "means"), read_gauden(ROOM_MEANS)
+    assert [a.shape for a in adapted] == [o.shape for o in original]
+    for o, a in zip(original, adapted, strict=True):
+        assert np.isfinite(a).all() and not np.allclose(a, o)  # estimated, not a copy
+        # near the model: most of each stream's spread is the model's own
+        assert np.corrcoef(o.ravel(), a.ravel())[0, 1] > 0.9
+
+
+def test_means_written_read_back_and_only_fit_the_model_they_came_from(tmp_path: Path) -> None:
+    model = Path(load_model(None, lang="en", engine="pocketsphinx").path)
+    streams = [s + 0.5 for s in read_gauden(model / "means")]
+    write_gauden(model / "means", tmp_path / "means", streams)
+    for a, b in zip(streams, read_gauden(tmp_path / "means"), strict=True):
+        assert np.allclose(a, b, atol=1e-4)
+    assert fits(tmp_path / "means", model)
+    other = tmp_path / "other"
+    other.mkdir()
+    write_gauden(model / "means", other / "means", streams)  # another model's means
+    assert not fits(tmp_path / "means", other)
+    assert not fits(tmp_path / "missing", model)
+
+
+def test_a_ringing_room_takes_the_adapted_means_and_a_dry_one_the_models(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    assert sphinx.RINGING_MEANS == ROOM_MEANS
+    model = load_model(None, lang="en", engine="pocketsphinx")
+    recognizer = sphinx.SphinxRecognizer(model, phrases=["forty two", "fourteen"], talk=["the", "a"])
+    recognizer.room_rings(True)
+    assert recognizer._config["mean"] == str(ROOM_MEANS) and recognizer._config["mllr"] is None
+    recognizer.accept(bytes(3200) + voices.piper("forty two") + bytes(6400))
+    heard = recognizer.finish()
+    assert not heard.talk and heard.alternatives[0].tokens == ("forty", "two") and heard.room_adapted
+    recognizer.room_rings(False)
+    recognizer.reset()
+    assert recognizer._config["mean"] == str(Path(model.path) / "means")
+    recognizer.accept(bytes(3200) + voices.piper("forty two") + bytes(6400))
+    assert not recognizer.finish().room_adapted
+    # means made from another model's are not used: the transform is
+    monkeypatch.setattr(mllr, "fits", lambda means, model: False)
+    monkeypatch.setattr(sphinx, "fits", mllr.fits)
+    recognizer.room_rings(True)
+    recognizer.reset()
+    assert recognizer._config["mllr"] == str(ROOM_TRANSFORM)
+    recognizer.accept(bytes(3200) + voices.piper("forty two") + bytes(6400))
+    assert not recognizer.finish().room_adapted
