@@ -233,6 +233,7 @@ class StreamListener(ABC):
             loud=self._loud(hearing),
             confused=reading.confused,
             echoing=self._echoing(),
+            adapted=hearing.room_adapted,
             crowded=not self.phone and hearing.crowded,
         )
 

@@ -42,8 +42,8 @@ def test_english_reads_as_the_command_line_always_printed() -> None:
         "Bob is hard to hear: move the phone towards Bob.",
         "Cy was not heard: move the phone towards Cy, or check the microphone.",
         "The room is noisy: players will be asked to repeat moves; turn music or a fan down.",
-        "The room echoes (RT60 0.9 s): every move will be read back. Put the phone closer to the"
-        " players, on a cloth, or play in a room with softer furnishings.",
+        "The room echoes (RT60 0.9 s): any move not heard clearly will be read back. Put the phone closer"
+        " to the players, on a cloth, or play in a room with softer furnishings.",
         "Others were talking near the phone: while they do, every move will be read back. Talk further"
         " from the phone, or more quietly, while someone plays.",
         "The microphone is too loud: turn its input level down, or move it away from the loudest player.",

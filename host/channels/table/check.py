@@ -158,7 +158,7 @@ def verdicts(seats: Sequence[Seat], room: RoomSound, lang: str, *, crowded: bool
     snr = room.snr_db
     if snr is not None and snr < NOISY_SNR_DB:
         out.append(check_phrase(lang, "noisy"))
-    if room.rt60 is not None and room.rt60 >= ECHOING_RT60:  # every move is read back there
+    if room.rt60 is not None and room.rt60 >= ECHOING_RT60:  # moves not heard clearly are read back
         out.append(check_phrase(lang, "echoes", rt60=room.rt60))
     elif room.rt60 is not None and room.rt60 >= RINGS_RT60:
         out.append(check_phrase(lang, "echoes_little", rt60=room.rt60))
