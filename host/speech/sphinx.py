@@ -96,13 +96,11 @@ LENIENT_TALK_WEIGHT: float | None = 1e-20
 #: the phrase decoder and dropped as talk), so the lenient gate's prior is the strict one.
 #: A sentence of talk still fits words far better, and anything right after talk is taken
 #: for a reply to it in such a room. Measured in tests/bench/bench_room.py (docs/speech.md).
-#: With the adapted means (RINGING_MEANS) 1e-16 was measured too: in whole games (all four,
-#: Piper, bench_room.py --quick) right first try den / living room / kitchen 36 / 23 / 14
-#: of 40 against 36 / 25 / 15 at 1e-20, talk changed and asked 0 either way, CPU a quarter
-#: higher (the lenient gate listens then); the screen (--screen 40) heard 1 sentence in 60
-#: as a phrase at 1e-20 (a request for help), none at 1e-16. The transform alone lost moves
-#: at 1e-16 (heard right and kept 84 -> 77 of 120 in the screen).
-RINGING_TALK_WEIGHT = 1e-20
+#: With the adapted means (RINGING_MEANS) it is 1e-18: the screen (bench_room.py --screen
+#: 40, den / living room / kitchen) heard "let me think about this" as "one hundred five"
+#: at 1e-20, no sentence as a phrase at 1e-18 or 1e-16, and moves heard right and kept 103,
+#: 102 and 101 of 120. The transform alone lost moves at 1e-16 (84 -> 77 of 120).
+RINGING_TALK_WEIGHT = 1e-18
 #: The lenient gate's talk prior in a room that rings (None: the strict gate's, and then it
 #: does not listen). Not kept: at 1e-60 it turned dropped moves into read-backs, not moves
 #: ruled, and read 4 sentences in 40 back (tests/bench/bench_room.py ``--ringing-lenient``,
@@ -210,8 +208,8 @@ RINGING_MLLR: Path | None = ROOM_TRANSFORM
 #: Used only with the model they were adapted from (mllr.fits; else RINGING_MLLR).
 #: Screen of Up-or-Down's words (bench_room.py --screen 40): heard right and kept, den /
 #: living room / kitchen, 37 / 29 / 18 of 40 with the transform, 38 / 34 / 29 with these
-#: at a talk prior of 1e-16 (1e-20: 39 / 34 / 30), 0 of 60 sentences heard as a phrase
-#: with the transform, 0 and 1 with these.
+#: at the talk prior RINGING_TALK_WEIGHT (1e-18; at 1e-20 39 / 34 / 30), no sentence in 60
+#: heard as a phrase either way.
 RINGING_MEANS: Path | None = ROOM_MEANS
 
 
@@ -265,8 +263,8 @@ def _gate_weights(gates: int, rings: bool) -> list[float]:
     """The talk priors of the strict gate and its lenient twin (if any), in a room that
     rings or not."""
     if rings:
-        lenient = RINGING_LENIENT_WEIGHT if RINGING_LENIENT_WEIGHT is not None else LENIENT_TALK_WEIGHT
-        return [RINGING_TALK_WEIGHT, lenient or 0.0][:gates]
+        lenient = RINGING_LENIENT_WEIGHT if RINGING_LENIENT_WEIGHT is not None else RINGING_TALK_WEIGHT
+        return [RINGING_TALK_WEIGHT, lenient][:gates]
     return [TALK_WEIGHT, LENIENT_TALK_WEIGHT or 0.0][:gates]
 
 
