@@ -472,11 +472,13 @@ def main() -> None:
     parser.add_argument("--stats", type=Path, help="save the statistics here (or, with --reuse, read them)")
     parser.add_argument("--reuse", action="store_true", help="estimate from --stats, hear nothing")
     parser.add_argument("--means-out", type=Path, help="also write MAP-adapted means here")
-    parser.add_argument("--tau", type=float, default=20.0, help="MAP prior weight, in frames")
+    parser.add_argument("--tau", type=float, default=100.0, help="MAP prior weight, in frames")
     parser.add_argument(
         "--out", type=Path, default=Path(__file__).resolve().parents[2] / "host/speech/room_mllr"
     )
     args = parser.parse_args()
+    if args.reuse and args.stats is None:
+        parser.error("--reuse needs --stats")
     speech = load_model(None, lang="en", engine="pocketsphinx")
     model = Model.load(Path(speech.path))
     logdir = Path(tempfile.mkdtemp(prefix="gamehost-mllr-"))
@@ -491,7 +493,10 @@ def main() -> None:
         for s in range(args.sessions):
             voice = VOICES[int(rng.integers(len(VOICES)))]
             said = [
-                TALK[int(rng.integers(len(TALK)))] if rng.random() < args.talk else texts[int(i)]
+                # no draw without --talk: the defaults still make the shipped transform
+                TALK[int(rng.integers(len(TALK)))]
+                if args.talk and rng.random() < args.talk
+                else texts[int(i)]
                 for i in rng.integers(len(texts), size=args.words)
             ]
             said_there = [
