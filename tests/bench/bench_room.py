@@ -246,16 +246,12 @@ def use_chain(chain: str) -> None:
 
 
 def set_ring_means(args: argparse.Namespace, without: bool = False) -> None:
-    """The adapted means a ringing room's decoders take: the shipped ones, ``--ring-means``'
+    """The adapted means a ringing room's decoders take: the shipped ones, ``--ring-means``
     (``none``: the transform alone, sphinx.RINGING_MLLR), or none at all (CHAIN-mllr)."""
-    chosen = (
-        RING_MEANS
-        if args.ring_means is None
-        else None
-        if args.ring_means == "none"
-        else Path(args.ring_means)
-    )
-    sphinx.RINGING_MEANS = None if without else chosen
+    if without or args.ring_means == "none":
+        sphinx.RINGING_MEANS = None
+    else:
+        sphinx.RINGING_MEANS = RING_MEANS if args.ring_means is None else Path(args.ring_means)
 
 
 def set_candidates(args: argparse.Namespace) -> None:
