@@ -313,7 +313,13 @@ def speech_threshold(levels: Iterable[float], min_rms: float, ratio: float, perc
     """Level above which a frame is speech: ``ratio`` times the noise floor (the
     ``percentile`` of recent frame ``levels``, so steady noise is not speech), at least
     ``min_rms``."""
-    return max(min_rms, ratio * noise_floor(levels, percentile))
+    return threshold_over(noise_floor(levels, percentile), min_rms, ratio)
+
+
+def threshold_over(floor: float, min_rms: float, ratio: float) -> float:
+    """:func:`speech_threshold` over a noise ``floor`` already measured (a
+    :class:`RollingPercentile`'s value)."""
+    return max(min_rms, ratio * floor)
 
 
 def rms(pcm: bytes) -> float:

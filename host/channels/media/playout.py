@@ -11,7 +11,14 @@ from collections.abc import Awaitable, Callable
 
 import numpy as np
 
-from host.speech.audio import SAMPLE_RATE, TELEPHONY_RATE, RollingPercentile, as_int16, frame_levels
+from host.speech.audio import (
+    SAMPLE_RATE,
+    TELEPHONY_RATE,
+    RollingPercentile,
+    as_int16,
+    frame_levels,
+    threshold_over,
+)
 
 FRAME_S = 0.02
 FRAME_BYTES = round(TELEPHONY_RATE * FRAME_S)  # 160 bytes of mu-law: one byte per sample
@@ -101,7 +108,7 @@ class BargeInDetector:
         self._pending = np.zeros(0, dtype=np.float64)
 
     def threshold(self) -> float:
-        return max(self.min_rms, self.ratio * self._levels.value)  # audio.speech_threshold's
+        return threshold_over(self._levels.value, self.min_rms, self.ratio)
 
     def feed(self, pcm: bytes) -> bool:
         """Take the next pcm16 chunk; True if the caller is speaking now."""
