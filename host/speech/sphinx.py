@@ -207,9 +207,9 @@ RINGING_MLLR: Path | None = ROOM_TRANSFORM
 #: for a table's decoders once the room rings, in place of RINGING_MLLR; or None (off).
 #: Used only with the model they were adapted from (mllr.fits; else RINGING_MLLR).
 #: Screen of Up-or-Down's words (bench_room.py --screen 40): heard right and kept, den /
-#: living room / kitchen, 37 / 29 / 18 of 40 with the transform, 38 / 34 / 29 with these
-#: at the talk prior RINGING_TALK_WEIGHT (1e-18; at 1e-20 39 / 34 / 30), no sentence in 60
-#: heard as a phrase either way.
+#: living room / kitchen, 37 / 29 / 18 of 40 with the transform, 39 / 34 / 29 with these
+#: at the talk prior RINGING_TALK_WEIGHT (1e-18; at 1e-20 39 / 34 / 30); no sentence in 60
+#: heard as a phrase with either at its prior (with these at 1e-20, one).
 RINGING_MEANS: Path | None = ROOM_MEANS
 
 
