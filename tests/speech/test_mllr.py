@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from host.speech import sphinx
+from host.speech.hearing import Segment
 from host.speech.mllr import (
     ROOM_MEANS,
     ROOM_TRANSFORM,
@@ -20,9 +21,19 @@ from host.speech.mllr import (
     write_gauden,
     write_transform,
 )
-from host.speech.model import import_pocketsphinx, load_model
+from host.speech.model import SpeechModel, import_pocketsphinx, load_model
 from host.speech.sphinx import decoder_config, jsgf
 from tests import voices
+
+
+def a_recognizer(model: SpeechModel) -> sphinx.SphinxRecognizer:
+    return sphinx.SphinxRecognizer(model, phrases=["forty two", "fourteen"], talk=["the", "a"])
+
+
+def forty_two(recognizer: sphinx.SphinxRecognizer) -> Segment:
+    """Piper's "forty two" between pauses, heard."""
+    recognizer.accept(bytes(3200) + voices.piper("forty two") + bytes(6400))
+    return recognizer.finish()
 
 
 def test_the_transform_is_one_class_of_three_13_wide_streams_near_the_identity() -> None:
@@ -63,15 +74,14 @@ def test_a_ringing_room_remakes_the_decoders_with_the_transform_and_keeps_the_me
     # utterances, the microphone's cepstral mean carried over.
     assert sphinx.RINGING_MLLR == ROOM_TRANSFORM
     model = load_model(None, lang="en", engine="pocketsphinx")
-    recognizer = sphinx.SphinxRecognizer(model, phrases=["forty two", "fourteen"], talk=["the", "a"])
+    recognizer = a_recognizer(model)
     dry = recognizer._decoder
     recognizer.cepstral_mean = "50,1,-2,18,-1,-3,-3,-11,0,-3,4,-2,-4"
     monkeypatch.setattr(sphinx, "RINGING_MEANS", None)  # the transform alone
     recognizer.room_rings(True)
     assert recognizer._decoder is not dry and recognizer._config["mllr"] == str(ROOM_TRANSFORM)
     assert recognizer.cepstral_mean.startswith("50")
-    recognizer.accept(bytes(3200) + voices.piper("forty two") + bytes(6400))
-    heard = recognizer.finish()
+    heard = forty_two(recognizer)
     assert not heard.talk and heard.alternatives[0].tokens == ("forty", "two")
     recognizer.room_rings(False)
     recognizer.reset()
@@ -108,21 +118,18 @@ def test_a_ringing_room_takes_the_adapted_means_and_a_dry_one_the_models(
 ) -> None:
     assert sphinx.RINGING_MEANS == ROOM_MEANS
     model = load_model(None, lang="en", engine="pocketsphinx")
-    recognizer = sphinx.SphinxRecognizer(model, phrases=["forty two", "fourteen"], talk=["the", "a"])
+    recognizer = a_recognizer(model)
     recognizer.room_rings(True)
     assert recognizer._config["mean"] == str(ROOM_MEANS) and recognizer._config["mllr"] is None
-    recognizer.accept(bytes(3200) + voices.piper("forty two") + bytes(6400))
-    heard = recognizer.finish()
+    heard = forty_two(recognizer)
     assert not heard.talk and heard.alternatives[0].tokens == ("forty", "two") and heard.room_adapted
     recognizer.room_rings(False)
     recognizer.reset()
     assert recognizer._config["mean"] == str(Path(model.path) / "means")
-    recognizer.accept(bytes(3200) + voices.piper("forty two") + bytes(6400))
-    assert not recognizer.finish().room_adapted
+    assert not forty_two(recognizer).room_adapted
     # means made from another model's are not used: the transform is
     monkeypatch.setattr(sphinx, "fits", lambda means, model: False)
     recognizer.room_rings(True)
     recognizer.reset()
     assert recognizer._config["mllr"] == str(ROOM_TRANSFORM)
-    recognizer.accept(bytes(3200) + voices.piper("forty two") + bytes(6400))
-    assert not recognizer.finish().room_adapted
+    assert not forty_two(recognizer).room_adapted
