@@ -12,12 +12,21 @@ tests/bench/rooms.py).
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
 from scipy.signal import fftconvolve
 
 from host.speech.audio import SAMPLE_RATE, as_int16
+from tests.bench.rooms import SPEECH_DBFS, active_rms
+
+#: Two seats of the benches' kitchen (tests/bench/rooms.py: RT60 0.9 s, 0.8 and 1.0 m from a
+#: microphone on the table), their impulse responses as pyroomacoustics made them there
+#: (``impulse_response(ROOMS["kitchen"], seat_position(0 | 1))``, the first 1.2 s, float16):
+#: the textbook tail above does not hold Silero's speech probability down as a simulated
+#: room's early reflections do (tests/speech/test_vad.py).
+KITCHEN_SEATS = Path(__file__).with_name("kitchen_rirs.npz")
 
 Float = npt.NDArray[np.float64]
 
@@ -64,3 +73,22 @@ def said_in_room(
         end = min(x.size, start + samples.size)
         x[start:end] += samples[: end - start]
     return np.clip(np.rint(x), -32768, 32767).astype("<i2").tobytes(), spans
+
+
+def said_in_kitchen(parts: list[bytes], *, gap_s: float = 1.2, lead_s: float = 0.6) -> bytes:
+    """``parts`` (dry speech) said one after another from the kitchen's two seats in turn
+    (:data:`KITCHEN_SEATS`), at the benches' speech level (-30 dBFS at 1 m of direct path),
+    ``gap_s`` apart, the tails running on into the pauses, over the room's floor."""
+    with np.load(KITCHEN_SEATS) as seats:
+        rirs = [np.asarray(seats[name], dtype=np.float64) for name in sorted(seats.files)]
+    pieces, at = [], round(lead_s * SAMPLE_RATE)
+    for k, pcm in enumerate(parts):
+        dry = as_int16(pcm).astype(np.float64)
+        dry *= 32768 * 10 ** (SPEECH_DBFS / 20) / max(active_rms(dry), 1e-9)
+        pieces.append((at, fftconvolve(dry, rirs[k % len(rirs)])))
+        at += dry.size + round(gap_s * SAMPLE_RATE)
+    x = floor(at / SAMPLE_RATE + 1.0)
+    for start, samples in pieces:
+        end = min(x.size, start + samples.size)
+        x[start:end] += samples[: end - start]
+    return np.clip(np.rint(x), -32768, 32767).astype("<i2").tobytes()
