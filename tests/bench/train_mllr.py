@@ -297,11 +297,12 @@ def read_mfc(path: Path) -> np.ndarray:
 # --- the data -------------------------------------------------------------------------------
 
 
-def random_room(rng: np.random.Generator, k: int) -> Room:
-    """A shoebox room with a table, RT60 0.2-1.0 s, the talker 0.6-1.8 m from the microphone."""
+def random_room(rng: np.random.Generator, k: int, rt60s: tuple[float, float] = (0.2, 1.0)) -> Room:
+    """A shoebox room with a table, RT60 0.2-1.0 s (``rt60s``), the talker 0.6-1.8 m from
+    the microphone."""
     while True:
         size = (rng.uniform(3.0, 7.0), rng.uniform(2.6, 6.0), rng.uniform(2.3, 3.2))
-        rt60 = round(float(rng.uniform(0.2, 1.0)), 2)
+        rt60 = round(float(rng.uniform(*rt60s)), 2)
         volume, surface = (
             size[0] * size[1] * size[2],
             2 * (size[0] * size[1] + size[1] * size[2] + size[0] * size[2]),
@@ -474,6 +475,9 @@ def main() -> None:
     parser.add_argument("--means-out", type=Path, help="also write MAP-adapted means here")
     parser.add_argument("--tau", type=float, default=100.0, help="MAP prior weight, in frames")
     parser.add_argument(
+        "--rt60", type=float, nargs=2, default=(0.2, 1.0), metavar=("LOW", "HIGH"), help="the rooms' RT60s, s"
+    )
+    parser.add_argument(
         "--out", type=Path, default=Path(__file__).resolve().parents[2] / "host/speech/room_mllr"
     )
     args = parser.parse_args()
@@ -489,7 +493,7 @@ def main() -> None:
     if args.reuse:
         acc.load(args.stats)
     for k in range(0 if args.reuse else args.rooms):
-        room = random_room(rng, k)
+        room = random_room(rng, k, tuple(args.rt60))
         for s in range(args.sessions):
             voice = VOICES[int(rng.integers(len(VOICES)))]
             said = [
