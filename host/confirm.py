@@ -68,7 +68,12 @@ ECHOING_RT60 = 0.8
 #: the sound (with no rival and no likely move heard as it, as in any ringing room): the
 #: decoders' means adapted to rooms (host/speech/mllr.py) took the heirloom hearings out,
 #: and in the kitchen the moves heard with 0.95 or more were all heard right; "seventy"
-#: was heard as "seventeen" with 0.80 there. Above 1: every move read back.
+#: was heard as "seventeen" with 0.80 there. Above 1: every move read back. Nor may any
+#: likely move be among its other readings at all (``rival`` > 0, not the ringing room's
+#: :data:`NOISY_RIVAL_SHARE`): there a tail is heard as a word and a word's end is lost in
+#: the tail with nearly the whole share, the word said a faint second (tests/bench/
+#: bench_confusions.py, kitchen: "fifty" heard as "fifty eight" with 0.99, "fifty" 0.01;
+#: "ninety" as "nineteen" with 0.99, "ninety" 0.01).
 ECHOING_SHARE = 0.95
 #: Seconds a read-back at the table waits for its answer (GAMEHOST_CONFIRM_LAPSE): long
 #: enough to hear the question and answer, short enough that later talk is not taken for one.
@@ -129,12 +134,14 @@ def doubtful(
     (``confused``: espeak-ng's "thirteen" in white noise 20 dB below was heard as "thirty
     five" with no rival at all, and ruled), or it was heard in a room that ``echoing``
     (:data:`ECHOING_RT60`): every move there, unless the decoders were ``adapted`` to the room
-    and it holds :data:`ECHOING_SHARE` of the sound; or while others talked around it
-    (``crowded``): their words may be in it (a sentence of talk over the chatter of three
-    others was heard as "ninety four" with no rival, a move said over it as another)."""
+    and it holds :data:`ECHOING_SHARE` of the sound with no likely rival at all; or while
+    others talked around it (``crowded``): their words may be in it (a sentence of talk over
+    the chatter of three others was heard as "ninety four" with no rival, a move said over
+    it as another)."""
     least_rival = NOISY_RIVAL_SHARE if noisy else RIVAL_SHARE
     unsure = share < MOVE_SHARE or rival >= least_rival or lone or near_talk or loud
-    return unsure or (noisy and confused) or (echoing and (not adapted or share < ECHOING_SHARE)) or crowded
+    echoes = echoing and (not adapted or share < ECHOING_SHARE or rival > 0)
+    return unsure or (noisy and confused) or echoes or crowded
 
 
 def confirm_line(lang: str, what: str, player: str = "", *, again: bool = False) -> str:

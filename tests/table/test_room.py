@@ -93,10 +93,11 @@ def test_in_a_room_that_echoes_only_a_sure_hearing_of_adapted_decoders_is_ruled(
     # heirloom", the whole share and no rival, and ruled by decoders not adapted to rooms:
     # there no hearing of theirs is sure enough. Adapted ones (sphinx.RINGING_MEANS) heard
     # every move they held with 0.95 or more right; "seventy" as "seventeen" held 0.80.
+    # A likely move among its other readings, however faint, is read back there.
     # 22 after 53 is a good move nothing is often heard as.
     rooms = {rt60: table_in(referee, en_model, rt60).room for rt60 in (1.1, 0.6)}
 
-    def asked(rt60: float, adapted: bool = False, share: float = 1.0) -> bool:
+    def asked(rt60: float, adapted: bool = False, share: float = 1.0, faint: str = "") -> bool:
         session = referee.create(SessionConfig(lang="en", undo_grace=30.0), list(NAMES))
         listener = Listener(referee, session, en_model, report_missing=False)  # a new game, same microphone
         listener.handle(hearing(("fifty three", 1.0)))
@@ -105,9 +106,10 @@ def test_in_a_room_that_echoes_only_a_sure_hearing_of_adapted_decoders_is_ruled(
             hearing(("twenty two", 1.0)), start=20.0, end=20.5, speech_end=20.5, room_adapted=adapted
         )
         if share < 1.0:
-            said = replace(said, alternatives=(("twenty two", share), ("the cat", 1 - share)))
+            said = replace(said, alternatives=(("twenty two", share), (faint or "the cat", 1 - share)))
         heard = listener.handle(said)
-        assert heard.reading is not None and not heard.reading.confused and heard.reading.rival == 0.0
+        assert heard.reading is not None and not heard.reading.confused
+        assert (heard.reading.rival > 0.0) == bool(faint), heard.reading.rival
         assert heard.reply is not None, heard.reading.ignored
         measured = listener.room.rt60
         assert measured is not None and (measured >= ECHOING_RT60) == (rt60 > 0.8), measured
@@ -119,6 +121,10 @@ def test_in_a_room_that_echoes_only_a_sure_hearing_of_adapted_decoders_is_ruled(
     assert not asked(1.1, adapted=True, share=ECHOING_SHARE + 0.01)
     assert asked(1.1, adapted=True, share=ECHOING_SHARE - 0.05)
     assert not asked(0.6, adapted=True, share=ECHOING_SHARE - 0.05)  # sure enough in a room that only rings
+    # A likely move among the other readings at all, however faint: "fifty" was heard as
+    # "fifty eight" with 0.99 in a kitchen, "fifty" the 0.01 (tests/bench/bench_confusions.py).
+    assert asked(1.1, adapted=True, share=0.99, faint="twenty four")
+    assert not asked(0.6, adapted=True, share=0.99, faint="twenty four")  # below a ringing room's rival
 
 
 def test_a_move_heard_while_others_talked_is_read_back(referee: Referee, en_model: SpeechModel) -> None:
