@@ -124,6 +124,7 @@ def doubtful(
     echoing: bool,
     crowded: bool,
     adapted: bool,
+    goes_on: bool,
 ) -> bool:
     """Whether a move a listener read is read back even when it would cost nothing: other
     readings hold much of the sound (``share`` below :data:`MOVE_SHARE`), another move
@@ -134,13 +135,16 @@ def doubtful(
     (``confused``: espeak-ng's "thirteen" in white noise 20 dB below was heard as "thirty
     five" with no rival at all, and ruled), or it was heard in a room that ``echoing``
     (:data:`ECHOING_RT60`): every move there, unless the decoders were ``adapted`` to the room
-    and it holds :data:`ECHOING_SHARE` of the sound with no likely rival at all; or while
+    and it holds :data:`ECHOING_SHARE` of the sound with no likely rival at all, and no
+    longer phrase listened for ``goes_on`` from its words (what a tail swallowed, or the
+    first words of a sentence: "I've got" of "I've got two kids at home" was heard as
+    Blófa's "pass" of "pass yellow", the whole share, in a lounge of RT60 0.75 s); or while
     others talked around it (``crowded``): their words may be in it (a sentence of talk over
     the chatter of three others was heard as "ninety four" with no rival, a move said over
     it as another)."""
     least_rival = NOISY_RIVAL_SHARE if noisy else RIVAL_SHARE
     unsure = share < MOVE_SHARE or rival >= least_rival or lone or near_talk or loud
-    echoes = echoing and (not adapted or share < ECHOING_SHARE or rival > 0)
+    echoes = echoing and (not adapted or share < ECHOING_SHARE or rival > 0 or goes_on)
     return unsure or (noisy and confused) or echoes or crowded
 
 

@@ -57,6 +57,7 @@ from host.speech.endpointer import Endpointer
 from host.speech.engines import recognizer_for
 from host.speech.hearing import Hearing
 from host.speech.model import SpeechModel
+from host.speech.phrase_index import ending
 from host.speech.room import RoomMeter
 
 log = logging.getLogger(__name__)
@@ -234,6 +235,7 @@ class StreamListener(ABC):
             confused=reading.confused,
             echoing=self._echoing(),
             adapted=hearing.room_adapted,
+            goes_on=ending(" ".join(reading.text.split()), tuple(self.phrases())) == "phrase",
             crowded=not self.phone and hearing.crowded,
         )
 

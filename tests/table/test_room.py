@@ -93,21 +93,22 @@ def test_in_a_room_that_echoes_only_a_sure_hearing_of_adapted_decoders_is_ruled(
     # heirloom", the whole share and no rival, and ruled by decoders not adapted to rooms:
     # there no hearing of theirs is sure enough. Adapted ones (sphinx.RINGING_MEANS) heard
     # every move they held with 0.95 or more right; "seventy" as "seventeen" held 0.80.
-    # A likely move among its other readings, however faint, is read back there.
+    # A likely move among its other readings, however faint, is read back there, and so
+    # is a move a longer phrase goes on from.
     # 22 after 53 is a good move nothing is often heard as.
     rooms = {rt60: table_in(referee, en_model, rt60).room for rt60 in (1.1, 0.6)}
 
-    def asked(rt60: float, adapted: bool = False, share: float = 1.0, faint: str = "") -> bool:
+    def asked(
+        rt60: float, adapted: bool = False, share: float = 1.0, faint: str = "", said: str = "twenty two"
+    ) -> bool:
         session = referee.create(SessionConfig(lang="en", undo_grace=30.0), list(NAMES))
         listener = Listener(referee, session, en_model, report_missing=False)  # a new game, same microphone
         listener.handle(hearing(("fifty three", 1.0)))
         listener.hear_room_with(rooms[rt60])
-        said = replace(
-            hearing(("twenty two", 1.0)), start=20.0, end=20.5, speech_end=20.5, room_adapted=adapted
-        )
+        heard_as = replace(hearing((said, 1.0)), start=20.0, end=20.5, speech_end=20.5, room_adapted=adapted)
         if share < 1.0:
-            said = replace(said, alternatives=(("twenty two", share), (faint or "the cat", 1 - share)))
-        heard = listener.handle(said)
+            heard_as = replace(heard_as, alternatives=((said, share), (faint or "the cat", 1 - share)))
+        heard = listener.handle(heard_as)
         assert heard.reading is not None and not heard.reading.confused
         assert (heard.reading.rival > 0.0) == bool(faint), heard.reading.rival
         assert heard.reply is not None, heard.reading.ignored
@@ -125,6 +126,10 @@ def test_in_a_room_that_echoes_only_a_sure_hearing_of_adapted_decoders_is_ruled(
     # "fifty eight" with 0.99 in a kitchen, "fifty" the 0.01 (tests/bench/bench_confusions.py).
     assert asked(1.1, adapted=True, share=0.99, faint="twenty four")
     assert not asked(0.6, adapted=True, share=0.99, faint="twenty four")  # below a ringing room's rival
+    # A move a longer one goes on from: a word the tail swallowed, or a sentence's first words
+    # ("I've got" of "I've got two kids at home" heard as Blófa's "pass", the whole share).
+    assert asked(1.1, adapted=True, said="twenty")
+    assert not asked(0.6, adapted=True, said="twenty")
 
 
 def test_a_move_heard_while_others_talked_is_read_back(referee: Referee, en_model: SpeechModel) -> None:
