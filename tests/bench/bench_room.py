@@ -5,7 +5,7 @@ Run: python tests/bench/bench_room.py [--rooms tuning|held-out|all|den,living,..
      [--quick] [--no-talk] [--moves N] [--games ...] [--corpus FILE.yaml] [--dump FILE.jsonl]
      [--show N] [--dry] [--chain today,room,room-near,room-tail]
      [--dereverb RT60|room|measured|wpe] [--talk-weight W] [--screen N] [--front K=V]
-     [--decoder K=V] [--ringing-weight W] [--ringing-lenient W] [--tail-db DB]
+     [--decoder K=V] [--ringing-weight W] [--ringing-lenient W] [--tail-db DB] [--early-end S]
      [--mllr PATH] (a chain named CHAIN-mllr hears without any MLLR transform: room-mllr,room;
     CHAIN-ringmllr with PATH's only once the room meter finds the room ringing, as room does
     with the shipped one, sphinx.RINGING_MLLR) [--ring-means PATH|none] (the adapted means
@@ -260,6 +260,8 @@ def set_candidates(args: argparse.Namespace) -> None:
         sphinx.RINGING_TALK_WEIGHT = args.ringing_weight
     if args.ringing_lenient is not None:
         sphinx.RINGING_LENIENT_WEIGHT = args.ringing_lenient
+    if args.early_end is not None:
+        endpointer.RINGING_EARLY_END_S = args.early_end
     if args.tail_db is not None:
         TAIL["db"] = endpointer.RINGING_TAIL_DB = args.tail_db or None
     if args.foreground is not None:
@@ -416,6 +418,7 @@ def main() -> None:
     parser.add_argument("--ringing-weight", type=float, help="sphinx.RINGING_TALK_WEIGHT")
     parser.add_argument("--ringing-lenient", type=float, help="sphinx.RINGING_LENIENT_WEIGHT")
     parser.add_argument("--tail-db", type=float, help="endpointer.RINGING_TAIL_DB (0: off)")
+    parser.add_argument("--early-end", type=float, help="endpointer.RINGING_EARLY_END_S (s)")
     parser.add_argument("--foreground", type=float, help="foreground.BELOW_DB (0: off)")
     parser.add_argument("--tail-guard", action="store_true", help="endpointer.RINGING_TAIL_GUARD on")
     parser.add_argument(
