@@ -225,6 +225,7 @@ class StreamListener(ABC):
         (:func:`host.confirm.doubtful`). A lone syllable, a loud room and others talking
         around count only at a table's microphone: on a phone, held to a player's mouth,
         it is a move."""
+        echoing = self._echoing()
         return confirm.doubtful(
             reading.share,
             reading.rival,
@@ -233,11 +234,16 @@ class StreamListener(ABC):
             near_talk=bool(hearing.near_talk),
             loud=self._loud(hearing),
             confused=reading.confused,
-            echoing=self._echoing(),
+            echoing=echoing,
             adapted=hearing.room_adapted,
-            goes_on=ending(" ".join(reading.text.split()), tuple(self.phrases())) == "phrase",
+            goes_on=echoing and self._goes_on(reading.text),
             crowded=not self.phone and hearing.crowded,
         )
+
+    def _goes_on(self, text: str) -> bool:
+        """A longer phrase the recogniser listened for goes on from ``text``'s words (the
+        phrase index the end-pointer judges an utterance's end by)."""
+        return ending(" ".join(text.split()), self.endpointer.recognizer.phrases) == "phrase"
 
     def _lone(self, hearing: Hearing) -> bool:
         """A lone syllable the grammar reads back when alone (``read_back_alone``)."""
