@@ -68,11 +68,17 @@ def said_in_room(
         pieces.append((round(at * SAMPLE_RATE), as_int16(wet).astype(np.float64)))
         spans.append((at, at + n / SAMPLE_RATE))
         at += n / SAMPLE_RATE + gap_s
-    x = floor(at + 0.5)
+    return over_floor(pieces, at + 0.5), spans
+
+
+def over_floor(pieces: list[tuple[int, Float]], seconds: float) -> bytes:
+    """``seconds`` of the room's floor with each (sample offset, samples) of ``pieces``
+    added, as pcm16."""
+    x = floor(seconds)
     for start, samples in pieces:
         end = min(x.size, start + samples.size)
         x[start:end] += samples[: end - start]
-    return np.clip(np.rint(x), -32768, 32767).astype("<i2").tobytes(), spans
+    return np.clip(np.rint(x), -32768, 32767).astype("<i2").tobytes()
 
 
 def said_in_kitchen(parts: list[bytes], *, gap_s: float = 1.2, lead_s: float = 0.6) -> bytes:
@@ -81,14 +87,11 @@ def said_in_kitchen(parts: list[bytes], *, gap_s: float = 1.2, lead_s: float = 0
     ``gap_s`` apart, the tails running on into the pauses, over the room's floor."""
     with np.load(KITCHEN_SEATS) as seats:
         rirs = [np.asarray(seats[name], dtype=np.float64) for name in sorted(seats.files)]
-    pieces, at = [], round(lead_s * SAMPLE_RATE)
+    pieces: list[tuple[int, Float]] = []
+    at = round(lead_s * SAMPLE_RATE)
     for k, pcm in enumerate(parts):
         dry = as_int16(pcm).astype(np.float64)
         dry *= 32768 * 10 ** (SPEECH_DBFS / 20) / max(active_rms(dry), 1e-9)
         pieces.append((at, fftconvolve(dry, rirs[k % len(rirs)])))
         at += dry.size + round(gap_s * SAMPLE_RATE)
-    x = floor(at / SAMPLE_RATE + 1.0)
-    for start, samples in pieces:
-        end = min(x.size, start + samples.size)
-        x[start:end] += samples[: end - start]
-    return np.clip(np.rint(x), -32768, 32767).astype("<i2").tobytes()
+    return over_floor(pieces, at / SAMPLE_RATE + 1.0)
