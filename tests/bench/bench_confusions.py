@@ -22,23 +22,24 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-import numpy as np
-
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from grammars.reader import confusable, number_tokens, read_numbers, to_words
 from host.confirm import NOISY_RIVAL_SHARE
-from host.listening.listener import Listener
-from host.speech.audio import SAMPLE_RATE
-from host.speech.endpointer import Endpointer
-from host.speech.engines import recognizer_for
 from host.speech.model import load_model
-from tests.bench import rooms
-from tests.bench.bench_room import LEAD_S, SCREEN_GAP_S, pick_rooms, set_ring_means
-from tests.bench.bench_table_talk import Game
-from tests.bench.rooms import at_seat, mix
+from tests.bench.bench_room import (
+    hear_stream,
+    heard_during,
+    opening_listener,
+    pcm16,
+    pick_rooms,
+    said_from_seats,
+    set_ring_means,
+    stream_endpointer,
+)
 
 SURE_SHARE = 0.95
+GAP_S = 1.2  # between the numbers said
 
 
 def numbers_for(spec: str, rng: random.Random) -> list[int]:
@@ -74,32 +75,18 @@ def main() -> None:
     set_ring_means(args)
     rng = random.Random(args.seed)
     model = load_model(None, lang="en", engine="auto")
-    referee, session, _, _ = next(Game("up-or-down", "en", random.Random(7)).steps(1))
-    listener = Listener(referee, session, model, report_missing=False)
-    phrases, talk = listener.phrases(), listener.talk()
+    listener = opening_listener(model)
     said = [n for _ in range(args.repeat) for n in numbers_for(args.numbers, rng)]
     rng.shuffle(said)
     total: Counter[str] = Counter()
     for room in pick_rooms(args.rooms):
         for voice in args.voices.split(","):
-            endpointer = Endpointer(
-                recognizer_for(model, SAMPLE_RATE, phrases, talk=talk),
-                phrase_silence_s=listener.grammar.phrase_silence_s,
-                settles=listener.endpointer.settles,
-            )
-            endpointer.room_rings(True)
-            at, placed, spans = round(LEAD_S * SAMPLE_RATE), [], []
-            for k, n in enumerate(said):
-                dry = rooms.voice_audio(to_words(n, "en"), voice)
-                placed.append((at, at_seat(dry, room, k % 4)))
-                spans.append((at / SAMPLE_RATE, (at + len(dry) // 2) / SAMPLE_RATE))
-                at += len(dry) // 2 + round(SCREEN_GAP_S * SAMPLE_RATE)
-            x = mix(placed, at) + rooms.room_floor(at, 5)
-            pcm = np.clip(np.rint(x), -32768, 32767).astype("<i2").tobytes()
-            hearings = list(endpointer.hearings(pcm[i : i + 3200] for i in range(0, len(pcm), 3200)))
+            endpointer = stream_endpointer(model, listener, True)
+            x, spans = said_from_seats([to_words(n, "en") for n in said], voice, room, GAP_S)
+            hearings = hear_stream(endpointer, pcm16(x))
             counts: Counter[str] = Counter()
             for (start, end), n in zip(spans, said, strict=True):
-                mine = [h for h in hearings if h.start < end + 0.3 and h.speech_end > start - 0.1]
+                mine = heard_during(hearings, start, end)
                 h = mine[0] if mine else None
                 if h is None or h.talk or not h.alternatives:
                     what, note = "dropped", ""

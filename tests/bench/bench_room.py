@@ -68,6 +68,7 @@ from host.speech import dereverb, endpointer, foreground, mllr, sphinx
 from host.speech.audio import SAMPLE_RATE, as_int16
 from host.speech.endpointer import Endpointer
 from host.speech.engines import recognizer_for
+from host.speech.hearing import Hearing
 from host.speech.model import SpeechModel, load_model
 from tests.bench import rooms
 from tests.bench.bench_table_talk import (
@@ -88,7 +89,6 @@ from tests.bench.bench_table_talk import (
 from tests.bench.rooms import HELD_OUT, HELD_OUT_VOICES, ROOMS, TUNING, Room, active_rms, at_seat, mix
 
 LEAD_S = 0.6
-SCREEN_GAP_S = 1.2  # between the things said in --screen
 BABBLE_S = 40.0  # seconds of babble made per room, cut at a random place for each stream
 BABBLE_VOICES = {"en": ("espeak-f", "piper-slow", "espeak-m"), "ko": ("ko-f", "ko", "ko-m")}
 
@@ -285,6 +285,57 @@ def set_candidates(args: argparse.Namespace) -> None:
         sphinx.decoder_config = tuned
 
 
+def opening_listener(model: SpeechModel) -> Listener:
+    """A listener to Up-or-Down's first move: its phrases and talk words are what a stream
+    of numbers is heard against (:func:`screen`, tests/bench/bench_confusions.py)."""
+    referee, session, _, _ = next(Game("up-or-down", "en", random.Random(7)).steps(1))
+    return Listener(referee, session, model, report_missing=False)
+
+
+def stream_endpointer(model: SpeechModel, listener: Listener, rings: bool) -> Endpointer:
+    """One end-pointer and recogniser for a whole stream, hearing as ``listener`` does,
+    told the room rings (or not)."""
+    endpointer = Endpointer(
+        recognizer_for(model, SAMPLE_RATE, listener.phrases(), talk=listener.talk()),
+        phrase_silence_s=listener.grammar.phrase_silence_s,
+        settles=listener.endpointer.settles,
+    )
+    endpointer.room_rings(rings)
+    return endpointer
+
+
+def said_from_seats(
+    texts: Sequence[str], voice: str, room: Room | None, gap_s: float
+) -> tuple[np.ndarray, list[tuple[float, float]]]:
+    """``texts`` said by ``voice`` one after another, ``gap_s`` apart, from the room's seats
+    in turn (close to the microphone with no room), over the room's floor: the samples
+    (float, pcm16 scale) and each text's (start, end) in seconds."""
+    at, placed, spans = round(LEAD_S * SAMPLE_RATE), [], []
+    for k, text in enumerate(texts):
+        dry = rooms.voice_audio(text, voice)
+        placed.append((at, as_int16(dry).astype(np.float64) if room is None else at_seat(dry, room, k % 4)))
+        spans.append((at / SAMPLE_RATE, (at + len(dry) // 2) / SAMPLE_RATE))
+        at += len(dry) // 2 + round(gap_s * SAMPLE_RATE)
+    return mix(placed, at) + rooms.room_floor(at, 5), spans
+
+
+def pcm16(x: np.ndarray) -> bytes:
+    """Float samples (pcm16 scale) as pcm16, clipped."""
+    pcm: bytes = np.clip(np.rint(x), -32768, 32767).astype("<i2").tobytes()
+    return pcm
+
+
+def hear_stream(endpointer: Endpointer, pcm: bytes) -> list[Hearing]:
+    """Every hearing of ``pcm``, fed in 0.1 s chunks."""
+    return list(endpointer.hearings(pcm[i : i + 3200] for i in range(0, len(pcm), 3200)))
+
+
+def heard_during(hearings: Sequence[Hearing], start: float, end: float) -> list[Hearing]:
+    """The hearings of what was said from ``start`` to ``end`` (s): overlapping it, the
+    room's tail and the end-pointer's lead-in allowed for."""
+    return [h for h in hearings if h.start < end + 0.3 and h.speech_end > start - 0.1]
+
+
 def screen(args: argparse.Namespace) -> None:
     """A candidate screened fast: Up-or-Down's numbers said from the seats of each room in
     turn with sentences of table talk between them, one end-pointer and recogniser for the
@@ -295,44 +346,29 @@ def screen(args: argparse.Namespace) -> None:
     sphinx.TABLE_MLLR = args.mllr  # a table's decoders, with the room's transform or none
     set_ring_means(args)
     model = load_model(None, lang="en", engine="auto")
-    referee, session, _, _ = next(Game("up-or-down", "en", random.Random(7)).steps(1))
-    listener = Listener(referee, session, model, report_missing=False)
-    phrases, talk = listener.phrases(), listener.talk()
+    listener = opening_listener(model)
     rng = random.Random(11)
-    words = [p for p in phrases if all(w.isalpha() for w in p.split())]
+    words = [p for p in listener.phrases() if all(w.isalpha() for w in p.split())]
     said = [("move", rng.choice(words)) for _ in range(args.screen)]
     sentences = [("talk", t) for t in talk_sentences("en", None, None, True)[::2][: args.screen // 2]]
     items = [x for pair in zip_longest(said, sentences) for x in pair if x is not None]
     for room in [None] if args.dry else pick_rooms(args.rooms):
-        endpointer = Endpointer(
-            recognizer_for(model, SAMPLE_RATE, phrases, talk=talk),
-            phrase_silence_s=listener.grammar.phrase_silence_s,
-            settles=listener.endpointer.settles,
-        )
-        endpointer.room_rings(room is not None)
-        at, placed, spans = round(LEAD_S * SAMPLE_RATE), [], []
-        for k, (_, text) in enumerate(items):
-            dry = rooms.voice_audio(text, args.voices.split(",")[0])
-            placed.append(
-                (at, as_int16(dry).astype(np.float64) if room is None else at_seat(dry, room, k % 4))
-            )
-            spans.append(((at) / SAMPLE_RATE, (at + len(dry) // 2) / SAMPLE_RATE))
-            at += len(dry) // 2 + round(GAP_S * SAMPLE_RATE)
-        x = mix(placed, at) + rooms.room_floor(at, 5)
+        endpointer = stream_endpointer(model, listener, room is not None)
+        x, spans = said_from_seats([text for _, text in items], args.voices.split(",")[0], room, GAP_S)
         level = args.noise.split(",")[0]
         if level.startswith("babble") and room is not None:
             speech = np.concatenate([x[round(a * SAMPLE_RATE) : round(b * SAMPLE_RATE)] for a, b in spans])
-            cut = np.resize(babble_track(room, "en"), at)
+            cut = np.resize(babble_track(room, "en"), x.size)
             below = 10 ** (-float(level.removeprefix("babble")) / 20)
             x = x + cut * (active_rms(speech) / active_rms(cut)) * below
-        pcm = np.clip(np.rint(x), -32768, 32767).astype("<i2").tobytes()
+        pcm = pcm16(x)
         started = time.process_time()
-        hearings = list(endpointer.hearings(pcm[i : i + 3200] for i in range(0, len(pcm), 3200)))
+        hearings = hear_stream(endpointer, pcm)
         cpu = (time.process_time() - started) / (len(pcm) / 2 / SAMPLE_RATE)
         counts: dict[str, int] = {}
         late = []
         for (start, end), (kind, text) in zip(spans, items, strict=True):
-            mine = [h for h in hearings if h.start < end + 0.3 and h.speech_end > start - 0.1]
+            mine = heard_during(hearings, start, end)
             if kind == "talk":
                 kept = [h for h in mine if not h.talk]
                 what = (
