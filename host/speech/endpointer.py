@@ -254,9 +254,10 @@ class Endpointer:
         recogniser's own (``room_rings``)."""
         self._rings = rings
         self.tail_db = RINGING_TAIL_DB if rings else None
-        configured = self._early_silence_s
-        ringing = RINGING_EARLY_END_S if configured is not None else None
-        self.early_silence_s = ringing if rings and ringing is not None else configured
+        early = self._early_silence_s
+        if rings and early is not None and RINGING_EARLY_END_S is not None:
+            early = RINGING_EARLY_END_S
+        self.early_silence_s = early
         self.recognizer.room_rings(rings)
 
     def set_phrases(self, phrases: Iterable[str] | None, talk: Iterable[str] = ()) -> None:
