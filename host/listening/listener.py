@@ -181,7 +181,6 @@ class StreamListener(ABC):
         self._checked_at = 0.0
         self.denoiser = Denoiser(sample_rate) if denoise else None
         self.room = RoomMeter(sample_rate)
-        self._tune()
 
     def hear_room_with(self, meter: RoomMeter) -> None:
         """Measure the room with ``meter`` (what an earlier listener on the same
@@ -194,9 +193,7 @@ class StreamListener(ABC):
         rt60 = self.room.rt60
         if self.dereverberator is not None and rt60 is not None:
             self.dereverberator.rt60 = rt60
-        # Not measured yet (None): the end-pointer hears as in a room that may ring.
-        unknown = not self.room.known and not self.phone
-        self.endpointer.room_rings(None if unknown else self._rings())
+        self.endpointer.room_rings(self._rings())
 
     def _hearable(self, phrases: Iterable[str]) -> list[str]:
         """``phrases`` without those that have a word the model lacks."""

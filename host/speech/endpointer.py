@@ -152,7 +152,7 @@ class Endpointer:
         self.silence_s = silence_s
         self.early_silence_s = early_silence_s
         self._early_silence_s = early_silence_s  # as configured (room_rings may shorten it)
-        self._afresh = False  # the detector starts afresh for each utterance (room_rings)
+        self._rings = False  # the room rings (room_rings)
         self.phrase_silence_s = silence_s if phrase_silence_s is None else min(phrase_silence_s, silence_s)
         self.settles = settles
         self.vad = load_vad(
@@ -247,24 +247,18 @@ class Endpointer:
                     # not the player's answer to what the host just said.
                     self._discard()
 
-    @property
-    def afresh(self) -> bool:
-        """The voice activity detector starts afresh for each utterance (:meth:`room_rings`)."""
-        return self._afresh
-
-    def room_rings(self, rings: bool | None) -> None:
+    def room_rings(self, rings: bool) -> None:
         """Hear as a room that rings needs (``rings``) or not: a complete phrase ends after
-        :data:`RINGING_EARLY_END_S`, a word's tail is not speech (:data:`RINGING_TAIL_DB`),
-        and the recogniser's own (``room_rings``). The voice activity detector starts afresh
-        for each utterance unless the room is known not to ring (``rings`` None: not
-        measured yet)."""
-        self._afresh = rings is not False
+        :data:`RINGING_EARLY_END_S`, the voice activity detector starts afresh for each
+        utterance, a word's tail is not speech (:data:`RINGING_TAIL_DB`), and the
+        recogniser's own (``room_rings``)."""
+        self._rings = rings
         self.tail_db = RINGING_TAIL_DB if rings else None
         early = self._early_silence_s
         if rings and early is not None and RINGING_EARLY_END_S is not None:
             early = RINGING_EARLY_END_S
         self.early_silence_s = early
-        self.recognizer.room_rings(bool(rings))
+        self.recognizer.room_rings(rings)
 
     def set_phrases(self, phrases: Iterable[str] | None, talk: Iterable[str] = ()) -> None:
         """Change the grammar (and the words talk decodes as) now, or at the end of the
@@ -557,11 +551,9 @@ class Endpointer:
         # carried on from the last one, held the speech probability of the next down to
         # 0.02-0.4 in a kitchen of RT60 0.9 s (a fresh detector: 0.6-1.0), and a move said
         # without the host speaking between (which resets it) went unheard: 8 of 12 numbers
-        # found, 12 after. So also before the room is measured: the living room's "Bob"
-        # right after "Ann" went unheard, and the room stayed unmeasured into the game. Not
-        # where the room is known not to ring: in white noise 20 dB below, Piper's moves
-        # right first try 67 -> 65 of 82 with it (near talk, a rival moved).
-        if self._afresh:
+        # found, 12 after. Not elsewhere: in white noise 20 dB below, Piper's moves right
+        # first try 67 -> 65 of 82 with it (near talk, a rival moved).
+        if self._rings:
             self.vad.reset()
         self._restart(now)
         if hearing is None:

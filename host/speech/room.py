@@ -45,10 +45,6 @@ KEEP_UTTERANCES = 40
 #: room, two players' names are (a table of two is measured in its name round; with 3, the
 #: bench's rooms went unmeasured into the game whenever one name of three gave no decay).
 MIN_DECAYS = 2
-#: A room whose decays could not be read from this many utterances is taken not to ring:
-#: its noise floor is too close below the speech for a tail to show (white noise 20 dB
-#: below the voices), or there is no tail.
-UNREAD_AFTER = 3
 #: An RT60 outside this range is not a room's (a word fading slowly, a door closing).
 RT60_RANGE = (0.1, 2.5)
 
@@ -223,12 +219,6 @@ class RoomMeter:
         quartile of the utterances' decays (see the module notes), once :data:`MIN_DECAYS` are in."""
         decays = [u.rt60 for u in self.measured if u.rt60 is not None]
         return float(np.percentile(decays, 25)) if len(decays) >= MIN_DECAYS else None
-
-    @property
-    def known(self) -> bool:
-        """Whether the room is measured well enough to say if it rings: its RT60 is read, or
-        :data:`UNREAD_AFTER` utterances gave too few decays to read one."""
-        return self.rt60 is not None or len(self.measured) >= UNREAD_AFTER
 
     def room(self) -> RoomSound:
         """The room as measured so far."""

@@ -351,12 +351,13 @@ class Microphone:
         audio, _ = scene.stream([(name, voice, k) for k, name in enumerate(names)], lang, 4242)
         meter = RoomMeter()
         endpointer = Endpointer(recognizer_for(model, SAMPLE_RATE, number_phrases(range(1, 100), lang)))
-        endpointer.room_rings(None)  # as a table's listener hears before the room is measured
         for chunk in [*pcm_chunks(audio), bytes(2 * SAMPLE_RATE)]:
             meter.feed(chunk)
             hearing = endpointer.feed(chunk)
             if hearing is not None:
                 meter.later(hearing.start, hearing.speech_end, endpointer.time)
+                with endpointer.muting():  # the host asks the next name (its detector starts afresh)
+                    pass
         self.room = meter
 
     def heard(self, listener: Listener) -> None:

@@ -53,21 +53,6 @@ def test_a_table_of_two_is_measured_from_their_names() -> None:
     assert meter.rt60 is not None and meter.rt60 == pytest.approx(0.7, rel=0.3)
 
 
-def test_a_room_whose_tails_noise_hides_is_known_not_to_ring_after_three_utterances() -> None:
-    # A dry table in white noise 20 dB below the voices: no decay spans enough dB above the
-    # floor to read (a ringing room's tails still do, tests/bench/bench_room.py).
-    audio, spans = said_in_room([trim(voices.piper(w)) for w in WORDS[:3]], None)
-    x = as_int16(audio).astype(np.float64)
-    speech = np.concatenate([x[round(a * SAMPLE_RATE) : round(b * SAMPLE_RATE)] for a, b in spans])
-    x += np.random.default_rng(3).normal(0.0, np.sqrt(np.mean(speech**2)) / 10, x.size)
-    meter = RoomMeter()
-    meter.feed(np.clip(x, -32768, 32767).astype("<i2").tobytes())
-    for k, (start, end) in enumerate(spans):
-        assert not meter.known, k
-        meter.utterance(start, end)
-    assert meter.rt60 is None and meter.known
-
-
 def test_dry_speech_does_not_ring() -> None:
     rt60 = measured(None).rt60
     assert rt60 is None or rt60 < 0.3

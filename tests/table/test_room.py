@@ -70,21 +70,6 @@ def test_in_a_room_that_rings_a_move_often_misheard_for_another_is_read_back(
     assert not asked(None)  # ruled at once
 
 
-def test_until_the_room_is_measured_a_table_hears_as_in_a_room_that_may_ring(
-    referee: Referee, en_model: SpeechModel
-) -> None:
-    # Its voice activity detector starts afresh for each utterance, as in a room that rings
-    # (tests/speech/test_vad.py): in the bench's living room, carried on from "Ann" said
-    # from one seat, it did not hear "Bob" from the next, and the room stayed unmeasured
-    # into the game. Not once the room is known not to ring, nor on a phone.
-    session = referee.create(SessionConfig(lang="en"), list(NAMES))
-    assert Listener(referee, session, en_model, report_missing=False).endpointer.afresh
-    assert table_in(referee, en_model, 0.7).endpointer.afresh
-    assert not table_in(referee, en_model, None).endpointer.afresh
-    phone = Listener(referee, session, en_model, sample_rate=8000, speaker="Ann", phone=True)
-    assert not phone.endpointer.afresh
-
-
 def test_a_hearing_carries_the_audio_of_its_utterance(referee: Referee, en_model: SpeechModel) -> None:
     # For whoever needs the voice itself (who said it): the utterance as the recogniser
     # heard it, from audio_start on.
