@@ -146,11 +146,16 @@ def active_rms(x: Float) -> float:
 def at_seat(pcm: bytes, room: Room, seat: int) -> Float:
     """``pcm`` (dry) as the microphone records it from ``seat``: float samples (pcm16
     scale), longer than the input by the room's tail."""
+    return through(pcm, impulse_response(room, room.seat_position(seat)))
+
+
+def through(pcm: bytes, rir: Float) -> Float:
+    """``pcm`` (dry) at the benches' speech level (:data:`SPEECH_DBFS`) through the impulse
+    response ``rir``: float samples (pcm16 scale), longer than the input by the response."""
     dry = as_int16(pcm).astype(np.float64)
     level = active_rms(dry)
     if level > 0:
         dry = dry * (32768 * 10 ** (SPEECH_DBFS / 20) / level)
-    rir = impulse_response(room, room.seat_position(seat))
     return np.asarray(fftconvolve(dry, rir), dtype=np.float64)
 
 

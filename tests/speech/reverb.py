@@ -19,7 +19,7 @@ import numpy.typing as npt
 from scipy.signal import fftconvolve
 
 from host.speech.audio import SAMPLE_RATE, as_int16
-from tests.bench.rooms import SPEECH_DBFS, active_rms
+from tests.bench.rooms import through
 
 #: Two seats of the benches' kitchen (tests/bench/rooms.py: RT60 0.9 s, 0.8 and 1.0 m from a
 #: microphone on the table), their impulse responses as pyroomacoustics made them there
@@ -90,8 +90,6 @@ def said_in_kitchen(parts: list[bytes], *, gap_s: float = 1.2, lead_s: float = 0
     pieces: list[tuple[int, Float]] = []
     at = round(lead_s * SAMPLE_RATE)
     for k, pcm in enumerate(parts):
-        dry = as_int16(pcm).astype(np.float64)
-        dry *= 32768 * 10 ** (SPEECH_DBFS / 20) / max(active_rms(dry), 1e-9)
-        pieces.append((at, fftconvolve(dry, rirs[k % len(rirs)])))
-        at += dry.size + round(gap_s * SAMPLE_RATE)
+        pieces.append((at, through(pcm, rirs[k % len(rirs)])))
+        at += len(pcm) // 2 + round(gap_s * SAMPLE_RATE)
     return over_floor(pieces, at / SAMPLE_RATE + 1.0)

@@ -17,8 +17,8 @@ from tests.speech.reverb import in_room, said_in_room
 WORDS = ("fifty three", "nineteen", "Ann", "forty two", "seventy", "Bob")
 
 
-def measured(rt60: float | None, gain: float = 1.0) -> RoomMeter:
-    audio, spans = said_in_room([trim(voices.piper(w)) for w in WORDS], rt60)
+def measured(rt60: float | None, gain: float = 1.0, words: tuple[str, ...] = WORDS) -> RoomMeter:
+    audio, spans = said_in_room([trim(voices.piper(w)) for w in words], rt60)
     if gain != 1.0:
         audio = (as_int16(audio) * gain).astype("<i2").tobytes()
     meter = RoomMeter()
@@ -45,12 +45,8 @@ def test_the_room_is_measured_from_the_tails_of_what_players_say(rt60: float) ->
 
 
 def test_a_table_of_two_is_measured_from_their_names() -> None:
-    meter = RoomMeter()
-    audio, spans = said_in_room([trim(voices.piper(name)) for name in ("Ann", "Bob")], 0.7)
-    meter.feed(audio)
-    for start, end in spans:
-        meter.utterance(start, end)
-    assert meter.rt60 is not None and meter.rt60 == pytest.approx(0.7, rel=0.3)
+    rt60 = measured(0.7, words=("Ann", "Bob")).rt60
+    assert rt60 is not None and rt60 == pytest.approx(0.7, rel=0.3)
 
 
 def test_dry_speech_does_not_ring() -> None:
