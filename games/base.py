@@ -367,6 +367,12 @@ class Ear(Reader[S, M], Generic[S, M, Opt]):
         """Moves a recogniser might have heard instead (fifteen and fifty); by default none."""
         return ()
 
+    def swallowed_endings(self, lang: str) -> tuple[str, ...]:
+        """Last words of a spoken move that a room ringing on swallows but does not invent
+        ("plays X turned" heard as "plays X"): a reading that is a hearing's words without
+        one is no rival to it. By default none."""
+        return ()
+
 
 class Cost(ABC, Generic[S, M]):
     """What a mishearing would cost, and what players usually do: the confirmation policy

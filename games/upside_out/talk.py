@@ -105,6 +105,7 @@ class Words(BaseModel):
     reactions: Reactions
     sides: Sides
     turned: _Phrases
+    room_swallows: _Phrases = Field(default_factory=list)
     steps: dict[str, _Phrases]
     from_discard: _Phrases
     recipients: dict[str, _Phrases]
@@ -658,6 +659,9 @@ class UpsideOutTalk(Talk[r.State, r.Move, r.Options]):
         if isinstance(move, r.Discard):
             return tuple(r.Discard(move.player, n) for n in sorted(confusable(move.count, lang)) if n > 0)
         return ()
+
+    def swallowed_endings(self, lang: str) -> tuple[str, ...]:
+        return tuple(words_for(lang).room_swallows)
 
     # -- speech --------------------------------------------------------------------------
 

@@ -166,7 +166,11 @@ def read(
     best = ranked[0]
     others = tuple(k for k in ranked[1:] if mass[k] >= KEEP_ALTERNATIVE * mass[best])
     share = mass[best] / total
-    strongest_rival = max((mass[k] for k in ranked[1:] if k in allowed), default=0.0)
+    # a reading of the hearing's words with an ending the room swallows lost is no rival
+    heard = first[best].split()
+    endings = [e.split() for e in talk.swallowed_endings(lang)] if is_move(best) else []
+    lost = {" ".join(heard[: -len(e)]) for e in endings if len(heard) > len(e) and heard[-len(e) :] == e}
+    strongest_rival = max((mass[k] for k in ranked[1:] if k in allowed and first[k] not in lost), default=0.0)
     rival = strongest_rival / mass[best] if mass[best] > 0 else 0.0
     if mode == PLAYING and is_move(best) and share < DROP_SHARE:
         # Too shaky even to ask about: a question about it would be a question about noise.
