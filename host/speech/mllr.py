@@ -31,11 +31,6 @@ import numpy.typing as npt
 ROOM_TRANSFORM = Path(__file__).with_name("room_mllr")
 #: The shipped adapted means (package data).
 ROOM_MEANS = Path(__file__).with_name("room_means")
-#: The shipped adapted mixture weights (package data).
-ROOM_SENDUMP = Path(__file__).with_name("room_sendump")
-#: pocketsphinx's 8-bit mixture weights: -log_1.0001(w) >> 10, at most this (ptm_mgau.h).
-_MIXW_SCALE = 2**10 * np.log(1.0001)
-_MAX_NEG_MIXW = 159
 _END = b"endhdr\n"
 
 Matrix = npt.NDArray[np.float64]
@@ -109,57 +104,13 @@ def write_gauden(source: Path, path: Path, streams: Sequence[Matrix]) -> None:
     path.write_bytes(header + _END + body[:start] + data.tobytes())
 
 
-def _sendump_parts(raw: bytes) -> tuple[list[bytes], int]:
-    """A sendump's header strings (title, header, then key-value lines) and where its
-    string list ends (the zero length that closes it)."""
-    at, strings = 0, list[bytes]()
-    while True:
-        (n,) = struct.unpack("<i", raw[at : at + 4])
-        if n == 0 and len(strings) >= 2:
-            return strings, at
-        strings.append(raw[at + 4 : at + 4 + n])
-        at += 4 + n
-
-
-def write_sendump(source: Path, path: Path, mixw: Matrix) -> None:
-    """``source`` (pocketsphinx's 8-bit ``sendump``, no clusters) with the mixture weights
-    ``mixw`` ([stream, density, senone], natural log) and its SHA-256 (``adapted_from``)."""
-    raw = source.read_bytes()
-    _, end = _sendump_parts(raw)
-    rows, cols = struct.unpack("<2i", raw[end + 4 : end + 12])
-    if mixw.shape[1:] != (rows, cols):
-        raise ValueError(f"{source}: {rows} x {cols} weights, {mixw.shape[1:]} given")
-    tag = f"adapted_from {_sha256(source)}".encode() + b"\0"
-    data = np.clip(np.rint(-mixw / _MIXW_SCALE), 0, _MAX_NEG_MIXW).astype(np.uint8)
-    path.write_bytes(raw[:end] + struct.pack("<i", len(tag)) + tag + raw[end : end + 12] + data.tobytes())
-
-
-def _adapted_from(path: Path) -> str | None:
-    """The SHA-256 an adapted means or sendump file names as its source."""
-    raw = path.read_bytes()
-    if not _is_gauden(raw):
-        strings, _ = _sendump_parts(raw)
-        tags = (t.rstrip(b"\0").decode("ascii", "replace").partition(" ") for t in strings[2:])
-        return next((value for key, _, value in tags if key == "adapted_from"), None)
-    return gauden_header(path).get("adapted_from")
-
-
 @cache
-def fits(adapted: Path, model: Path) -> bool:
-    """Whether ``adapted`` (means, or a sendump) was adapted from ``model``'s own file of
-    that kind (a newer pocketsphinx, or another model, has other Gaussians: the same file
-    would score nonsense)."""
-    if not adapted.is_file():
+def fits(means: Path, model: Path) -> bool:
+    """Whether ``means`` were adapted from ``model``'s own (a newer pocketsphinx, or another
+    model, has other Gaussians: the same file would score nonsense)."""
+    if not means.is_file() or not (model / "means").is_file():
         return False
-    own = model / ("means" if _is_gauden(adapted.read_bytes()[:4]) else "sendump")
-    if not own.is_file():
-        return False
-    return _adapted_from(adapted) == _sha256(own)
-
-
-def _is_gauden(raw: bytes) -> bool:
-    """Whether a file's bytes are a sphinx3 Gaussian file (means), not a sendump."""
-    return raw.startswith(b"s3\n")
+    return gauden_header(means).get("adapted_from") == _sha256(model / "means")
 
 
 @cache

@@ -30,7 +30,7 @@ from typing import Any
 
 from host.speech.audio import SAMPLE_RATE, SAMPLE_WIDTH
 from host.speech.hearing import Alternative, Segment, WordTiming
-from host.speech.mllr import ROOM_MEANS, ROOM_SENDUMP, ROOM_TRANSFORM, fits
+from host.speech.mllr import ROOM_MEANS, ROOM_TRANSFORM, fits
 from host.speech.model import SpeechModel, import_pocketsphinx
 from host.speech.recognizer import GrammarRecognizer
 from host.speech.sphinx_gate import Gate, decoder_text, search_for
@@ -211,9 +211,6 @@ RINGING_MLLR: Path | None = ROOM_TRANSFORM
 #: at the talk prior RINGING_TALK_WEIGHT (1e-18; at 1e-20 39 / 34 / 30); no sentence in 60
 #: heard as a phrase with either at its prior (with these at 1e-20, one).
 RINGING_MEANS: Path | None = ROOM_MEANS
-#: The model's mixture weights adapted to ringing rooms, taken with RINGING_MEANS (MAP,
-#: the same frames scored by those means), or None (off).
-RINGING_SENDUMP: Path | None = ROOM_SENDUMP if ROOM_SENDUMP.is_file() else None
 
 
 def decoder_config(model: SpeechModel, sample_rate: int, *, phone: bool = False) -> Any:
@@ -304,11 +301,7 @@ class SphinxRecognizer(GrammarRecognizer):
         self._rings = False  # the room rings (room_rings), for RINGING_NEAR_TALK
         self._table = not phone and sample_rate == SAMPLE_RATE  # a table's microphone
         # the decoders' adaptation: (transform, means)
-        self._adaptation: tuple[Path | None, Path | None, Path | None] = (
-            TABLE_MLLR if self._table else None,
-            None,
-            None,
-        )
+        self._adaptation: tuple[Path | None, Path | None] = (TABLE_MLLR if self._table else None, None)
         super().__init__(
             model,
             sample_rate,
@@ -421,27 +414,23 @@ class SphinxRecognizer(GrammarRecognizer):
         """Between utterances, remake the decoders with the ringing room's transform, or
         without it (pocketsphinx reads a transform only when a decoder is made), keeping
         the cepstral mean the microphone has settled on."""
-        want: tuple[Path | None, Path | None, Path | None] = (None, None, None)
+        want: tuple[Path | None, Path | None] = (None, None)
         means = self._room_means() if self._rings else None
         if means is not None:
-            weights = RINGING_SENDUMP
-            fit = weights is not None and fits(weights, Path(self.model.path))
-            want = (None, means, weights if fit else None)
+            want = (None, means)
         elif self._table:
-            want = ((RINGING_MLLR if self._rings else None) or TABLE_MLLR, None, None)
+            want = ((RINGING_MLLR if self._rings else None) or TABLE_MLLR, None)
         if want == self._adaptation:
             return
         mean = self.cepstral_mean
         self._adaptation = want
         self._config["mllr"] = str(want[0]) if want[0] is not None else None
         self._config["mean"] = str(want[1] or Path(self.model.path) / "means")
-        self._config["sendump"] = str(want[2]) if want[2] is not None else None  # None: the model's own
         self._decoder = self.new_decoder(self.model, self._config)
         self._searches, self._active = {}, None
         for gate in self._gates:
             gate.config["mllr"] = self._config["mllr"]
             gate.config["mean"] = self._config["mean"]
-            gate.config["sendump"] = self._config["sendump"]
             gate.decoder, gate.searches, gate.active, gate.in_utt = None, {}, None, False
         self.cepstral_mean = mean
 

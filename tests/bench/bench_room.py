@@ -225,7 +225,6 @@ NEAR_TALK = sphinx.RINGING_NEAR_TALK
 MLLR = sphinx.TABLE_MLLR
 RING_MLLR = sphinx.RINGING_MLLR
 RING_MEANS = sphinx.RINGING_MEANS
-RING_SENDUMP = sphinx.RINGING_SENDUMP
 TAIL: dict[str, Any] = {"db": endpointer.RINGING_TAIL_DB, "guard": endpointer.RINGING_TAIL_GUARD}
 TAIL_CANDIDATE_DB = 15.0
 CHAINS = ("today", "room", "room-near", "room-tail", "room-guard")
@@ -253,11 +252,6 @@ def set_ring_means(args: argparse.Namespace, without: bool = False) -> None:
         sphinx.RINGING_MEANS = None
     else:
         sphinx.RINGING_MEANS = RING_MEANS if args.ring_means is None else Path(args.ring_means)
-    sendump = getattr(args, "ring_sendump", None)  # bench_confusions has no such flag
-    if sendump == "none":
-        sphinx.RINGING_SENDUMP = None
-    else:
-        sphinx.RINGING_SENDUMP = RING_SENDUMP if sendump is None else Path(sendump)
 
 
 def set_candidates(args: argparse.Namespace) -> None:
@@ -451,10 +445,6 @@ def main() -> None:
     parser.add_argument("--dr-strength", type=float, help="dereverb.STRENGTH")
     parser.add_argument(
         "--ring-means", help="adapted means once the room rings (sphinx.RINGING_MEANS; 'none': the transform)"
-    )
-    parser.add_argument(
-        "--ring-sendump",
-        help="adapted mixture weights with the adapted means (sphinx.RINGING_SENDUMP; 'none': the model's)",
     )
     parser.add_argument(
         "--mllr",

@@ -57,7 +57,7 @@ from scipy.signal import fftconvolve
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from host.speech.audio import SAMPLE_RATE, as_int16
-from host.speech.mllr import read_gauden, write_gauden, write_sendump, write_transform
+from host.speech.mllr import read_gauden, write_gauden, write_transform
 from host.speech.model import SpeechModel, load_model
 from host.speech.sphinx import TABLE_CMN_INIT, decoder_config
 from tests.bench import rooms
@@ -196,9 +196,8 @@ class Model:
     phones: dict[str, int]  # CI phone -> its codebook (PTM: one a phone)
 
     @classmethod
-    def load(cls, hmm: Path, means_file: Path | None = None) -> Model:
-        """``means_file``: score the frames with these means (adapted ones) instead."""
-        means = read_gauden(means_file or hmm / "means")
+    def load(cls, hmm: Path) -> Model:
+        means = read_gauden(hmm / "means")
         return cls(
             means,
             [np.maximum(v, VARFLOOR) for v in read_gauden(hmm / "variances")],
@@ -362,8 +361,6 @@ class Accumulator:
         shape = model.means[0].shape
         self.occ = [np.zeros(shape[:2]) for _ in model.means]
         self.first = [np.zeros(shape) for _ in model.means]
-        # per stream, senone and density: the frames' occupancy (for the MAP mixture weights)
-        self.mixocc = [np.zeros(model.mixw.shape[:0:-1]) for _ in model.means]
         self.frames = 0
         self.skipped = 0  # utterances the alignment failed on
 
@@ -381,27 +378,16 @@ class Accumulator:
             post /= post.sum(axis=1, keepdims=True)
             np.add.at(self.occ[f], codebooks, post)
             np.add.at(self.first[f], codebooks, post[:, :, None] * o[:, None, :])
-            np.add.at(self.mixocc[f], senones, post)
 
     def save(self, path: Path) -> None:
         np.savez_compressed(path, frames=self.frames, **{f"occ{f}": o for f, o in enumerate(self.occ)},
-                            **{f"first{f}": x for f, x in enumerate(self.first)},
-                            **{f"mixocc{f}": x for f, x in enumerate(self.mixocc)})  # fmt: skip
+                            **{f"first{f}": x for f, x in enumerate(self.first)})  # fmt: skip
 
     def load(self, path: Path) -> None:
         data = np.load(path)
         self.frames = int(data["frames"])
         self.occ = [data[f"occ{f}"] for f in range(len(self.occ))]
         self.first = [data[f"first{f}"] for f in range(len(self.first))]
-        if "mixocc0" in data:
-            self.mixocc = [data[f"mixocc{f}"] for f in range(len(self.mixocc))]
-
-    def map_mixw(self, tau: float) -> np.ndarray:
-        """MAP mixture weights, [stream, density, senone] (natural log): each senone's
-        weights moved towards the densities its frames scored, (tau w + gamma) / (tau + n)."""
-        w = np.exp(self.model.mixw)
-        occ = np.stack(self.mixocc).transpose(0, 2, 1)
-        return np.log((tau * w + occ) / (tau + occ.sum(axis=1, keepdims=True)))
 
     def map_means(self, transform: list[tuple[np.ndarray, np.ndarray]], tau: float) -> list[np.ndarray]:
         """MAP means per stream: each Gaussian's transformed mean moved towards what it
@@ -488,9 +474,6 @@ def main() -> None:
     parser.add_argument("--reuse", action="store_true", help="estimate from --stats, hear nothing")
     parser.add_argument("--means-out", type=Path, help="also write MAP-adapted means here")
     parser.add_argument("--tau", type=float, default=100.0, help="MAP prior weight, in frames")
-    parser.add_argument("--score-means", type=Path, help="score the frames with these means (adapted ones)")
-    parser.add_argument("--sendump-out", type=Path, help="also write MAP-adapted mixture weights here")
-    parser.add_argument("--tau-w", type=float, default=100.0, help="mixture weights' MAP prior, frames")
     parser.add_argument(
         "--rt60", type=float, nargs=2, default=(0.2, 1.0), metavar=("LOW", "HIGH"), help="the rooms' RT60s, s"
     )
@@ -501,7 +484,7 @@ def main() -> None:
     if args.reuse and args.stats is None:
         parser.error("--reuse needs --stats")
     speech = load_model(None, lang="en", engine="pocketsphinx")
-    model = Model.load(Path(speech.path), args.score_means)
+    model = Model.load(Path(speech.path))
     logdir = Path(tempfile.mkdtemp(prefix="gamehost-mllr-"))
     decoder = make_decoder(speech, logdir)
     rng = np.random.default_rng(args.seed)
@@ -544,9 +527,6 @@ def main() -> None:
     if args.means_out:
         write_gauden(Path(speech.path) / "means", args.means_out, acc.map_means(transform, args.tau))
         print(f"wrote {args.means_out} (tau {args.tau})")
-    if args.sendump_out:
-        write_sendump(Path(speech.path) / "sendump", args.sendump_out, acc.map_mixw(args.tau_w))
-        print(f"wrote {args.sendump_out} (tau {args.tau_w})")
     for f, (a, b) in enumerate(transform):
         print(f"stream {f}: |A - I| {np.abs(a - np.eye(len(b))).max():.3f}, |b| max {np.abs(b).max():.3f}")
     print(f"wrote {args.out}")
