@@ -127,6 +127,7 @@ def read(
     game = state if mode != IDLE else None
     mass: dict[Meaning, float] = {}
     first: dict[Meaning, str] = {}
+    said_as: dict[str, Meaning] = {}  # each reading's meaning
     allowed: set[Meaning] = set()  # moves players would usually make now
     for text, share in hearing.alternatives:
         tokens = text.split()
@@ -145,6 +146,8 @@ def read(
                 weight *= invalid_prior
         mass[key] = mass.get(key, 0.0) + weight
         first.setdefault(key, text)
+        said_as[" ".join(tokens)] = key
+    _merge_swallowed(mass, said_as, talk.swallowed_endings(lang))
     total = sum(mass.values())
     unclear = mass.pop(UNCLEAR, 0.0)
     ranked = sorted(mass, key=lambda k: -mass[k])
@@ -166,11 +169,7 @@ def read(
     best = ranked[0]
     others = tuple(k for k in ranked[1:] if mass[k] >= KEEP_ALTERNATIVE * mass[best])
     share = mass[best] / total
-    # a reading of the hearing's words with an ending the room swallows lost is no rival
-    heard = first[best].split()
-    endings = [e.split() for e in talk.swallowed_endings(lang)] if is_move(best) else []
-    lost = {" ".join(heard[: -len(e)]) for e in endings if len(heard) > len(e) and heard[-len(e) :] == e}
-    strongest_rival = max((mass[k] for k in ranked[1:] if k in allowed and first[k] not in lost), default=0.0)
+    strongest_rival = max((mass[k] for k in ranked[1:] if k in allowed), default=0.0)
     rival = strongest_rival / mass[best] if mass[best] > 0 else 0.0
     if mode == PLAYING and is_move(best) and share < DROP_SHARE:
         # Too shaky even to ask about: a question about it would be a question about noise.
@@ -187,3 +186,21 @@ def read(
     confused = mode == PLAYING and is_move(best)
     confused = confused and any(spec.likely(state, m) for m in talk.confusable(best, lang))
     return Reading(best, first[best], others, share, confidence, top=top, rival=rival, confused=confused)
+
+
+def _merge_swallowed(
+    mass: dict[Meaning, float], said_as: dict[str, Meaning], endings: tuple[str, ...]
+) -> None:
+    """A move said with an ending a room swallows but does not invent ("plays X turned",
+    :meth:`~games.base.Ear.swallowed_endings`) is also heard as its words without it ("plays
+    X"): when the decoder put the move first, that reading's weight is the move's. (Put
+    second, the ending is a rival: the move as heard first is read back, never the other.)"""
+    for text, key in said_as.items():
+        for ending in endings:
+            if not text.endswith(f" {ending}"):
+                continue
+            shorter = said_as.get(text.removesuffix(f" {ending}"))
+            if shorter is None or shorter == key or not (is_move(key) and is_move(shorter)):
+                continue
+            if key in mass and mass[key] >= mass.get(shorter, math.inf):
+                mass[key] += mass.pop(shorter)
