@@ -273,7 +273,7 @@ def set_candidates(args: argparse.Namespace) -> None:
         key, _, value = edit.partition("=")
         sphinx.FRONT_END[key] = value
     if args.decoder:
-        settings = {k: float(v) for k, _, v in (d.partition("=") for d in args.decoder)}
+        settings = {k: _number_or_text(v) for k, _, v in (d.partition("=") for d in args.decoder)}
         config = sphinx.decoder_config
 
         def tuned(model: SpeechModel, sample_rate: int, *, phone: bool = False) -> Any:
@@ -283,6 +283,14 @@ def set_candidates(args: argparse.Namespace) -> None:
             return made
 
         sphinx.decoder_config = tuned
+
+
+def _number_or_text(value: str) -> float | str:
+    """A ``--decoder`` value: a number, or a path (``var=FILE``)."""
+    try:
+        return float(value)
+    except ValueError:
+        return value
 
 
 def opening_listener(model: SpeechModel) -> Listener:
