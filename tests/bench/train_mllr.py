@@ -196,9 +196,8 @@ class Model:
     phones: dict[str, int]  # CI phone -> its codebook (PTM: one a phone)
 
     @classmethod
-    def load(cls, hmm: Path, means_file: Path | None = None) -> Model:
-        """``means_file``: score the frames with these means (adapted ones) instead."""
-        means = read_gauden(means_file or hmm / "means")
+    def load(cls, hmm: Path) -> Model:
+        means = read_gauden(hmm / "means")
         return cls(
             means,
             [np.maximum(v, VARFLOOR) for v in read_gauden(hmm / "variances")],
@@ -362,7 +361,6 @@ class Accumulator:
         shape = model.means[0].shape
         self.occ = [np.zeros(shape[:2]) for _ in model.means]
         self.first = [np.zeros(shape) for _ in model.means]
-        self.second = [np.zeros(shape) for _ in model.means]  # occupancy-weighted squares
         self.frames = 0
         self.skipped = 0  # utterances the alignment failed on
 
@@ -380,33 +378,16 @@ class Accumulator:
             post /= post.sum(axis=1, keepdims=True)
             np.add.at(self.occ[f], codebooks, post)
             np.add.at(self.first[f], codebooks, post[:, :, None] * o[:, None, :])
-            np.add.at(self.second[f], codebooks, post[:, :, None] * (o * o)[:, None, :])
 
     def save(self, path: Path) -> None:
         np.savez_compressed(path, frames=self.frames, **{f"occ{f}": o for f, o in enumerate(self.occ)},
-                            **{f"first{f}": x for f, x in enumerate(self.first)},
-                            **{f"second{f}": x for f, x in enumerate(self.second)})  # fmt: skip
+                            **{f"first{f}": x for f, x in enumerate(self.first)})  # fmt: skip
 
     def load(self, path: Path) -> None:
         data = np.load(path)
         self.frames = int(data["frames"])
         self.occ = [data[f"occ{f}"] for f in range(len(self.occ))]
         self.first = [data[f"first{f}"] for f in range(len(self.first))]
-        if "second0" in data:
-            self.second = [data[f"second{f}"] for f in range(len(self.second))]
-
-    def map_variances(self, tau: float) -> tuple[list[np.ndarray], list[np.ndarray]]:
-        """MAP means and variances per stream around the model's (as loaded): the second
-        moment moved towards what each Gaussian heard, (tau (var + mu^2) + sum gamma o^2) /
-        (tau + sum gamma), less the new mean squared."""
-        means, variances = [], []
-        for f, (mu, var) in enumerate(zip(self.model.means, self.model.variances, strict=True)):
-            occ = self.occ[f][..., None]
-            new = (tau * mu + self.first[f]) / (tau + occ)
-            moment = (tau * (var + mu * mu) + self.second[f]) / (tau + occ)
-            means.append(new)
-            variances.append(np.maximum(moment - new * new, VARFLOOR))
-        return means, variances
 
     def map_means(self, transform: list[tuple[np.ndarray, np.ndarray]], tau: float) -> list[np.ndarray]:
         """MAP means per stream: each Gaussian's transformed mean moved towards what it
@@ -493,8 +474,6 @@ def main() -> None:
     parser.add_argument("--reuse", action="store_true", help="estimate from --stats, hear nothing")
     parser.add_argument("--means-out", type=Path, help="also write MAP-adapted means here")
     parser.add_argument("--tau", type=float, default=100.0, help="MAP prior weight, in frames")
-    parser.add_argument("--score-means", type=Path, help="score the frames with these means (adapted ones)")
-    parser.add_argument("--vars-out", type=Path, help="also write MAP variances (and their means, .means)")
     parser.add_argument(
         "--rt60", type=float, nargs=2, default=(0.2, 1.0), metavar=("LOW", "HIGH"), help="the rooms' RT60s, s"
     )
@@ -505,7 +484,7 @@ def main() -> None:
     if args.reuse and args.stats is None:
         parser.error("--reuse needs --stats")
     speech = load_model(None, lang="en", engine="pocketsphinx")
-    model = Model.load(Path(speech.path), args.score_means)
+    model = Model.load(Path(speech.path))
     logdir = Path(tempfile.mkdtemp(prefix="gamehost-mllr-"))
     decoder = make_decoder(speech, logdir)
     rng = np.random.default_rng(args.seed)
@@ -548,11 +527,6 @@ def main() -> None:
     if args.means_out:
         write_gauden(Path(speech.path) / "means", args.means_out, acc.map_means(transform, args.tau))
         print(f"wrote {args.means_out} (tau {args.tau})")
-    if args.vars_out:
-        means, variances = acc.map_variances(args.tau)
-        write_gauden(Path(speech.path) / "variances", args.vars_out, variances)
-        write_gauden(Path(speech.path) / "means", args.vars_out.with_suffix(".means"), means)
-        print(f"wrote {args.vars_out} (tau {args.tau})")
     for f, (a, b) in enumerate(transform):
         print(f"stream {f}: |A - I| {np.abs(a - np.eye(len(b))).max():.3f}, |b| max {np.abs(b).max():.3f}")
     print(f"wrote {args.out}")
