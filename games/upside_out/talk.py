@@ -106,9 +106,6 @@ class Words(BaseModel):
     sides: Sides
     turned: _Phrases
     room_swallows: _Phrases = Field(default_factory=list)
-    #: Talk words left out of the gate's loop while plays are listened for (the talk
-    #: branch takes "plays X" as "play ..." or "place ...": docs/speech.md).
-    play_lookalikes: _Phrases = Field(default_factory=list)
     steps: dict[str, _Phrases]
     from_discard: _Phrases
     recipients: dict[str, _Phrases]
@@ -678,9 +675,8 @@ class UpsideOutTalk(Talk[r.State, r.Move, r.Options]):
         if state.is_over:
             return Listening()
         names = _card_names(load_deck(state.deck_file), lang)
-        left_out = tuple(w.play_lookalikes)
         if not state.owed:
-            return Listening(_spoken(_turn_phrases(names, lang), lang), left_out)
+            return Listening(_spoken(_turn_phrases(names, lang), lang))
         phrases: list[str] = [*w.spoken_done, *w.reactions.mirror, *w.reactions.counter, *w.reactions.decoy]
         for owed in state.owed:
             if owed.kind == "discard":
@@ -689,7 +685,7 @@ class UpsideOutTalk(Talk[r.State, r.Move, r.Options]):
                 phrases += [f"{w.names.donate} {to_words(n, lang)}" for n in range(1, owed.count + 1)]
             if owed.kind in ("discard", "reveal"):
                 phrases += [f"{w.names.reveal} {n}" for n in names]
-        return Listening(_spoken(phrases, lang), left_out)
+        return Listening(_spoken(phrases, lang))
 
     def vocabulary(self, players: tuple[str, ...], options: r.Options, lang: str) -> list[str]:
         """Every phrase ``listen_for`` can give, for these players and this deck."""
