@@ -369,8 +369,8 @@ class Ear(Reader[S, M], Generic[S, M, Opt]):
 
     def swallowed_endings(self, lang: str) -> tuple[str, ...]:
         """Last words of a spoken move that a room ringing on swallows but does not invent
-        ("plays X turned" heard as "plays X"): a reading that is a hearing's words without
-        one is no rival to it. By default none."""
+        ("plays X turned" heard as "plays X"): when a move with one is heard first, the
+        reading of its words without it is the same move, not a rival. By default none."""
         return ()
 
 

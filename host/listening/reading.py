@@ -193,8 +193,9 @@ def _merge_swallowed(
 ) -> None:
     """A move said with an ending a room swallows but does not invent ("plays X turned",
     :meth:`~games.base.Ear.swallowed_endings`) is also heard as its words without it ("plays
-    X"): when the decoder put the move first, that reading's weight is the move's. (Put
-    second, the ending is a rival: the move as heard first is read back, never the other.)"""
+    X"): when the move weighs at least as much as that reading, the reading's weight is the
+    move's. (Weighing less, it stays a rival: the reading without the ending is read back,
+    never ruled as the move with it.)"""
     for text, key in said_as.items():
         for ending in endings:
             if not text.endswith(f" {ending}"):
