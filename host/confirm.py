@@ -49,6 +49,13 @@ RIVAL_SHARE = 0.15
 #: fan noise 10 dB as "thirty five" with "thirty four" at 0.04; of the moves heard right in
 #: the English noise benches, 2-6 of 82 per run had a rival this strong and are read back.
 NOISY_RIVAL_SHARE = 0.03
+#: :data:`RIVAL_SHARE` for a rival the game lists as a move the recogniser often hears as
+#: this one (``Talk.confusable``, confusions.yaml: nineteen and ninety), in a quiet room too.
+#: At a dry table espeak-ng's held-out f4 voice had its "nineteen" ruled as 90 with
+#: "nineteen" at 0.14 of its weight, both good moves; moves heard right had such a rival at
+#: 0.05 or less (tests/bench/bench_table_talk.py and bench_room.py --dry --dump, Piper and
+#: espeak-ng, docs/speech.md).
+CONFUSED_RIVAL_SHARE = 0.08
 #: An utterance whose speech stood less than this far above the noise floor (dB, see
 #: ``Hearing.snr_db``) was heard in a loud room: a move read from it is read back, and
 #: anything heard right after talk is dropped as a reply to it. White or fan noise 20 dB
@@ -121,6 +128,7 @@ def doubtful(
     near_talk: bool,
     loud: bool,
     confused: bool,
+    confused_rival: float,
     echoing: bool,
     crowded: bool,
     adapted: bool,
@@ -129,7 +137,8 @@ def doubtful(
     """Whether a move a listener read is read back even when it would cost nothing: other
     readings hold much of the sound (``share`` below :data:`MOVE_SHARE`), another move
     players would make now is a close second (``rival``: :data:`RIVAL_SHARE`; any second at
-    all in a ``noisy`` room, :data:`NOISY_RIVAL_SHARE`), only the lenient gate kept it
+    all in a ``noisy`` room, :data:`NOISY_RIVAL_SHARE`; :data:`CONFUSED_RIVAL_SHARE` for one
+    the recogniser often hears as this move, ``confused_rival``), only the lenient gate kept it
     (``near_talk``), it was heard in a ``loud`` room (:data:`LOUD_SNR_DB`) or is a ``lone``
     syllable the grammar names, or, in a noisy room, a likely move is often heard as it
     (``confused``: espeak-ng's "thirteen" in white noise 20 dB below was heard as "thirty
@@ -143,7 +152,9 @@ def doubtful(
     the chatter of three others was heard as "ninety four" with no rival, a move said over
     it as another)."""
     least_rival = NOISY_RIVAL_SHARE if noisy else RIVAL_SHARE
-    unsure = share < MOVE_SHARE or rival >= least_rival or lone or near_talk or loud
+    least_mixed_up = min(least_rival, CONFUSED_RIVAL_SHARE)
+    rivalled = rival >= least_rival or confused_rival >= least_mixed_up
+    unsure = share < MOVE_SHARE or rivalled or lone or near_talk or loud
     echoes = echoing and (not adapted or share < ECHOING_SHARE or rival > 0 or goes_on)
     return unsure or (noisy and confused) or echoes or crowded
 

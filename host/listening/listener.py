@@ -234,6 +234,7 @@ class StreamListener(ABC):
             near_talk=bool(hearing.near_talk),
             loud=self._loud(hearing),
             confused=reading.confused,
+            confused_rival=reading.confused_rival,
             echoing=echoing,
             adapted=hearing.room_adapted,
             goes_on=echoing and self._goes_on(reading.text),

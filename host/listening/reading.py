@@ -64,6 +64,9 @@ class Reading:
     #: A move players would usually make now is one the recogniser often hears as this
     #: one (``Talk.confusable``: thirteen and thirty five): read back in a noisy room.
     confused: bool = False
+    #: The strongest other reading that is such a move (``confused``), as a fraction of this
+    #: reading's weight (0: none among the readings).
+    confused_rival: float = 0.0
 
 
 def calibrate(
@@ -183,9 +186,20 @@ def read(
         if not (mode == PLAYING and is_move(best)):
             return Reading(None, hearing.near_talk, (), 0.0, 0.0, "talk")
         confidence = 0.0
-    confused = mode == PLAYING and is_move(best)
-    confused = confused and any(spec.likely(state, m) for m in talk.confusable(best, lang))
-    return Reading(best, first[best], others, share, confidence, top=top, rival=rival, confused=confused)
+    mixed_up = [m for m in talk.confusable(best, lang) if spec.likely(state, m)] if is_move(best) else []
+    confused = mode == PLAYING and bool(mixed_up)
+    confused_rival = max((mass.get(m, 0.0) for m in mixed_up), default=0.0) / mass[best] if confused else 0.0
+    return Reading(
+        best,
+        first[best],
+        others,
+        share,
+        confidence,
+        top=top,
+        rival=rival,
+        confused=confused,
+        confused_rival=confused_rival,
+    )
 
 
 def _merge_swallowed(

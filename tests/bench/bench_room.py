@@ -86,7 +86,17 @@ from tests.bench.bench_table_talk import (
     print_examples,
     talk_sentences,
 )
-from tests.bench.rooms import HELD_OUT, HELD_OUT_VOICES, ROOMS, TUNING, Room, active_rms, at_seat, mix
+from tests.bench.rooms import (
+    HELD_OUT,
+    HELD_OUT_VOICES,
+    ROOMS,
+    TUNING,
+    Room,
+    active_rms,
+    at_seat,
+    fresh_rooms,
+    mix,
+)
 
 LEAD_S = 0.6
 BABBLE_S = 40.0  # seconds of babble made per room, cut at a random place for each stream
@@ -415,6 +425,9 @@ def pick_rooms(spec: str) -> list[Room]:
         return list(HELD_OUT)
     if spec == "all":
         return [*TUNING, *HELD_OUT]
+    if spec.startswith("fresh:"):
+        count, _, seed = spec.removeprefix("fresh:").partition(":")
+        return fresh_rooms(int(count), int(seed or 1))
     return [ROOMS[name] for name in spec.split(",")]
 
 
@@ -433,6 +446,7 @@ def main() -> None:
     parser.add_argument("--lang", default="en")
     parser.add_argument("--games", default="up-or-down,inversion,blofa,upside-out")
     parser.add_argument("--quick", action="store_true", help="every 8th sentence, 10 moves a game")
+    parser.add_argument("--seed", type=int, default=7, help="the games' seed: other moves, other players")
     parser.add_argument("--no-talk", action="store_true", help="moves only (screening a candidate)")
     parser.add_argument("--moves", type=int, help="at least this many moves a game")
     parser.add_argument("--corpus", type=Path, help="talk sentences (default table_talk/LANG.yaml)")
@@ -513,7 +527,7 @@ def main() -> None:
             tune = candidates(args, room) if chain != "today" else None
             Microphone.tune = staticmethod(tune) if tune is not None else None
             play_games(model, lang, voice, yes_voice_for(voice, lang), sentences, games, args.quick,
-                               tally, scene=scene, moves=args.moves)  # fmt: skip
+                               tally, scene=scene, moves=args.moves, seed=args.seed)  # fmt: skip
             where = "dry" if room is None else f"{room.name} (RT60 {room.rt60} s)"
             held = " [held out]" if (room and room.held_out) or voice in HELD_OUT_VOICES else ""
             report(

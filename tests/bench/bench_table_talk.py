@@ -522,13 +522,15 @@ def play_games(
     cold: bool = False,
     scene: Scene,
     moves: int | None = None,
+    seed: int = 7,
 ) -> None:
     """A game of each kind in ``games``, each with its share of the ``sentences`` said after
-    its moves (``moves``: at least that many moves a game; default 10 quick, else 25)."""
+    its moves (``moves``: at least that many moves a game; default 10 quick, else 25;
+    ``seed``: the first game's, other games and moves follow from it)."""
     for k, name in enumerate(games):
         share = sentences[k :: len(games)]
         steps = max(len(share), moves if moves is not None else 10 if quick else 25)
-        run(model, name, lang, voice, scene.level, share, steps, 7 + 97 * k, tally, yes_voice,
+        run(model, name, lang, voice, scene.level, share, steps, seed + 97 * k, tally, yes_voice,
             denoise, cold, scene)  # fmt: skip
 
 

@@ -85,6 +85,25 @@ HELD_OUT = (
 ROOMS = {room.name: room for room in (*TUNING, *HELD_OUT)}
 
 
+def fresh_rooms(count: int, seed: int) -> list[Room]:
+    """``count`` rooms no choice was made on, drawn from ``seed``: RT60 0.3-1.0 s, a
+    living-room-sized shoebox, the table somewhere in its middle, four seats at 0.8-1.6 m
+    at any bearing (``bench_room.py --rooms fresh:COUNT:SEED``: a sweep for what the tuning
+    and held-out rooms happen not to show, such as a wrong ruling)."""
+    rng = np.random.default_rng(seed)
+    rooms = []
+    for k in range(count):
+        size = (float(rng.uniform(3.2, 7.0)), float(rng.uniform(2.8, 5.5)), float(rng.uniform(2.3, 3.0)))
+        table = (float(size[0] * rng.uniform(0.35, 0.65)), float(size[1] * rng.uniform(0.35, 0.65)))
+        distances = sorted(float(round(d, 2)) for d in rng.uniform(0.8, 1.6, 4))
+        first = float(rng.uniform(0, 360))
+        bearings = [round(float(first + 90 * i + rng.uniform(-25, 25)) % 360, 1) for i in range(4)]
+        seats = tuple(zip(distances, bearings, strict=True))
+        rt60 = round(float(rng.uniform(0.3, 1.0)), 2)
+        rooms.append(Room(f"fresh{seed}-{k}", size, rt60, table, seats, held_out=True))
+    return rooms
+
+
 @cache
 def impulse_response(room: Room, source: tuple[float, float, float]) -> Float:
     """The room's impulse response from ``source`` to the microphone, scaled so that the

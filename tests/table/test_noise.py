@@ -9,7 +9,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from host.confirm import LOUD_SNR_DB, NOISY_RIVAL_SHARE
+from host.confirm import CONFUSED_RIVAL_SHARE, LOUD_SNR_DB, MOVE_SHARE, NOISY_RIVAL_SHARE, RIVAL_SHARE
 from host.listening.listener import Listener
 from host.referee import Referee
 from host.session import SessionConfig
@@ -182,6 +182,30 @@ def test_in_a_noisy_room_any_rival_move_makes_a_move_read_back(
 
     assert play(NOISY_ROOM)  # read back: "Bob, 55?"
     assert not play(b"")  # ruled at once
+
+
+@pytest.mark.parametrize(
+    ("second", "asked"),
+    [
+        ("nineteen", True),  # the recogniser often hears one for the other (confusions.yaml)
+        ("ninety two", False),  # a good move too, but no likely mix-up: 0.14 is no rival
+    ],
+)
+def test_in_a_quiet_room_a_weak_rival_the_recogniser_often_mixes_up_is_read_back(
+    referee: Referee, en_model: SpeechModel, second: str, asked: bool
+) -> None:
+    # At a dry table espeak-ng's f4 voice said "nineteen" and it was heard as "ninety"
+    # (0.86) with "nineteen" at 0.14 of its weight: below RIVAL_SHARE, so Bob was ruled to
+    # have said 90. After 50 both are good moves.
+    session = referee.create(SessionConfig(lang="en", undo_grace=30.0), ["Ann", "Bob", "Cy"])
+    listener = Listener(referee, session, en_model, report_missing=False)
+    listener.handle(hearing(("fifty", 1.0)))
+    heard = listener.handle(hearing(("ninety", 0.88), (second, 0.12)))
+    assert heard.reading is not None and heard.reply is not None
+    assert heard.reading.share >= MOVE_SHARE and heard.reading.rival < RIVAL_SHARE
+    assert (heard.reading.confused_rival >= CONFUSED_RIVAL_SHARE) is asked
+    assert bool(heard.reply.confirm) is asked
+    assert heard.reply.accepted is not asked
 
 
 @pytest.mark.parametrize("said", ["forty two", "fourteen"])
