@@ -186,8 +186,9 @@ def read(
         if not (mode == PLAYING and is_move(best)):
             return Reading(None, hearing.near_talk, (), 0.0, 0.0, "talk")
         confidence = 0.0
-    mixed_up = [m for m in talk.confusable(best, lang) if spec.likely(state, m)] if is_move(best) else []
-    confused = mode == PLAYING and bool(mixed_up)
+    playing = mode == PLAYING and is_move(best)
+    mixed_up = [m for m in talk.confusable(best, lang) if spec.likely(state, m)] if playing else []
+    confused = bool(mixed_up)
     confused_rival = max((mass.get(m, 0.0) for m in mixed_up), default=0.0) / mass[best] if confused else 0.0
     return Reading(
         best,
