@@ -130,6 +130,7 @@ def doubtful(
     loud: bool,
     confused: bool,
     confused_rival: float,
+    won_by_prior: bool,
     echoing: bool,
     crowded: bool,
     adapted: bool,
@@ -139,7 +140,9 @@ def doubtful(
     readings hold much of the sound (``share`` below :data:`MOVE_SHARE`), another move
     players would make now is a close second (``rival``: :data:`RIVAL_SHARE`; any second at
     all in a ``noisy`` room, :data:`NOISY_RIVAL_SHARE`; :data:`CONFUSED_RIVAL_SHARE` for one
-    the recogniser often hears as this move, ``confused_rival``), only the lenient gate kept it
+    the recogniser often hears as this move, ``confused_rival``), it won a toss-up of the
+    sound only because the other reading is a mistake now (``won_by_prior``: a tie is a
+    question, see host/speech/sphinx.py), only the lenient gate kept it
     (``near_talk``), it was heard in a ``loud`` room (:data:`LOUD_SNR_DB`) or is a ``lone``
     syllable the grammar names, or, in a noisy room, a likely move is often heard as it
     (``confused``: espeak-ng's "thirteen" in white noise 20 dB below was heard as "thirty
@@ -155,7 +158,7 @@ def doubtful(
     least_rival = NOISY_RIVAL_SHARE if noisy else RIVAL_SHARE
     least_mixed_up = min(least_rival, CONFUSED_RIVAL_SHARE)
     rivalled = rival >= least_rival or confused_rival >= least_mixed_up
-    unsure = share < MOVE_SHARE or rivalled or lone or near_talk or loud
+    unsure = share < MOVE_SHARE or rivalled or won_by_prior or lone or near_talk or loud
     echoes = echoing and (not adapted or share < ECHOING_SHARE or rival > 0 or goes_on)
     return unsure or (noisy and confused) or echoes or crowded
 

@@ -235,6 +235,7 @@ class StreamListener(ABC):
             loud=self._loud(hearing),
             confused=reading.confused,
             confused_rival=reading.confused_rival,
+            won_by_prior=reading.won_by_prior,
             echoing=echoing,
             adapted=hearing.room_adapted,
             goes_on=echoing and self._goes_on(reading.text),

@@ -67,6 +67,11 @@ class Reading:
     #: The strongest other reading that is such a move (``confused``), as a fraction of this
     #: reading's weight (0: none among the readings).
     confused_rival: float = 0.0
+    #: Another reading that is a move players would not usually make now weighed at least as
+    #: much as this one before that was counted against it (``invalid_prior``): this one won a
+    #: toss-up of the sound (the search and the lattice tied, "seventy" heard as "seventeen"
+    #: and "seven") only because the other is a mistake now.
+    won_by_prior: bool = False
 
 
 def calibrate(
@@ -132,6 +137,7 @@ def read(
     first: dict[Meaning, str] = {}
     said_as: dict[str, Meaning] = {}  # each reading's meaning
     allowed: set[Meaning] = set()  # moves players would usually make now
+    heard_as: dict[Meaning, float] = {}  # each meaning's weight before invalid_prior
     for text, share in hearing.alternatives:
         tokens = text.split()
         meaning: Meaning = None
@@ -142,6 +148,7 @@ def read(
             meaning, trust = talk.hear(text, game, names, confirming, lang)
         weight = share * trust
         key = _key(meaning)
+        heard_as[key] = heard_as.get(key, 0.0) + weight
         if mode == PLAYING and is_move(meaning):
             if spec.likely(state, meaning):
                 allowed.add(key)
@@ -150,7 +157,8 @@ def read(
         mass[key] = mass.get(key, 0.0) + weight
         first.setdefault(key, text)
         said_as[" ".join(tokens)] = key
-    _merge_swallowed(mass, said_as, talk.swallowed_endings(lang))
+    for shorter, key in _merge_swallowed(mass, said_as, talk.swallowed_endings(lang)):
+        heard_as[key] = heard_as.get(key, 0.0) + heard_as.pop(shorter, 0.0)
     total = sum(mass.values())
     unclear = mass.pop(UNCLEAR, 0.0)
     ranked = sorted(mass, key=lambda k: -mass[k])
@@ -187,6 +195,11 @@ def read(
             return Reading(None, hearing.near_talk, (), 0.0, 0.0, "talk")
         confidence = 0.0
     playing = mode == PLAYING and is_move(best)
+    won_by_prior = playing and any(
+        heard_as[k] >= heard_as.get(best, 0.0)
+        for k in heard_as
+        if is_move(k) and k != best and k not in allowed
+    )
     mixed_up = [m for m in talk.confusable(best, lang) if spec.likely(state, m)] if playing else []
     confused = bool(mixed_up)
     confused_rival = max((mass.get(m, 0.0) for m in mixed_up), default=0.0) / mass[best] if confused else 0.0
@@ -200,17 +213,19 @@ def read(
         rival=rival,
         confused=confused,
         confused_rival=confused_rival,
+        won_by_prior=won_by_prior,
     )
 
 
 def _merge_swallowed(
     mass: dict[Meaning, float], said_as: dict[str, Meaning], endings: tuple[str, ...]
-) -> None:
+) -> list[tuple[Meaning, Meaning]]:
     """A move said with an ending a room swallows but does not invent ("plays X turned",
     :meth:`~games.base.Ear.swallowed_endings`) is also heard as its words without it ("plays
     X"): when the move weighs at least as much as that reading, the reading's weight is the
     move's. (Weighing less, it stays a rival: the reading without the ending is read back,
-    never ruled as the move with it.)"""
+    never ruled as the move with it.) Returns the (reading, move) pairs merged."""
+    merged: list[tuple[Meaning, Meaning]] = []
     for text, key in said_as.items():
         for ending in endings:
             if not text.endswith(f" {ending}"):
@@ -220,3 +235,5 @@ def _merge_swallowed(
                 continue
             if key in mass and mass[key] >= mass.get(shorter, math.inf):
                 mass[key] += mass.pop(shorter)
+                merged.append((shorter, key))
+    return merged

@@ -208,6 +208,30 @@ def test_in_a_quiet_room_a_weak_rival_the_recogniser_often_mixes_up_is_read_back
     assert heard.reply.accepted is not asked
 
 
+@pytest.mark.parametrize(
+    ("readings", "asked"),
+    [
+        ((("seventeen", 0.5), ("seven", 0.5)), True),  # a tie: the search and the lattice disagree
+        ((("seven", 0.6), ("seventeen", 0.4)), False),  # the sound itself says seven
+    ],
+)
+def test_a_toss_up_won_only_because_the_other_reading_is_a_mistake_is_read_back(
+    referee: Referee, en_model: SpeechModel, readings: tuple[tuple[str, float], ...], asked: bool
+) -> None:
+    # In a living room Piper's "seventy" was heard as "seventeen" and "seven", tied; 17 was
+    # a mistake then, so 7 held 0.8 of the weight with no rival, and Ann was ruled to have
+    # said 7. After 10, 7 is a good move and 17 a mistake.
+    session = referee.create(SessionConfig(lang="en", undo_grace=30.0), ["Ann", "Bob", "Cy"])
+    listener = Listener(referee, session, en_model, report_missing=False)
+    listener.handle(hearing(("ten", 1.0)))
+    heard = listener.handle(hearing(*readings))
+    assert heard.reading is not None and heard.reply is not None
+    assert heard.reading.share >= MOVE_SHARE and heard.reading.rival == 0
+    assert heard.reading.won_by_prior is asked
+    assert bool(heard.reply.confirm) is asked
+    assert heard.reply.accepted is not asked
+
+
 @pytest.mark.parametrize("said", ["forty two", "fourteen"])
 def test_in_a_noisy_room_a_move_often_heard_for_another_likely_one_is_read_back(
     referee: Referee, en_model: SpeechModel, said: str
