@@ -1,8 +1,8 @@
 """A real room: the referee hears the players through a phone lying in the middle of the table.
 
-Run: python tests/bench/bench_room.py [--rooms tuning|held-out|all|den,living,...]
+Run: python tests/bench/bench_room.py [--rooms tuning|held-out|all|fresh:COUNT:SEED|den,living,...]
      [--voices piper,piper-fast,...] [--noise quiet,babble10,white20,fan20] [--lang en,ko]
-     [--quick] [--no-talk] [--moves N] [--games ...] [--corpus FILE.yaml] [--dump FILE.jsonl]
+     [--quick] [--no-talk] [--moves N] [--games ...] [--seed N] [--corpus FILE.yaml] [--dump FILE.jsonl]
      [--show N] [--dry] [--chain today,room,room-near,room-tail]
      [--dereverb RT60|room|measured|wpe] [--talk-weight W] [--screen N] [--front K=V]
      [--decoder K=V] [--ringing-weight W] [--ringing-lenient W] [--tail-db DB] [--early-end S]
@@ -34,7 +34,10 @@ cores). ``--dereverb``, ``--talk-weight``: candidates measured by hand (docs/spe
 "Hearing in a room").
 
 Rooms and voices named "held out" in rooms.py are never used for a choice: ``--rooms
-held-out`` with the held-out voices gives the figures reported apart.
+held-out`` with the held-out voices gives the figures reported apart. ``--rooms
+fresh:COUNT:SEED`` draws rooms no one has seen (``rooms.fresh_rooms``), ``--seed`` other
+games and players, ``--corpus tests/bench/table_talk/en_heldout.yaml`` other talk: a sweep
+for what the independent check would find.
 
 Figures per room, voice and noise: moves ruled right first try, asked, ruled wrong,
 dropped; talk that changed the game and talk asked; end of speech to ruling p50 / p99
