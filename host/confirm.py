@@ -156,8 +156,9 @@ def doubtful(
     the chatter of three others was heard as "ninety four" with no rival, a move said over
     it as another)."""
     least_rival = NOISY_RIVAL_SHARE if noisy else RIVAL_SHARE
-    least_mixed_up = min(least_rival, CONFUSED_RIVAL_SHARE)
-    rivalled = rival >= least_rival or confused_rival >= least_mixed_up
+    # A mixed-up rival is also a rival (``confused_rival`` <= ``rival``): in a noisy room
+    # the lower bar is already the rival's.
+    rivalled = rival >= least_rival or confused_rival >= CONFUSED_RIVAL_SHARE
     unsure = share < MOVE_SHARE or rivalled or won_by_prior or lone or near_talk or loud
     echoes = echoing and (not adapted or share < ECHOING_SHARE or rival > 0 or goes_on)
     return unsure or (noisy and confused) or echoes or crowded
