@@ -83,6 +83,25 @@ ECHOING_RT60 = 0.8
 #: bench_confusions.py, kitchen: "fifty" heard as "fifty eight" with 0.99, "fifty" 0.01;
 #: "ninety" as "nineteen" with 0.99, "ninety" 0.01).
 ECHOING_SHARE = 0.95
+#: In a room that rings but is not noisy, a move the recogniser often hears for another
+#: likely one (``confused``) is ruled at once when decoders adapted to rooms heard it as
+#: surely as a room that echoes asks (:data:`ECHOING_SHARE`, no likely move at all among its
+#: other readings); else it is read back, as in noise. In the room benches' dumps
+#: (tests/bench/bench_room.py --dump, tuning and unseen rooms and voices) 89 such hearings
+#: were all right; the 4 such mishearings all had a likely move among their readings ("forty
+#: two" heard as "fourteen" with 0.99, "forty two" 0.012), and a teen heard as a tens-and-unit
+#: number held at most 0.78 (tests/bench/bench_confusions.py). Read back, nearly every game
+#: of Up-or-Down began with a question: den / living room, Piper, right first try 33 -> 35
+#: and 28 -> 29 of 40 (docs/speech.md "Hearing in a room"). False: read back.
+RINGING_CONFUSED_RULED = True
+#: In a room that rings a move is read back when a word of it was heard with less than this
+#: posterior (the lattice's, where the recogniser gives posteriors: pocketsphinx): in the
+#: room benches' dumps no move ruled right in a ringing room had a word below 0.79 (891
+#: moves, tuning and unseen rooms and voices), while the tuning voice piper-down in an
+#: unseen room of RT60 0.94 s had "reveals a secret landslide" heard as "reveals a secret
+#: shortcut" with 0.97 of the sound, no rival, "reveals" at 0.74, and ruled: a secret
+#: revealed on a mishearing (docs/speech.md "Hearing in a room").
+RINGING_WEAK_WORD = 0.78
 #: Seconds a read-back at the table waits for its answer (GAMEHOST_CONFIRM_LAPSE): long
 #: enough to hear the question and answer, short enough that later talk is not taken for one.
 CONFIRM_LAPSE = 8.0
@@ -125,6 +144,7 @@ def doubtful(
     rival: float,
     *,
     noisy: bool,
+    rings: bool,
     lone: bool,
     near_talk: bool,
     loud: bool,
@@ -135,18 +155,21 @@ def doubtful(
     crowded: bool,
     adapted: bool,
     goes_on: bool,
+    weakest_word: float | None = None,
 ) -> bool:
     """Whether a move a listener read is read back even when it would cost nothing: other
     readings hold much of the sound (``share`` below :data:`MOVE_SHARE`), another move
     players would make now is a close second (``rival``: :data:`RIVAL_SHARE`; any second at
-    all in a ``noisy`` room, :data:`NOISY_RIVAL_SHARE`; :data:`CONFUSED_RIVAL_SHARE` for one
-    the recogniser often hears as this move, ``confused_rival``), it won a toss-up of the
+    all in a ``noisy`` room or one that ``rings``, :data:`NOISY_RIVAL_SHARE`;
+    :data:`CONFUSED_RIVAL_SHARE` for one the recogniser often hears as this move,
+    ``confused_rival``), it won a toss-up of the
     sound only because the other reading is a mistake now (``won_by_prior``: a tie is a
     question, see host/speech/sphinx.py), only the lenient gate kept it
     (``near_talk``), it was heard in a ``loud`` room (:data:`LOUD_SNR_DB`) or is a ``lone``
-    syllable the grammar names, or, in a noisy room, a likely move is often heard as it
-    (``confused``: espeak-ng's "thirteen" in white noise 20 dB below was heard as "thirty
-    five" with no rival at all, and ruled), or it was heard in a room that ``echoing``
+    syllable the grammar names, or, in a ``noisy`` room or one that ``rings``, a likely move
+    is often heard as it (``confused``: espeak-ng's "thirteen" in white noise 20 dB below was
+    heard as "thirty five" with no rival at all, and ruled; in a room that only rings, see
+    :data:`RINGING_CONFUSED_RULED`), or it was heard in a room that ``echoing``
     (:data:`ECHOING_RT60`): every move there, unless the decoders were ``adapted`` to the room
     and it holds :data:`ECHOING_SHARE` of the sound with no likely rival at all, and no
     longer phrase listened for ``goes_on`` from its words (what a tail swallowed, or the
@@ -154,14 +177,19 @@ def doubtful(
     Blófa's "pass" of "pass yellow", the whole share, in a lounge of RT60 0.75 s); or while
     others talked around it (``crowded``): their words may be in it (a sentence of talk over
     the chatter of three others was heard as "ninety four" with no rival, a move said over
-    it as another)."""
-    least_rival = NOISY_RIVAL_SHARE if noisy else RIVAL_SHARE
+    it as another); or, in a room that ``rings``, a word of it was heard weakly
+    (``weakest_word``, its posterior, below :data:`RINGING_WEAK_WORD`; None: no posteriors)."""
+    least_rival = NOISY_RIVAL_SHARE if noisy or rings else RIVAL_SHARE
     # A mixed-up rival is also a rival (``confused_rival`` <= ``rival``): in a noisy room
     # the lower bar is already the rival's.
     rivalled = rival >= least_rival or confused_rival >= CONFUSED_RIVAL_SHARE
-    unsure = share < MOVE_SHARE or rivalled or won_by_prior or lone or near_talk or loud
+    weak = rings and weakest_word is not None and weakest_word < RINGING_WEAK_WORD
+    unsure = share < MOVE_SHARE or rivalled or won_by_prior or lone or near_talk or loud or weak
     echoes = echoing and (not adapted or share < ECHOING_SHARE or rival > 0 or goes_on)
-    return unsure or (noisy and confused) or echoes or crowded
+    trusted = (
+        rings and not noisy and adapted and share >= ECHOING_SHARE and rival == 0 and RINGING_CONFUSED_RULED
+    )
+    return unsure or ((noisy or rings) and confused and not trusted) or echoes or crowded
 
 
 def confirm_line(lang: str, what: str, player: str = "", *, again: bool = False) -> str:

@@ -229,7 +229,8 @@ class StreamListener(ABC):
         return confirm.doubtful(
             reading.share,
             reading.rival,
-            noisy=self._noisy() or self._rings(),
+            noisy=self._noisy(),
+            rings=self._rings(),
             lone=not self.phone and self._lone(hearing),
             near_talk=bool(hearing.near_talk),
             loud=self._loud(hearing),
@@ -240,7 +241,16 @@ class StreamListener(ABC):
             adapted=hearing.room_adapted,
             goes_on=echoing and self._goes_on(reading.text),
             crowded=not self.phone and hearing.crowded,
+            weakest_word=self._weakest_word(hearing, reading),
         )
+
+    def _weakest_word(self, hearing: Hearing, reading: Reading) -> float | None:
+        """The lowest posterior of the words ``reading`` was heard as, where the recogniser's
+        word confidences are posteriors (None: they are not, or the reading is not the best
+        path's, whose words the hearing carries)."""
+        confidences = [w.confidence for w in hearing.words if w.confidence is not None]
+        posteriors = self.endpointer.recognizer.word_posteriors
+        return min(confidences) if posteriors and reading.top and confidences else None
 
     def _goes_on(self, text: str) -> bool:
         """A longer phrase the recogniser listened for goes on from ``text``'s words (the

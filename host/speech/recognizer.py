@@ -78,6 +78,9 @@ class GrammarRecognizer:
         #: probability when the game has no calibration. Vosk's is not: it offers a wrong
         #: card as its only reading, every word at confidence 1.0 (listener.calibrate).
         self.shares_are_confidences = False
+        #: Whether a word's confidence is its posterior in the lattice, comparable across
+        #: utterances (pocketsphinx's); Vosk's grammar mode gives a misheard card's every word 1.0.
+        self.word_posteriors = False
         self._main: Any = None
         self._shadow: Any = None
         self._base = 0.0  # stream time of the first sample given to the current recogniser

@@ -314,6 +314,7 @@ class SphinxRecognizer(GrammarRecognizer):
         # The gate has heard the utterance as a whole phrase, and the lattice's N-best holds
         # its close rivals: no card was ruled wrong in the English benches.
         self.shares_are_confidences = True
+        self.word_posteriors = True  # Segment.prob: the lattice's posterior of the word
 
     @property
     def cepstral_mean(self) -> str:

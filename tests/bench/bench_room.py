@@ -6,6 +6,7 @@ Run: python tests/bench/bench_room.py [--rooms tuning|held-out|all|fresh:COUNT:S
      [--show N] [--dry] [--chain today,room,room-near,room-tail]
      [--dereverb RT60|room|measured|wpe] [--talk-weight W] [--screen N] [--front K=V]
      [--decoder K=V] [--ringing-weight W] [--ringing-lenient W] [--tail-db DB] [--early-end S]
+     [--ringing-confused ruled|asked] [--weak-word P]
      [--mllr PATH] (a chain named CHAIN-mllr hears without any MLLR transform: room-mllr,room;
     CHAIN-ringmllr with PATH's only once the room meter finds the room ringing, as room does
     with the shipped one, sphinx.RINGING_MLLR) [--ring-means PATH|none] (the adapted means
@@ -28,10 +29,10 @@ in a ringing room (``sphinx.RINGING_NEAR_TALK``, a candidate), ``room-tail`` as 
 with a word's reverberant tail not speech to the end-pointer (``endpointer.RINGING_TAIL_DB``,
 a candidate); today and room in one run by default. ``--screen N``: a candidate screened
 fast, without the referee (:func:`screen`); ``--front``, ``--decoder``, ``--ringing-weight``,
-``--ringing-lenient``, ``--tail-db``: the candidates of docs/speech.md "Hearing in a room". ``--quick``:
-every 8th sentence of the talk corpus, 10 moves a game (a few minutes a room on 2 idle
-cores). ``--dereverb``, ``--talk-weight``: candidates measured by hand (docs/speech.md,
-"Hearing in a room").
+``--ringing-lenient``, ``--tail-db``, ``--ringing-confused``, ``--weak-word``: the
+candidates of docs/speech.md "Hearing in a room". ``--quick``: every 8th sentence of the
+talk corpus, 10 moves a game (a few minutes a room on 2 idle cores). ``--dereverb``,
+``--talk-weight``: candidates measured by hand (docs/speech.md, "Hearing in a room").
 
 Rooms and voices named "held out" in rooms.py are never used for a choice: ``--rooms
 held-out`` with the held-out voices gives the figures reported apart. ``--rooms
@@ -65,6 +66,7 @@ from scipy.signal import fftconvolve
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from games.base import find_game
+from host import confirm
 from host.listening import listener as listening
 from host.listening.listener import Listener
 from host.speech import dereverb, endpointer, foreground, mllr, sphinx
@@ -282,6 +284,10 @@ def set_candidates(args: argparse.Namespace) -> None:
 
     if args.tail_guard:
         TAIL["guard"] = endpointer.RINGING_TAIL_GUARD = True
+    if args.ringing_confused is not None:
+        confirm.RINGING_CONFUSED_RULED = args.ringing_confused == "ruled"
+    if args.weak_word is not None:
+        confirm.RINGING_WEAK_WORD = args.weak_word
     for edit in args.front:
         key, _, value = edit.partition("=")
         sphinx.FRONT_END[key] = value
@@ -465,6 +471,10 @@ def main() -> None:
         "but for a word a longer one begins, a candidate)",
     )
     parser.add_argument("--talk-weight", type=float, help="sphinx.TALK_WEIGHT")
+    parser.add_argument(
+        "--ringing-confused", choices=("ruled", "asked"), help="confirm.RINGING_CONFUSED_RULED"
+    )
+    parser.add_argument("--weak-word", type=float, help="confirm.RINGING_WEAK_WORD (0: off)")
     parser.add_argument("--dereverb", help="RT60 in s for the dereverberator, or 'room' (the room's own)")
     parser.add_argument("--dr-floor", type=float, help="dereverb.FLOOR_DB")
     parser.add_argument("--dr-strength", type=float, help="dereverb.STRENGTH")
