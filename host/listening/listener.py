@@ -75,6 +75,16 @@ log = logging.getLogger(__name__)
 REPLY_TO_TALK_S = 2.0
 REPLY_TO_TALK = "a reply to talk"  # why such a hearing is ignored
 
+#: At a table's microphone an utterance begun less than this (s) after a read-back was
+#: decided is no answer to it: the question had not been asked yet (spoken, it takes longer;
+#: printed, nobody reads and answers it so fast). The table's runner drops what the
+#: microphone hears while the host speaks; a listener fed without it (a bench, a table with
+#: no loudspeaker) heard the piper-up2 voice's "oh my god, stop it" in a fresh room of RT60
+#: 0.86 s as "nine", read back as "Cy, 9?", and "stop it", begun before the question could
+#: be, as "yeah": 9 ruled on talk (tests/bench/bench_room.py --rooms fresh:3:59 --seed 59).
+BEFORE_QUESTION_S = 0.5
+BEFORE_QUESTION = "said before the question"  # why such a hearing is ignored
+
 #: A room whose RT60 is measured at this or more rings (:meth:`StreamListener._rings`): dry
 #: speech measures 0.13 s (Piper) to 0.23 s (espeak-ng's slow fade), a den of 0.3 s
 #: 0.35-0.42 s (host/speech/room.py, docs/speech.md "Hearing in a room").
@@ -127,6 +137,7 @@ class StreamListener(ABC):
     _checked_at = 0.0
     _talk_end: float | None = None  # stream time the last ignored utterance ended
     _asked_end: float | None = None  # stream time the last utterance read back ended
+    _asked_at: float | None = None  # stream time the last read-back was decided
     #: Noise suppression in front of the recogniser (None: the audio as it comes).
     denoiser: Denoiser | None = None
     #: Late reverberation taken out after it (None: none).
@@ -321,6 +332,15 @@ class StreamListener(ABC):
             return reading.meaning is not None
         return is_move(reading.meaning) and (self._lone(hearing) or bool(hearing.near_talk))
 
+    def _before_question(self, hearing: Hearing) -> bool:
+        """An answer at a table's microphone begun before the read-back waiting could have
+        been asked (:data:`BEFORE_QUESTION_S` after it was decided): more of what was being
+        said then."""
+        asked_at = self._asked_at
+        if self.listening != CONFIRMING or asked_at is None or self.phone:
+            return False
+        return asked_at <= hearing.start < asked_at + BEFORE_QUESTION_S
+
     def handle(self, hearing: Hearing) -> Heard:
         """Referee one Hearing (from :meth:`feed`, or decoded elsewhere)."""
         self.refresh()
@@ -330,6 +350,8 @@ class StreamListener(ABC):
             reading = replace(reading, ignored="not a whole phrase")
         if reading.ignored is None and self._reply_to_talk(hearing, reading):
             reading = replace(reading, ignored=REPLY_TO_TALK)
+        if reading.ignored is None and self._before_question(hearing):
+            reading = replace(reading, ignored=BEFORE_QUESTION)
         if reading.ignored is not None:
             log.info("ignored %r (%s)", hearing.text, reading.ignored)
             if reading.ignored != REPLY_TO_TALK:
@@ -354,6 +376,7 @@ class StreamListener(ABC):
             self.who_spoke.ruled(voiced, reply)
         if reply.confirm:
             self._asked_end = hearing.end
+            self._asked_at = hearing.emitted_at
         self.refresh()
         return Heard(hearing, reply, reading, voiced)
 

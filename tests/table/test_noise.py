@@ -10,11 +10,12 @@ import numpy as np
 import pytest
 
 from host.confirm import CONFUSED_RIVAL_SHARE, LOUD_SNR_DB, MOVE_SHARE, NOISY_RIVAL_SHARE, RIVAL_SHARE
-from host.listening.listener import Listener
+from host.listening.listener import BEFORE_QUESTION_S, Listener
 from host.referee import Referee
 from host.session import SessionConfig
 from host.speech.audio import SAMPLE_RATE, as_int16, pcm_chunks, rms
 from host.speech.denoise import Denoiser
+from host.speech.hearing import Hearing
 from host.speech.model import SpeechModel, load_model
 from tests.speech.conftest import silence
 from tests.table.conftest import Say, hearing, white_noise
@@ -135,6 +136,28 @@ def asked_on_a_kept_phrase(referee: Referee, ko_model: SpeechModel) -> Listener:
     heard = listener.handle(KEPT)
     assert heard.reply is not None and heard.reply.confirm, heard.reply
     return listener
+
+
+def test_an_answer_begun_before_the_question_could_be_asked_is_no_answer(
+    referee: Referee, ko_model: SpeechModel
+) -> None:
+    # A listener fed without the runner (which drops what the microphone hears while the
+    # host speaks) heard piper-up2's "oh my god, stop it" as "nine", read it back, and took
+    # "stop it", begun 0.2 s after the ruling, for "yeah": 9 ruled on talk.
+    session = referee.create(SessionConfig(lang="ko", undo_grace=30.0), ["Ann", "Bob", "Cy"])
+    listener = Listener(referee, session, ko_model, report_missing=False)
+    listener.handle(hearing(("오십 삼", 1.0)))
+    move = replace(KEPT, speech_end=10.5, emitted_at=10.7)
+    assert listener.handle(move).reply.confirm  # type: ignore[union-attr]
+
+    def yes(start: float) -> Hearing:
+        return replace(hearing(("네", 1.0)), start=start, end=start + 0.3, speech_end=start + 0.3)
+
+    early = listener.handle(yes(10.9))
+    assert early.ignored == "said before the question" and listener.asked is not None
+    answered = listener.handle(yes(10.7 + BEFORE_QUESTION_S + 2.5))  # not a reply to the early one
+    assert answered.ignored is None and answered.reply is not None and answered.reply.accepted
+    assert listener.asked is None
 
 
 def test_a_phrase_only_the_lenient_gate_kept_is_never_ruled_at_once(
