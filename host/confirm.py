@@ -155,33 +155,33 @@ def doubtful(
     crowded: bool,
     adapted: bool,
     goes_on: bool,
-    weakest_word: float | None = None,
+    weakest_word: float | None,
 ) -> bool:
     """Whether a move a listener read is read back even when it would cost nothing: other
     readings hold much of the sound (``share`` below :data:`MOVE_SHARE`), another move
     players would make now is a close second (``rival``: :data:`RIVAL_SHARE`; any second at
     all in a ``noisy`` room or one that ``rings``, :data:`NOISY_RIVAL_SHARE`;
     :data:`CONFUSED_RIVAL_SHARE` for one the recogniser often hears as this move,
-    ``confused_rival``), it won a toss-up of the
-    sound only because the other reading is a mistake now (``won_by_prior``: a tie is a
-    question, see host/speech/sphinx.py), only the lenient gate kept it
-    (``near_talk``), it was heard in a ``loud`` room (:data:`LOUD_SNR_DB`) or is a ``lone``
-    syllable the grammar names, or, in a ``noisy`` room or one that ``rings``, a likely move
-    is often heard as it (``confused``: espeak-ng's "thirteen" in white noise 20 dB below was
-    heard as "thirty five" with no rival at all, and ruled; in a room that only rings, see
-    :data:`RINGING_CONFUSED_RULED`), or it was heard in a room that ``echoing``
-    (:data:`ECHOING_RT60`): every move there, unless the decoders were ``adapted`` to the room
-    and it holds :data:`ECHOING_SHARE` of the sound with no likely rival at all, and no
-    longer phrase listened for ``goes_on`` from its words (what a tail swallowed, or the
-    first words of a sentence: "I've got" of "I've got two kids at home" was heard as
-    Blófa's "pass" of "pass yellow", the whole share, in a lounge of RT60 0.75 s); or while
-    others talked around it (``crowded``): their words may be in it (a sentence of talk over
-    the chatter of three others was heard as "ninety four" with no rival, a move said over
-    it as another); or, in a room that ``rings``, a word of it was heard weakly
-    (``weakest_word``, its posterior, below :data:`RINGING_WEAK_WORD`; None: no posteriors)."""
+    ``confused_rival``), it won a toss-up of the sound only because the other reading is a
+    mistake now (``won_by_prior``: a tie is a question, see host/speech/sphinx.py), only the
+    lenient gate kept it (``near_talk``), it was heard in a ``loud`` room
+    (:data:`LOUD_SNR_DB`) or is a ``lone`` syllable the grammar names, or, in a ``noisy``
+    room or one that ``rings``, a likely move is often heard as it (``confused``:
+    espeak-ng's "thirteen" in white noise 20 dB below was heard as "thirty five" with no
+    rival at all, and ruled; in a room that only rings, see :data:`RINGING_CONFUSED_RULED`),
+    or it was heard in a room that ``echoing`` (:data:`ECHOING_RT60`): every move there,
+    unless the decoders were ``adapted`` to the room and it holds :data:`ECHOING_SHARE` of
+    the sound with no likely rival at all, and no longer phrase listened for ``goes_on``
+    from its words (what a tail swallowed, or the first words of a sentence: "I've got" of
+    "I've got two kids at home" was heard as Blófa's "pass" of "pass yellow", the whole
+    share, in a lounge of RT60 0.75 s); or while others talked around it (``crowded``):
+    their words may be in it (a sentence of talk over the chatter of three others was heard
+    as "ninety four" with no rival, a move said over it as another); or, in a room that
+    ``rings``, a word of it was heard weakly (``weakest_word``, its posterior, below
+    :data:`RINGING_WEAK_WORD`; None: no posteriors)."""
     least_rival = NOISY_RIVAL_SHARE if noisy or rings else RIVAL_SHARE
-    # A mixed-up rival is also a rival (``confused_rival`` <= ``rival``): in a noisy room
-    # the lower bar is already the rival's.
+    # A mixed-up rival is also a rival (``confused_rival`` <= ``rival``): in a noisy or
+    # ringing room the lower bar is already the rival's.
     rivalled = rival >= least_rival or confused_rival >= CONFUSED_RIVAL_SHARE
     weak = rings and weakest_word is not None and weakest_word < RINGING_WEAK_WORD
     unsure = share < MOVE_SHARE or rivalled or won_by_prior or lone or near_talk or loud or weak
