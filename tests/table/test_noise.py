@@ -268,7 +268,7 @@ def test_in_a_noisy_room_a_move_often_heard_for_another_likely_one_is_read_back(
         return bool(heard.reply.confirm)
 
     assert play(NOISY_ROOM)  # read back: "Bob, 42?"
-    # Decoders adapted to ringing rooms are no help in noise: still read back.
+    # Decoders adapted to ringing rooms do not make a noisy room's hearing sure.
     assert play(NOISY_ROOM, adapted=True)
     assert not play(b"")  # ruled at once
     # A move no likely one is confused with is ruled at once in the noisy room too.

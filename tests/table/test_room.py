@@ -9,6 +9,7 @@ from dataclasses import replace
 
 import pytest
 
+from host import confirm
 from host.confirm import ECHOING_RT60, ECHOING_SHARE
 from host.listening.listener import RINGS_RT60, Listener
 from host.referee import Referee
@@ -82,6 +83,36 @@ def test_in_a_room_that_rings_a_move_often_misheard_for_another_is_read_back(
     assert not asked(0.7, adapted=True, faint="the cat", share=ECHOING_SHARE)
     assert asked(0.7, adapted=True, faint="fourteen")
     assert asked(0.7, adapted=True, faint="the cat", share=ECHOING_SHARE - 0.1)
+
+
+@pytest.mark.parametrize(
+    ("noisy", "rings", "asked"), [(False, True, False), (True, True, True), (True, False, True)]
+)
+def test_a_sure_mixed_up_move_is_ruled_only_where_the_room_rings_and_is_not_noisy(
+    noisy: bool, rings: bool, asked: bool
+) -> None:
+    # In noise the rule of stop 34 stands: espeak-ng's "thirteen" in white noise was heard as
+    # "thirty five" with the whole share and no rival at all.
+    assert (
+        confirm.doubtful(
+            1.0,
+            0.0,
+            noisy=noisy,
+            rings=rings,
+            lone=False,
+            near_talk=False,
+            loud=False,
+            confused=True,
+            confused_rival=0.0,
+            won_by_prior=False,
+            echoing=False,
+            crowded=False,
+            adapted=True,
+            goes_on=False,
+            weakest_word=None,
+        )
+        is asked
+    )
 
 
 def test_in_a_room_that_rings_a_move_with_a_weakly_heard_word_is_read_back(
