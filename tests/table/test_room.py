@@ -93,26 +93,11 @@ def test_a_sure_mixed_up_move_is_ruled_only_where_the_room_rings_and_is_not_nois
 ) -> None:
     # In noise the rule of stop 34 stands: espeak-ng's "thirteen" in white noise was heard as
     # "thirty five" with the whole share and no rival at all.
-    assert (
-        confirm.doubtful(
-            1.0,
-            0.0,
-            noisy=noisy,
-            rings=rings,
-            lone=False,
-            near_talk=False,
-            loud=False,
-            confused=True,
-            confused_rival=0.0,
-            won_by_prior=False,
-            echoing=False,
-            crowded=False,
-            adapted=True,
-            goes_on=False,
-            weakest_word=None,
-        )
-        is asked
+    none = dict.fromkeys(
+        ("lone", "near_talk", "loud", "won_by_prior", "echoing", "crowded", "goes_on"), False
     )
+    sure = {"confused": True, "confused_rival": 0.0, "adapted": True, "weakest_word": None}
+    assert confirm.doubtful(1.0, 0.0, noisy=noisy, rings=rings, **sure, **none) is asked  # type: ignore[arg-type]
 
 
 def test_in_a_room_that_rings_a_move_with_a_weakly_heard_word_is_read_back(
