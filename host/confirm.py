@@ -185,10 +185,10 @@ def doubtful(
     rivalled = rival >= least_rival or confused_rival >= CONFUSED_RIVAL_SHARE
     weak = rings and weakest_word is not None and weakest_word < RINGING_WEAK_WORD
     unsure = share < MOVE_SHARE or rivalled or won_by_prior or lone or near_talk or loud or weak
-    echoes = echoing and (not adapted or share < ECHOING_SHARE or rival > 0 or goes_on)
-    trusted = (
-        rings and not noisy and adapted and share >= ECHOING_SHARE and rival == 0 and RINGING_CONFUSED_RULED
-    )
+    # As surely as a room can be heard: decoders adapted to rooms, and no likely rival at all.
+    sure_in_room = adapted and share >= ECHOING_SHARE and rival == 0
+    echoes = echoing and (not sure_in_room or goes_on)
+    trusted = rings and not noisy and sure_in_room and RINGING_CONFUSED_RULED
     return unsure or ((noisy or rings) and confused and not trusted) or echoes or crowded
 
 
