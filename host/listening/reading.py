@@ -11,7 +11,7 @@ ignored if it is. Pure: nothing here asks the referee or changes a session.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from games.base import ANSWERS, Command, Meaning, Moves
@@ -178,11 +178,17 @@ def read(
         return isinstance(proposal, Moves) and proposal.candidates == (meaning,)
 
     best = ranked[0]
+    playing = mode == PLAYING and is_move(best)
     others = tuple(k for k in ranked[1:] if mass[k] >= KEEP_ALTERNATIVE * mass[best])
     share = mass[best] / total
-    strongest_rival = max((mass[k] for k in ranked[1:] if k in allowed), default=0.0)
-    rival = strongest_rival / mass[best] if mass[best] > 0 else 0.0
-    if mode == PLAYING and is_move(best) and share < DROP_SHARE:
+
+    def against_best(keys: Iterable[Meaning]) -> float:
+        """The strongest of ``keys``' weights as a fraction of the best reading's (0: none)."""
+        strongest = max((mass.get(k, 0.0) for k in keys), default=0.0)
+        return strongest / mass[best] if mass[best] > 0 else 0.0
+
+    rival = against_best(k for k in ranked[1:] if k in allowed)
+    if playing and share < DROP_SHARE:
         # Too shaky even to ask about: a question about it would be a question about noise.
         return Reading(None, hearing.text, (), share, 0.0, "doubtful")
     top = says(hearing.text, best)
@@ -191,10 +197,9 @@ def read(
         # Only a lenient talk prior kept the phrase: a move said in a voice the model fits
         # poorly, or talk. Nothing but a move is taken from it, and that move is doubtful:
         # read back, or dropped right after talk (host.confirm.doubtful, _reply_to_talk).
-        if not (mode == PLAYING and is_move(best)):
+        if not playing:
             return Reading(None, hearing.near_talk, (), 0.0, 0.0, "talk")
         confidence = 0.0
-    playing = mode == PLAYING and is_move(best)
     won_by_prior = playing and any(
         heard_as[k] >= heard_as.get(best, 0.0)
         for k in heard_as
@@ -202,7 +207,7 @@ def read(
     )
     mixed_up = [m for m in talk.confusable(best, lang) if spec.likely(state, m)] if playing else []
     confused = bool(mixed_up)
-    confused_rival = max((mass.get(m, 0.0) for m in mixed_up), default=0.0) / mass[best] if confused else 0.0
+    confused_rival = against_best(mixed_up)
     return Reading(
         best,
         first[best],
