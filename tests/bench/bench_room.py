@@ -1,7 +1,7 @@
 """A real room: the referee hears the players through a phone lying in the middle of the table.
 
 Run: python tests/bench/bench_room.py [--rooms tuning|held-out|all|fresh:COUNT:SEED|den,living,...]
-     [--voices piper,piper-fast,...] [--noise quiet,babble10,white20,fan20] [--lang en,ko]
+     [--voices piper,piper-fast,...|KIND:SETTING] [--noise quiet,babble10,white20,fan20] [--lang en,ko]
      [--quick] [--no-talk] [--moves N] [--games ...] [--seed N] [--corpus FILE.yaml] [--dump FILE.jsonl]
      [--show N] [--dry] [--chain today,room,room-near,room-tail]
      [--dereverb RT60|room|measured|wpe] [--talk-weight W] [--screen N] [--front K=V]
@@ -96,6 +96,7 @@ from tests.bench.rooms import (
     HELD_OUT_VOICES,
     ROOMS,
     TUNING,
+    VOICES,
     Room,
     active_rms,
     at_seat,
@@ -542,7 +543,8 @@ def main() -> None:
             play_games(model, lang, voice, yes_voice_for(voice, lang), sentences, games, args.quick,
                                tally, scene=scene, moves=args.moves, seed=args.seed)  # fmt: skip
             where = "dry" if room is None else f"{room.name} (RT60 {room.rt60} s)"
-            held = " [held out]" if (room and room.held_out) or voice in HELD_OUT_VOICES else ""
+            unseen = voice in HELD_OUT_VOICES or voice not in VOICES
+            held = " [held out]" if (room and room.held_out) or unseen else ""
             report(
                 lang,
                 f"{where} {voice} {level}{held} [{chain}]",

@@ -235,9 +235,21 @@ def trim(pcm: bytes) -> bytes:
     return samples[loud[0] : loud[-1] + 1].tobytes() if loud.size else pcm
 
 
+def voice_setting(voice: str) -> tuple[str, str]:
+    """A voice's synthesiser and setting: a name in :data:`VOICES`, or a voice none of the
+    benches was tuned on spelt out as KIND:SETTING ("espeak:en-us+m2", "piper:1.1",
+    "pitch:piper-fast|-200"), for a sweep of unseen voices."""
+    if voice in VOICES:
+        return VOICES[voice]
+    kind, _, setting = voice.partition(":")
+    if kind not in ("piper", "espeak", "pitch") or not setting:
+        raise SystemExit(f"unknown voice {voice!r}: one of {', '.join(VOICES)} or KIND:SETTING")
+    return kind, setting
+
+
 def voice_audio(text: str, voice: str) -> bytes:
-    """``text`` said by ``voice`` (:data:`VOICES`), dry, trimmed; cached on disk."""
-    kind, setting = VOICES[voice]
+    """``text`` said by ``voice`` (:func:`voice_setting`), dry, trimmed; cached on disk."""
+    kind, setting = voice_setting(voice)
     key = hashlib.sha1(f"{kind}|{setting}|{text}".encode()).hexdigest()
     path = CACHE / f"voice-{key}.pcm"
     if path.exists():
