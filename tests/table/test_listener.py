@@ -292,7 +292,7 @@ def test_after_the_game_only_commands_are_heard(referee: Referee, ko_model: Spee
         + say("오십삼")
         + silence(1.2)
         + say("새게임")
-        + silence(1.2)
+        + silence(2.0)  # the read-back is heard before it is answered (BEFORE_QUESTION_S)
         + say("새게임")
         + silence(1.2),
     )

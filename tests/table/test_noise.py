@@ -138,12 +138,15 @@ def asked_on_a_kept_phrase(referee: Referee, ko_model: SpeechModel) -> Listener:
     return listener
 
 
+@pytest.mark.parametrize("after", [0.2, 0.7])
 def test_an_answer_begun_before_the_question_could_be_asked_is_no_answer(
-    referee: Referee, ko_model: SpeechModel
+    referee: Referee, ko_model: SpeechModel, after: float
 ) -> None:
     # A listener fed without the runner (which drops what the microphone hears while the
     # host speaks) heard piper-up2's "oh my god, stop it" as "nine", read it back, and took
-    # "stop it", begun 0.2 s after the ruling, for "yeah": 9 ruled on talk.
+    # "stop it", begun 0.2 s after the ruling, for "yeah": 9 ruled on talk. An unseen
+    # espeak-ng voice's "hi everyone" was read back as "Bob, 21?", and the "yes" to the
+    # greeting, begun 0.7 s after, put Bob out: no question is said and heard that fast.
     session = referee.create(SessionConfig(lang="ko", undo_grace=30.0), ["Ann", "Bob", "Cy"])
     listener = Listener(referee, session, ko_model, report_missing=False)
     listener.handle(hearing(("오십 삼", 1.0)))
@@ -153,7 +156,7 @@ def test_an_answer_begun_before_the_question_could_be_asked_is_no_answer(
     def yes(start: float) -> Hearing:
         return replace(hearing(("네", 1.0)), start=start, end=start + 0.3, speech_end=start + 0.3)
 
-    early = listener.handle(yes(10.9))
+    early = listener.handle(yes(10.7 + after))
     assert early.ignored == "said before the question" and listener.asked is not None
     answered = listener.handle(yes(10.7 + BEFORE_QUESTION_S + 2.5))  # not a reply to the early one
     assert answered.ignored is None and answered.reply is not None and answered.reply.accepted
