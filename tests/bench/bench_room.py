@@ -25,7 +25,8 @@ voices and noise with no room, the control.
 ``--chain``: ``today`` hears as the host did before issue 40 (no room rules), ``room`` as
 it does now (the room measured from what is said; in a room that rings the noisy room's
 read-back rules and the lenient talk prior), ``room-near`` as ``room`` with near talk kept
-in a ringing room (``sphinx.RINGING_NEAR_TALK``, a candidate), ``room-tail`` as ``room``
+in a ringing room for any phrase (``sphinx.RINGING_NEAR_WORDS`` 1, ``--near-words`` and
+``--near-posterior`` set the room's own), ``room-tail`` as ``room``
 with a word's reverberant tail not speech to the end-pointer (``endpointer.RINGING_TAIL_DB``,
 a candidate); today and room in one run by default. ``--screen N``: a candidate screened
 fast, without the referee (:func:`screen`); ``--front``, ``--decoder``, ``--ringing-weight``,
@@ -237,7 +238,7 @@ def candidates(args: argparse.Namespace, room: Room | None) -> Callable[[Listene
 
 
 TODAY = {"RINGS_RT60": listening.RINGS_RT60}
-NEAR_TALK = sphinx.RINGING_NEAR_TALK
+NEAR: dict[str, float] = {"words": sphinx.RINGING_NEAR_WORDS, "posterior": sphinx.RINGING_NEAR_POSTERIOR}
 MLLR = sphinx.TABLE_MLLR
 RING_MLLR = sphinx.RINGING_MLLR
 RING_MEANS = sphinx.RINGING_MEANS
@@ -248,14 +249,17 @@ CHAINS = ("today", "room", "room-near", "room-tail", "room-guard")
 
 def use_chain(chain: str) -> None:
     """Hear as ``chain`` says: "today" is the hearing before issue 40 (no room rules),
-    "room-near" the room rules with near talk kept in a ringing room (a candidate),
+    "room-near" the room rules with near talk kept in a ringing room for any phrase (the
+    candidate as first measured; "room" keeps it for a long phrase heard surely),
     "room-tail" the room rules with a word's tail not speech to the end-pointer (a
     candidate, ``endpointer.RINGING_TAIL_DB``), "room-guard" as room-tail but for a word a
     longer one begins (``endpointer.RINGING_TAIL_GUARD``)."""
     if chain not in CHAINS:
         raise SystemExit(f"unknown chain {chain!r}")
     listening.RINGS_RT60 = math.inf if chain == "today" else TODAY["RINGS_RT60"]
-    sphinx.RINGING_NEAR_TALK = chain == "room-near" or NEAR_TALK
+    near_any = chain == "room-near"  # near talk for any phrase, as first measured
+    sphinx.RINGING_NEAR_WORDS = 1 if near_any else int(NEAR["words"])
+    sphinx.RINGING_NEAR_POSTERIOR = 0.0 if near_any else NEAR["posterior"]
     tail = chain in ("room-tail", "room-guard")
     endpointer.RINGING_TAIL_DB = TAIL_CANDIDATE_DB if tail else TAIL["db"]
     endpointer.RINGING_TAIL_GUARD = chain == "room-guard" or TAIL["guard"]
@@ -272,6 +276,10 @@ def set_ring_means(args: argparse.Namespace, without: bool = False) -> None:
 
 def set_candidates(args: argparse.Namespace) -> None:
     """The hearing candidates of docs/speech.md "Hearing in a room" the flags name."""
+    if args.near_words is not None:
+        NEAR["words"] = args.near_words  # use_chain sets it for each chain
+    if args.near_posterior is not None:
+        NEAR["posterior"] = args.near_posterior
     if args.ringing_weight is not None:
         sphinx.RINGING_TALK_WEIGHT = args.ringing_weight
     if args.ringing_lenient is not None:
@@ -487,6 +495,8 @@ def main() -> None:
         type=Path,
         help="an MLLR transform (sphinx.TABLE_MLLR, e.g. host/speech/room_mllr); CHAIN-mllr: none",
     )
+    parser.add_argument("--near-words", type=int, help="sphinx.RINGING_NEAR_WORDS")
+    parser.add_argument("--near-posterior", type=float, help="sphinx.RINGING_NEAR_POSTERIOR")
     parser.add_argument("--ringing-weight", type=float, help="sphinx.RINGING_TALK_WEIGHT")
     parser.add_argument("--ringing-lenient", type=float, help="sphinx.RINGING_LENIENT_WEIGHT")
     parser.add_argument("--tail-db", type=float, help="endpointer.RINGING_TAIL_DB (0: off)")
