@@ -118,9 +118,9 @@ LENIENT_EXTRA_WORDS = 1
 #: a short sentence is as few words: "no way, really" in the den was heard as "one hundred
 #: one", read back, and someone's "yes" put Ann out. The bench dumps of every room and
 #: voice (tuning, held out, fresh) held 64 distinct moves the gate dropped with at least
-#: four words, each at a posterior of 0.9 or more, and no sentence of talk; the closest
-#: talk was "who left the door open" as "two card blue and yellow eight", weakest word
-#: 0.89. Kitchen (RT60 0.9 s), Piper: dropped 15 -> 10 of 40, read back 9 -> 14, talk
+#: four words, each at a posterior of 0.9 or more, and no sentence of talk heard as a move
+#: (four as commands, "what can i say"); the closest was "who left the door open" as "two
+#: card blue and yellow eight", weakest word 0.89. Kitchen (RT60 0.9 s), Piper: dropped 15 -> 10 of 40, read back 9 -> 14, talk
 #: read back 0 (tests/bench/bench_room.py, docs/speech.md "Hearing in a room").
 RINGING_NEAR_TALK = True
 RINGING_NEAR_WORDS = 4
