@@ -120,8 +120,9 @@ LENIENT_EXTRA_WORDS = 1
 #: voice (tuning, held out, fresh) held 64 distinct moves the gate dropped with at least
 #: four words, each at a posterior of 0.9 or more, and no sentence of talk heard as a move
 #: (four as commands, "what can i say"); the closest was "who left the door open" as "two
-#: card blue and yellow eight", weakest word 0.89. Kitchen (RT60 0.9 s), Piper: dropped 15 -> 10 of 40, read back 9 -> 14, talk
-#: read back 0 (tests/bench/bench_room.py, docs/speech.md "Hearing in a room").
+#: card blue and yellow eight", weakest word 0.89. Kitchen (RT60 0.9 s), Piper: dropped
+#: 15 -> 10 of 40, read back 9 -> 14, talk read back 0 (tests/bench/bench_room.py,
+#: docs/speech.md "Hearing in a room").
 RINGING_NEAR_TALK = True
 RINGING_NEAR_WORDS = 4
 RINGING_NEAR_POSTERIOR = 0.9
@@ -498,8 +499,8 @@ class SphinxRecognizer(GrammarRecognizer):
         final reading, not its partial one)."""
         if not phrase or len(talk.split()) > len(phrase.split()) + LENIENT_EXTRA_WORDS:
             return False
-        if self._rings and RINGING_NEAR_TALK:
-            return _near_in_room(phrase, posteriors)
+        if self._rings and RINGING_NEAR_TALK and _near_in_room(phrase, posteriors):
+            return True
         twin = self._gates[1] if len(self._gates) > 1 else None
         if twin is None or twin.active is None:
             return False
