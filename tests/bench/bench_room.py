@@ -297,6 +297,8 @@ def set_candidates(args: argparse.Namespace) -> None:
         confirm.RINGING_CONFUSED_RULED = args.ringing_confused == "ruled"
     if args.weak_word is not None:
         confirm.RINGING_WEAK_WORD = args.weak_word
+    if args.confused_word is not None:
+        confirm.RINGING_CONFUSED_WORD = args.confused_word
     for edit in args.front:
         key, _, value = edit.partition("=")
         sphinx.FRONT_END[key] = value
@@ -484,6 +486,7 @@ def main() -> None:
         "--ringing-confused", choices=("ruled", "asked"), help="confirm.RINGING_CONFUSED_RULED"
     )
     parser.add_argument("--weak-word", type=float, help="confirm.RINGING_WEAK_WORD (0: off)")
+    parser.add_argument("--confused-word", type=float, help="confirm.RINGING_CONFUSED_WORD (0: off)")
     parser.add_argument("--dereverb", help="RT60 in s for the dereverberator, or 'room' (the room's own)")
     parser.add_argument("--dr-floor", type=float, help="dereverb.FLOOR_DB")
     parser.add_argument("--dr-strength", type=float, help="dereverb.STRENGTH")

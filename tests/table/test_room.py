@@ -100,6 +100,19 @@ def test_a_sure_mixed_up_move_is_ruled_only_where_the_room_rings_and_is_not_nois
     assert confirm.doubtful(1.0, 0.0, noisy=noisy, rings=rings, **sure, **none) is asked  # type: ignore[arg-type]
 
 
+@pytest.mark.parametrize(("weakest", "asked"), [(0.831, True), (0.9, False), (None, False)])
+def test_a_sure_mixed_up_move_in_a_ringing_room_is_ruled_only_with_every_word_clear(
+    weakest: float | None, asked: bool
+) -> None:
+    # An unseen voice had "seventy three" heard as "sixty three", the whole share, no rival,
+    # "sixty" at 0.831 (above the weak word bar): ruled, before RINGING_CONFUSED_WORD.
+    none = dict.fromkeys(
+        ("lone", "near_talk", "loud", "won_by_prior", "echoing", "crowded", "goes_on"), False
+    )
+    sure = {"confused": True, "confused_rival": 0.0, "adapted": True, "weakest_word": weakest}
+    assert confirm.doubtful(1.0, 0.0, noisy=False, rings=True, **sure, **none) is asked  # type: ignore[arg-type]
+
+
 def test_in_a_room_that_rings_a_move_with_a_weakly_heard_word_is_read_back(
     referee: Referee, en_model: SpeechModel
 ) -> None:
