@@ -266,6 +266,12 @@ class Tally:
                 "talk": h.hearing.talk,
                 "alternatives": h.hearing.alternatives[:4],
                 "words": [(w.word, w.confidence) for w in h.hearing.words],
+                # How much of the utterance the words cover: its audio (lead-in included),
+                # from its first word to the last speech the voice activity detector heard,
+                # each word's span (stream seconds).
+                "audio_s": round(len(h.hearing.audio) / (2 * SAMPLE_RATE), 2),
+                "speech_s": round(h.hearing.speech_end - h.hearing.start, 2),
+                "word_spans": [(round(w.start, 2), round(w.end, 2)) for w in h.hearing.words],
                 "near_talk": h.hearing.near_talk, "snr_db": round(h.hearing.snr_db, 1),
                 "crowded": h.hearing.crowded,
                 "meaning": str(r.meaning) if r is not None else None,
