@@ -110,19 +110,13 @@ LENIENT_EXTRA_WORDS = 1
 
 #: In a room that rings, keep a phrase the gate heard as talk of at most
 #: :data:`LENIENT_EXTRA_WORDS` more words as near talk (read back, never ruled at once)
-#: whatever the lenient gate hears (there both gates have the same prior), when it is a
-#: long phrase heard surely (:data:`RINGING_NEAR_WORDS`, :data:`RINGING_NEAR_POSTERIOR`).
-#: There a long move's reverberant tail fits a run of short talk words ("one card yellow
-#: one" as "while our oh want up") and it was dropped without a word though the phrase
-#: decoder heard it right. For any phrase it turned dropped moves into read-backs too, but
-#: a short sentence is as few words: "no way, really" in the den was heard as "one hundred
-#: one", read back, and someone's "yes" put Ann out. The bench dumps of every room and
-#: voice (tuning, held out, fresh) held 64 distinct moves the gate dropped with at least
-#: four words, each at a posterior of 0.9 or more, and no sentence of talk heard as a move
-#: (four as commands, "what can i say"); the closest was "who left the door open" as "two
-#: card blue and yellow eight", weakest word 0.89. Kitchen (RT60 0.9 s), Piper: dropped
-#: 15 -> 10 of 40, read back 9 -> 14, talk read back 0 (tests/bench/bench_room.py,
-#: docs/speech.md "Hearing in a room").
+#: when it has :data:`RINGING_NEAR_WORDS` words or more, each heard by the phrase decoder
+#: at :data:`RINGING_NEAR_POSTERIOR` or more: there a long move's ringing tail fits a run
+#: of short talk words ("one card yellow one" as "while our oh want up"). For any phrase
+#: it read short sentences back too ("no way, really" as "one hundred one", and someone's
+#: "yes" put Ann out). The bench dumps held 64 distinct dropped moves over the bar and no
+#: sentence heard as a move (closest: weakest word 0.89). Kitchen, Piper: dropped 15 -> 10
+#: of 40, read back 9 -> 14, talk read back 0 (docs/speech.md "Hearing in a room").
 RINGING_NEAR_TALK = True
 RINGING_NEAR_WORDS = 4
 RINGING_NEAR_POSTERIOR = 0.9
@@ -499,7 +493,9 @@ class SphinxRecognizer(GrammarRecognizer):
         final reading, not its partial one)."""
         if not phrase or len(talk.split()) > len(phrase.split()) + LENIENT_EXTRA_WORDS:
             return False
-        if self._rings and RINGING_NEAR_TALK and _near_in_room(phrase, posteriors):
+        words = len(phrase.split())
+        sure = len(posteriors) == words and min(posteriors, default=0.0) >= RINGING_NEAR_POSTERIOR
+        if self._rings and RINGING_NEAR_TALK and words >= RINGING_NEAR_WORDS and sure:
             return True
         twin = self._gates[1] if len(self._gates) > 1 else None
         if twin is None or twin.active is None:
@@ -587,13 +583,6 @@ class SphinxRecognizer(GrammarRecognizer):
             Alternative(tuple(text.split()), score, words if text == best_text else [])
             for text, score in scores.items()
         ]
-
-
-def _near_in_room(phrase: str, posteriors: Sequence[float]) -> bool:
-    """Whether a ringing room keeps ``phrase`` as near talk (:data:`RINGING_NEAR_WORDS`)."""
-    words = len(phrase.split())
-    sure = len(posteriors) == words and min(posteriors) >= RINGING_NEAR_POSTERIOR
-    return words >= RINGING_NEAR_WORDS and sure
 
 
 def _is_word(word: str) -> bool:
