@@ -85,6 +85,16 @@ def test_in_a_room_that_rings_a_move_often_misheard_for_another_is_read_back(
     assert asked(0.7, adapted=True, faint="the cat", share=ECHOING_SHARE - 0.1)
 
 
+def sure_mixed_up_asked(*, noisy: bool, rings: bool, weakest_word: float | None) -> bool:
+    """Whether a mixed-up move heard with the whole share, by adapted decoders, with no rival
+    and no other doubt at all, is read back."""
+    return confirm.doubtful(
+        1.0, 0.0, confused=True, confused_rival=0.0, adapted=True, weakest_word=weakest_word,
+        noisy=noisy, rings=rings, lone=False, near_talk=False, loud=False, won_by_prior=False,
+        echoing=False, crowded=False, goes_on=False,
+    )  # fmt: skip
+
+
 @pytest.mark.parametrize(
     ("noisy", "rings", "asked"), [(False, True, False), (True, True, True), (True, False, True)]
 )
@@ -93,11 +103,7 @@ def test_a_sure_mixed_up_move_is_ruled_only_where_the_room_rings_and_is_not_nois
 ) -> None:
     # In noise the rule of stop 34 stands: espeak-ng's "thirteen" in white noise was heard as
     # "thirty five" with the whole share and no rival at all.
-    none = dict.fromkeys(
-        ("lone", "near_talk", "loud", "won_by_prior", "echoing", "crowded", "goes_on"), False
-    )
-    sure = {"confused": True, "confused_rival": 0.0, "adapted": True, "weakest_word": None}
-    assert confirm.doubtful(1.0, 0.0, noisy=noisy, rings=rings, **sure, **none) is asked  # type: ignore[arg-type]
+    assert sure_mixed_up_asked(noisy=noisy, rings=rings, weakest_word=None) is asked
 
 
 @pytest.mark.parametrize(("weakest", "asked"), [(0.831, True), (0.9, False), (None, False)])
@@ -106,11 +112,7 @@ def test_a_sure_mixed_up_move_in_a_ringing_room_is_ruled_only_with_every_word_cl
 ) -> None:
     # An unseen voice had "seventy three" heard as "sixty three", the whole share, no rival,
     # "sixty" at 0.831 (above the weak word bar): ruled, before RINGING_CONFUSED_WORD.
-    none = dict.fromkeys(
-        ("lone", "near_talk", "loud", "won_by_prior", "echoing", "crowded", "goes_on"), False
-    )
-    sure = {"confused": True, "confused_rival": 0.0, "adapted": True, "weakest_word": weakest}
-    assert confirm.doubtful(1.0, 0.0, noisy=False, rings=True, **sure, **none) is asked  # type: ignore[arg-type]
+    assert sure_mixed_up_asked(noisy=False, rings=True, weakest_word=weakest) is asked
 
 
 def test_in_a_room_that_rings_a_move_with_a_weakly_heard_word_is_read_back(
