@@ -113,6 +113,29 @@ RINGING_CONFUSED_WORD = 0.85
 #: ("sixty" 0.785, a voice no bench was tuned on). At 0.8, 11 of 3,472 moves the dumps'
 #: ringing rooms ruled right are read back instead (the lowest 0.788).
 RINGING_WEAK_WORD = 0.8
+#: A move is read back when its words do not fit the speech they were heard in: speech
+#: went on for at least this long (s) after its last word. espeak-ng en-gb+m6 said "Ann and
+#: Bob are arguing again" in an unseen room of RT60 0.73 s; the decoder fitted "I'll draw"
+#: to its first 0.94 s, with the whole share and words at 0.93 and 0.88, and 0.75 s of
+#: speech after it; it was ruled. Of the 284 moves the room benches' dumps acted on (tuning
+#: and unseen rooms and voices) none had more than 0.26 s after its last word. None: off.
+SPEECH_AFTER_WORDS_S: float | None = 0.5
+#: ... or its last word began at least this long (s) after the speech ended: a word fitted
+#: to the room's tail. The same voice's "two card yellow one" in an unseen room of RT60
+#: 0.93 s was heard as "two card yellow two", "one" swallowed by a 0.94 s "yellow" and
+#: a 0.06 s "two" found 0.65 s after the speech, and ruled. In the 284 moves, the last word
+#: began at least 0.22 s before the speech ended. None: off.
+WORD_AFTER_SPEECH_S: float | None = 0.3
+
+
+def loose_fit(speech_after_words: float, word_after_speech: float) -> bool:
+    """Whether a hearing's words leave speech unexplained or lie outside the speech
+    (:data:`SPEECH_AFTER_WORDS_S`, :data:`WORD_AFTER_SPEECH_S`)."""
+    after = SPEECH_AFTER_WORDS_S is not None and speech_after_words >= SPEECH_AFTER_WORDS_S
+    late = WORD_AFTER_SPEECH_S is not None and word_after_speech >= WORD_AFTER_SPEECH_S
+    return after or late
+
+
 #: Seconds a read-back at the table waits for its answer (GAMEHOST_CONFIRM_LAPSE): long
 #: enough to hear the question and answer, short enough that later talk is not taken for one.
 CONFIRM_LAPSE = 8.0
@@ -167,6 +190,7 @@ def doubtful(
     adapted: bool,
     goes_on: bool,
     weakest_word: float | None,
+    loose: bool,
 ) -> bool:
     """Whether a move a listener read is read back even when it would cost nothing: other
     readings hold much of the sound (``share`` below :data:`MOVE_SHARE`), another move
@@ -189,13 +213,14 @@ def doubtful(
     their words may be in it (a sentence of talk over the chatter of three others was heard
     as "ninety four" with no rival, a move said over it as another); or, in a room that
     ``rings``, a word of it was heard weakly (``weakest_word``, its posterior, below
-    :data:`RINGING_WEAK_WORD`; None: no posteriors)."""
+    :data:`RINGING_WEAK_WORD`; None: no posteriors); or its words do not fit the speech
+    (``loose``, :func:`loose_fit`)."""
     least_rival = NOISY_RIVAL_SHARE if noisy or rings else RIVAL_SHARE
     # A mixed-up rival is also a rival (``confused_rival`` <= ``rival``): in a noisy or
     # ringing room the lower bar is already the rival's.
     rivalled = rival >= least_rival or confused_rival >= CONFUSED_RIVAL_SHARE
     weak = rings and weakest_word is not None and weakest_word < RINGING_WEAK_WORD
-    unsure = share < MOVE_SHARE or rivalled or won_by_prior or lone or near_talk or loud or weak
+    unsure = share < MOVE_SHARE or rivalled or won_by_prior or lone or near_talk or loud or weak or loose
     # As surely as a room can be heard: decoders adapted to rooms, and no likely rival at all.
     sure_in_room = adapted and share >= ECHOING_SHARE and rival == 0
     echoes = echoing and (not sure_in_room or goes_on)

@@ -69,6 +69,8 @@ class Hearing:
     #: a little lead-in included), for whoever needs the voice itself (who said it).
     audio: bytes = field(default=b"", repr=False, compare=False)
     audio_start: float = 0.0
+    #: Stream time the voice activity detector first heard speech (None: not known).
+    speech_start: float | None = None
 
     @property
     def text(self) -> str:
@@ -78,6 +80,18 @@ class Hearing:
     def confidence(self) -> float:
         """Share of the best alternative (see class docstring for what it means)."""
         return self.alternatives[0][1] if self.alternatives else 0.0
+
+    @property
+    def speech_after_words(self) -> float:
+        """Seconds of speech after the last word ended: speech the words do not explain (a
+        phrase fitted to the first words of a sentence). 0 without words."""
+        return self.speech_end - self.end if self.words else 0.0
+
+    @property
+    def word_after_speech(self) -> float:
+        """Seconds after the speech ended that the last word began (> 0: a word fitted to
+        a reverberant tail or to silence, not to speech). 0 without words."""
+        return self.words[-1].start - self.speech_end if self.words else 0.0
 
     @property
     def latency(self) -> float:
@@ -174,4 +188,5 @@ def make_hearing(
         speech_end=speech_end,
         emitted_at=emitted_at,
         forced=forced,
+        speech_start=speech_start,
     )

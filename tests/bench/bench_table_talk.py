@@ -271,6 +271,8 @@ class Tally:
                 # each word's span (stream seconds).
                 "audio_s": round(len(h.hearing.audio) / (2 * SAMPLE_RATE), 2),
                 "speech_s": round(h.hearing.speech_end - h.hearing.start, 2),
+                "lead_s": round(h.hearing.start - h.hearing.speech_start, 2)
+                if h.hearing.speech_start is not None else None,
                 "word_spans": [(round(w.start, 2), round(w.end, 2)) for w in h.hearing.words],
                 "near_talk": h.hearing.near_talk, "snr_db": round(h.hearing.snr_db, 1),
                 "crowded": h.hearing.crowded,
