@@ -259,7 +259,7 @@ class StreamListener(ABC):
             goes_on=echoing and self._goes_on(reading.text),
             crowded=not self.phone and hearing.crowded,
             weakest_word=self._weakest_word(hearing, reading),
-            loose=confirm.loose_fit(hearing.speech_after_words, hearing.word_after_speech),
+            loose=confirm.loose_fit(hearing),
         )
 
     def _weakest_word(self, hearing: Hearing, reading: Reading) -> float | None:

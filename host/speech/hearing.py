@@ -82,6 +82,12 @@ class Hearing:
         return self.alternatives[0][1] if self.alternatives else 0.0
 
     @property
+    def speech_before_words(self) -> float:
+        """Seconds of speech before the first word began: speech the words do not explain (a
+        phrase fitted to the last syllables of a word). 0 without words or a known start."""
+        return self.start - self.speech_start if self.words and self.speech_start is not None else 0.0
+
+    @property
     def speech_after_words(self) -> float:
         """Seconds of speech after the last word ended: speech the words do not explain (a
         phrase fitted to the first words of a sentence). 0 without words."""
