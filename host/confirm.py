@@ -114,6 +114,24 @@ RINGING_CONFUSED_WORD = 0.85
 #: ("sixty" 0.785, a voice no bench was tuned on). At 0.8, 11 of 3,472 moves the dumps'
 #: ringing rooms ruled right are read back instead (the lowest 0.788).
 RINGING_WEAK_WORD = 0.8
+#: In a room that rings a move that would cost its mover (``Talk.costly``: a secret
+#: revealed, a card played or given, a challenge) is read back when a word of it was heard
+#: with less than this posterior, a higher bar than :data:`RINGING_WEAK_WORD`'s for any
+#: move. A voice no bench was tuned on (espeak-ng en-gb-x-gbclan+m3, Lancaster) had "reveals
+#: a secret bury" heard as "reveals a secret second wind" in an unseen room of RT60 0.63 s,
+#: the whole share, no rival, "second" at 0.823, and ruled. In the dumps' ringing rooms 7
+#: moves were ruled wrong, 6 of them with a word below 0.85; raising the bar for every move
+#: would read back about 76 of 1,886 moves ruled right there (4 %). None: off.
+RINGING_COSTLY_WORD: float | None = 0.85
+
+
+def weak_for_costly(rings: bool, weakest_word: float | None) -> bool:
+    """Whether a hearing in a room that ``rings`` had a word too weak to rule a costly move
+    on (:data:`RINGING_COSTLY_WORD`; ``weakest_word`` None: no posteriors)."""
+    bar = RINGING_COSTLY_WORD
+    return rings and bar is not None and weakest_word is not None and weakest_word < bar
+
+
 #: A move is read back when its words do not fit the speech they were heard in: speech
 #: went on for at least this long (s) after its last word. espeak-ng en-gb+m6 said "Ann and
 #: Bob are arguing again" in an unseen room of RT60 0.73 s; the decoder fitted "I'll draw"

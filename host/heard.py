@@ -51,6 +51,9 @@ class HeardMeaning:
     #: is read back even when it would cost nothing, for a read-back costs less than a wrong
     #: number in the chain (``host.confirm.doubtful``).
     doubtful: bool = False
+    #: Heard less surely than a move that costs its mover needs, though sure enough for
+    #: any other (``host.confirm.weak_for_costly``): such a move is read back.
+    unsure: bool = False
 
 
 def yes_or_no(meaning: Any) -> bool | None:

@@ -72,7 +72,11 @@ Spoken = SpeechText | HeardMeaning | None
 
 
 def _unsure(table: Table, hearing: Spoken) -> bool:
-    return hearing is not None and unsure(hearing.confidence, table.config.confirm_below)
+    if hearing is None:
+        return False
+    return unsure(hearing.confidence, table.config.confirm_below) or (
+        isinstance(hearing, HeardMeaning) and hearing.unsure
+    )
 
 
 class Referee:

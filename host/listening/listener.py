@@ -374,6 +374,7 @@ class StreamListener(ABC):
             open_mic=True,
             lapse=self.confirm_lapse,
             doubtful=self._doubtful(hearing, reading) or (voiced is not None and voiced.doubtful),
+            unsure=confirm.weak_for_costly(self._rings(), self._weakest_word(hearing, reading)),
         )
         with self.referee.store.transaction():
             reply = self.referee.handle_heard(self.session_id, heard, speaker)

@@ -139,6 +139,48 @@ def test_in_a_room_that_rings_a_move_with_a_weakly_heard_word_is_read_back(
     assert not asked(None, 0.74)  # a dry table rules it, as before
 
 
+def test_in_a_room_that_rings_a_costly_move_needs_every_word_clear(
+    referee: Referee, en_model: SpeechModel
+) -> None:
+    # An unseen voice had "reveals a secret bury" heard as "reveals a secret second wind" in
+    # a room of RT60 0.63 s, the whole share, "second" at 0.823 (above the weak word bar),
+    # and ruled: a secret revealed on a mishearing. A card played in Upside-Out costs its
+    # player; a good number in Up-or-Down costs nothing.
+    room = table_in(referee, en_model, 0.6).room
+
+    def asked(weakest: float, rings: bool = True) -> bool:
+        session = referee.create(SessionConfig(game="upside-out", undo_grace=30.0), ["Ann", "Bob"])
+        referee.handle(session, "me", "Ann")
+        listener = Listener(referee, session, en_model, report_missing=False)
+        if rings:
+            listener.hear_room_with(room)
+        words = (
+            WordTiming("plays", 20.0, 20.3, 0.95),
+            WordTiming("whisper", 20.3, 20.6, weakest),
+            WordTiming("turned", 20.6, 20.9, 0.95),
+        )
+        said = replace(
+            hearing(("plays whisper turned", 1.0)), words=words, start=20.0, end=20.9, speech_end=20.9
+        )
+        heard = listener.handle(replace(said, room_adapted=True))
+        assert heard.reading is not None and heard.reading.rival == 0 and heard.reply is not None, heard
+        return bool(heard.reply.confirm)
+
+    assert asked(0.823)  # "Ann plays Whisper?"
+    assert not asked(0.86)
+    assert not asked(0.823, rings=False)  # a dry table: no posterior bar
+
+    def good_number_asked(weakest: float) -> bool:
+        listener = table_in(referee, en_model, 0.6)
+        at = listener.time + 3.0
+        words = (WordTiming("twenty", at, at + 0.3, 0.95), WordTiming("two", at + 0.3, at + 0.5, weakest))
+        heard = listener.handle(replace(later(listener, "twenty two"), words=words, room_adapted=True))
+        assert heard.reply is not None
+        return bool(heard.reply.confirm)
+
+    assert not good_number_asked(0.823)  # costs nothing: the general bar (0.8)
+
+
 def test_a_hearing_carries_the_audio_of_its_utterance(referee: Referee, en_model: SpeechModel) -> None:
     # For whoever needs the voice itself (who said it): the utterance as the recogniser
     # heard it, from audio_start on.
