@@ -125,11 +125,16 @@ RINGING_WEAK_WORD = 0.8
 RINGING_COSTLY_WORD: float | None = 0.85
 
 
+def word_below(weakest_word: float | None, bar: float | None) -> bool:
+    """Whether a hearing's weakest word posterior is below ``bar`` (``weakest_word`` None:
+    no posteriors; ``bar`` None: off)."""
+    return bar is not None and weakest_word is not None and weakest_word < bar
+
+
 def weak_for_costly(rings: bool, weakest_word: float | None) -> bool:
     """Whether a hearing in a room that ``rings`` had a word too weak to rule a costly move
-    on (:data:`RINGING_COSTLY_WORD`; ``weakest_word`` None: no posteriors)."""
-    bar = RINGING_COSTLY_WORD
-    return rings and bar is not None and weakest_word is not None and weakest_word < bar
+    on (:data:`RINGING_COSTLY_WORD`)."""
+    return rings and word_below(weakest_word, RINGING_COSTLY_WORD)
 
 
 #: A move is read back when its words do not fit the speech they were heard in: speech
@@ -247,12 +252,12 @@ def doubtful(
     # A mixed-up rival is also a rival (``confused_rival`` <= ``rival``): in a noisy or
     # ringing room the lower bar is already the rival's.
     rivalled = rival >= least_rival or confused_rival >= CONFUSED_RIVAL_SHARE
-    weak = rings and weakest_word is not None and weakest_word < RINGING_WEAK_WORD
+    weak = rings and word_below(weakest_word, RINGING_WEAK_WORD)
     unsure = share < MOVE_SHARE or rivalled or won_by_prior or lone or near_talk or loud or weak or loose
     # As surely as a room can be heard: decoders adapted to rooms, and no likely rival at all.
     sure_in_room = adapted and share >= ECHOING_SHARE and rival == 0
     echoes = echoing and (not sure_in_room or goes_on)
-    clear = weakest_word is None or weakest_word >= RINGING_CONFUSED_WORD
+    clear = not word_below(weakest_word, RINGING_CONFUSED_WORD)
     trusted = rings and not noisy and sure_in_room and clear and RINGING_CONFUSED_RULED
     return unsure or ((noisy or rings) and confused and not trusted) or echoes or crowded
 

@@ -268,11 +268,10 @@ class Tally:
                 "words": [(w.word, w.confidence) for w in h.hearing.words],
                 # How much of the utterance the words cover: its audio (lead-in included),
                 # from its first word to the last speech the voice activity detector heard,
-                # each word's span (stream seconds).
+                # the speech before the first word, each word's span (stream seconds).
                 "audio_s": round(len(h.hearing.audio) / (2 * SAMPLE_RATE), 2),
                 "speech_s": round(h.hearing.speech_end - h.hearing.start, 2),
-                "lead_s": round(h.hearing.start - h.hearing.speech_start, 2)
-                if h.hearing.speech_start is not None else None,
+                "lead_s": round(h.hearing.speech_before_words, 2),
                 "word_spans": [(round(w.start, 2), round(w.end, 2)) for w in h.hearing.words],
                 "near_talk": h.hearing.near_talk, "snr_db": round(h.hearing.snr_db, 1),
                 "crowded": h.hearing.crowded,
