@@ -383,6 +383,13 @@ class Cost(ABC, Generic[S, M]):
         read back before it counts. By default every move is."""
         return True
 
+    def by_name(self, move: M) -> bool:
+        """Whether ``move`` is known by a name of its own (a card's name from the deck): one of
+        many words the grammar gives no structure, unlike a number or a suit, which a room
+        that echoes has the recogniser take for another name with the whole share. Such a
+        costly move is read back there (``host/confirm.py``). By default none is."""
+        return False
+
     def likely(self, state: S, move: M) -> bool | None:
         """Whether players usually make ``move`` now (allowed, not a mistake): a speech
         prior between close readings. None (the default): the rules decide, as

@@ -655,6 +655,10 @@ class UpsideOutTalk(Talk[r.State, r.Move, r.Options]):
         # Drawing and starting cost little to hear wrong; a card played or given does not come back.
         return not isinstance(move, r.Draw | r.Start)
 
+    def by_name(self, move: r.Move) -> bool:
+        # A card described on the fly has no name: typed, never heard.
+        return isinstance(move, r.Play | r.Reveal) and bool(move.card.name)
+
     def confusable(self, move: r.Move, lang: str) -> tuple[r.Move, ...]:
         if isinstance(move, r.Discard):
             return tuple(r.Discard(move.player, n) for n in sorted(confusable(move.count, lang)) if n > 0)

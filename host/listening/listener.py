@@ -374,7 +374,11 @@ class StreamListener(ABC):
             open_mic=True,
             lapse=self.confirm_lapse,
             doubtful=self._doubtful(hearing, reading) or (voiced is not None and voiced.doubtful),
-            unsure=confirm.weak_for_costly(self._rings(), self._weakest_word(hearing, reading)),
+            unsure=confirm.unsure_for_costly(
+                rings=self._rings(),
+                echoing_name=self._echoing() and reading.by_name,
+                weakest_word=self._weakest_word(hearing, reading),
+            ),
         )
         with self.referee.store.transaction():
             reply = self.referee.handle_heard(self.session_id, heard, speaker)

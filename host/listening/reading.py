@@ -72,6 +72,8 @@ class Reading:
     #: toss-up of the sound (the search and the lattice tied, "seventy" heard as "seventeen"
     #: and "seven") only because the other is a mistake now.
     won_by_prior: bool = False
+    #: The move is known by a name of its own (``Talk.by_name``: a card's name from the deck).
+    by_name: bool = False
 
 
 def calibrate(
@@ -219,6 +221,7 @@ def read(
         confused=confused,
         confused_rival=confused_rival,
         won_by_prior=won_by_prior,
+        by_name=playing and talk.by_name(best),
     )
 
 

@@ -17,6 +17,7 @@ from host.session import SessionConfig
 from host.speech.audio import pcm_chunks
 from host.speech.hearing import Hearing, WordTiming
 from host.speech.model import SpeechModel, load_model
+from host.speech.room import RoomMeter
 from tests import voices
 from tests.speech.conftest import trim
 from tests.speech.reverb import said_in_room
@@ -144,6 +145,26 @@ def test_in_a_room_that_rings_a_move_with_a_weakly_heard_word_is_read_back(
     assert not asked(None, 0.74)  # a dry table rules it, as before
 
 
+def card_play_asked(referee: Referee, model: SpeechModel, room: RoomMeter | None, weakest: float) -> bool:
+    """Whether Ann's "plays whisper turned" in Upside-Out, heard with the whole share by
+    decoders adapted to rooms, "whisper" at ``weakest``, is read back at a table whose
+    microphone measured ``room`` (None: a dry table)."""
+    session = referee.create(SessionConfig(game="upside-out", undo_grace=30.0), ["Ann", "Bob"])
+    referee.handle(session, "me", "Ann")
+    listener = Listener(referee, session, model, report_missing=False)
+    if room is not None:
+        listener.hear_room_with(room)
+    words = (
+        WordTiming("plays", 20.0, 20.3, 0.95),
+        WordTiming("whisper", 20.3, 20.6, weakest),
+        WordTiming("turned", 20.6, 20.9, 0.95),
+    )
+    said = replace(hearing(("plays whisper turned", 1.0)), words=words, start=20.0, end=20.9, speech_end=20.9)
+    heard = listener.handle(replace(said, room_adapted=True))
+    assert heard.reading is not None and heard.reading.rival == 0 and heard.reply is not None, heard
+    return bool(heard.reply.confirm)
+
+
 def test_in_a_room_that_rings_a_costly_move_needs_every_word_clear(
     referee: Referee, en_model: SpeechModel
 ) -> None:
@@ -152,30 +173,27 @@ def test_in_a_room_that_rings_a_costly_move_needs_every_word_clear(
     # and ruled: a secret revealed on a mishearing. A card played in Upside-Out costs its
     # player; a good number in Up-or-Down costs nothing.
     room = table_in(referee, en_model, 0.6).room
-
-    def asked(weakest: float, rings: bool = True) -> bool:
-        session = referee.create(SessionConfig(game="upside-out", undo_grace=30.0), ["Ann", "Bob"])
-        referee.handle(session, "me", "Ann")
-        listener = Listener(referee, session, en_model, report_missing=False)
-        if rings:
-            listener.hear_room_with(room)
-        words = (
-            WordTiming("plays", 20.0, 20.3, 0.95),
-            WordTiming("whisper", 20.3, 20.6, weakest),
-            WordTiming("turned", 20.6, 20.9, 0.95),
-        )
-        said = replace(
-            hearing(("plays whisper turned", 1.0)), words=words, start=20.0, end=20.9, speech_end=20.9
-        )
-        heard = listener.handle(replace(said, room_adapted=True))
-        assert heard.reading is not None and heard.reading.rival == 0 and heard.reply is not None, heard
-        return bool(heard.reply.confirm)
-
-    assert asked(0.823)  # "Ann plays Whisper?"
-    assert not asked(0.86)
-    assert not asked(0.823, rings=False)  # a dry table: no posterior bar
+    assert card_play_asked(referee, en_model, room, 0.823)  # "Ann plays Whisper?"
+    assert not card_play_asked(referee, en_model, room, 0.86)
+    assert not card_play_asked(referee, en_model, None, 0.823)  # a dry table: no posterior bar
 
     assert not twenty_two_asked(referee, en_model, 0.6, 0.823)  # costs nothing: the general bar (0.8)
+
+
+def test_in_a_room_that_echoes_a_costly_move_is_read_back_however_sure(
+    referee: Referee, en_model: SpeechModel
+) -> None:
+    # Unseen voices in unseen rooms of RT60 0.89 and 0.93 s had "plays purge turned" and
+    # "plays rummage turned" heard as "plays hush turned", the whole share, no rival, every
+    # word 0.88 or more, and ruled: no bar on a hearing keeps that out.
+    listener = table_in(referee, en_model, 1.1)
+    assert listener.room.rt60 is not None and listener.room.rt60 >= ECHOING_RT60
+    assert card_play_asked(referee, en_model, listener.room, 0.95)
+    assert not card_play_asked(
+        referee, en_model, table_in(referee, en_model, 0.6).room, 0.95
+    )  # it only rings
+    # What costs nothing is ruled there when heard as surely as that (a good number).
+    assert not twenty_two_asked(referee, en_model, 1.1, 0.95)
 
 
 def test_a_hearing_carries_the_audio_of_its_utterance(referee: Referee, en_model: SpeechModel) -> None:
@@ -261,13 +279,16 @@ def test_a_move_heard_while_others_talked_is_read_back(referee: Referee, en_mode
 
 @pytest.mark.parametrize("rt60", [0.6, 1.1])
 def test_in_a_room_a_swallowed_ending_is_no_rival_to_the_move_said_with_it(
-    referee: Referee, en_model: SpeechModel, rt60: float
+    referee: Referee, en_model: SpeechModel, rt60: float, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # "plays whisper turned" was read back in a living room (RT60 0.6 s) for "plays whisper"
     # at 0.04 of its weight, and "plays landslide turned" in a kitchen for a tie with "plays
     # landslide": the room swallows a last "turned" (71 times in the benches) and never adds
     # one (0 of 168 plain plays had a "turned" reading at all). With the move first, the
     # reading without the ending is the same move; with it second, it is still a rival.
+    # (In a room that echoes a card played by name is read back however it was heard: that
+    # rule is off here, to see this one.)
+    monkeypatch.setattr(confirm, "ECHOING_NAME_READ_BACK", False)
     room = table_in(referee, en_model, rt60).room
 
     def asked(said: str, faint: str, share: float = 0.95) -> bool:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,7 @@ from games.upside_out.rules import (
     Options,
     Play,
     React,
+    Reveal,
     State,
     UpsideOutRules,
     decode,
@@ -225,6 +227,14 @@ def test_costly_likely_and_confusable() -> None:
     assert T.confusable(Draw("Ann"), "en") == ()
     assert all(isinstance(m, Discard) for m in T.confusable(Discard("Ann", 15), "en"))
     assert T.calibration is None
+
+
+def test_a_card_is_known_by_name_unless_described_on_the_fly() -> None:
+    # By name, a room that echoes hears one card for another surely (host/confirm.py).
+    hush = T_card("hush")
+    assert T.by_name(Play("Ann", hush)) and T.by_name(Reveal("Ann", hush))
+    assert not T.by_name(Play("Ann", replace(hush, name="")))
+    assert not T.by_name(Draw("Ann")) and not T.by_name(Discard("Ann", 2)) and not T.by_name(Donate("Ann", 1))
 
 
 def test_describe_skips_quiet_events_and_says_the_rest() -> None:
