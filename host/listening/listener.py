@@ -355,6 +355,10 @@ class StreamListener(ABC):
         reading = self.read(hearing)
         if reading.ignored is None and self._partial(hearing, reading):
             reading = replace(reading, ignored="not a whole phrase")
+        if reading.ignored is None and confirm.too_weak_to_ask(
+            self._rings(), self._weakest_word(hearing, reading)
+        ):
+            reading = replace(reading, ignored="too weak to ask about")
         if reading.ignored is None and self._reply_to_talk(hearing, reading):
             reading = replace(reading, ignored=REPLY_TO_TALK)
         if reading.ignored is None and self._before_question(hearing):
@@ -375,9 +379,7 @@ class StreamListener(ABC):
             lapse=self.confirm_lapse,
             doubtful=self._doubtful(hearing, reading) or (voiced is not None and voiced.doubtful),
             unsure=confirm.unsure_for_costly(
-                rings=self._rings(),
-                echoing_name=self._echoing() and reading.by_name,
-                weakest_word=self._weakest_word(hearing, reading),
+                self._rings(), self._echoing() and reading.by_name, self._weakest_word(hearing, reading)
             ),
         )
         with self.referee.store.transaction():

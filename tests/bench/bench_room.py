@@ -303,6 +303,8 @@ def set_candidates(args: argparse.Namespace) -> None:
         confirm.SPEECH_AFTER_WORDS_S = args.speech_after_words or None
     if args.costly_word is not None:
         confirm.RINGING_COSTLY_WORD = args.costly_word or None
+    if args.drop_word is not None:
+        confirm.RINGING_DROP_WORD = args.drop_word or None
     if args.echoing_name is not None:
         confirm.ECHOING_NAME_READ_BACK = args.echoing_name == "on"
     if args.speech_before_words is not None:
@@ -499,6 +501,7 @@ def main() -> None:
     parser.add_argument("--confused-word", type=float, help="confirm.RINGING_CONFUSED_WORD (0: off)")
     parser.add_argument("--speech-after-words", type=float, help="confirm.SPEECH_AFTER_WORDS_S (0: off)")
     parser.add_argument("--costly-word", type=float, help="confirm.RINGING_COSTLY_WORD (0: off)")
+    parser.add_argument("--drop-word", type=float, help="confirm.RINGING_DROP_WORD (0: off)")
     parser.add_argument("--echoing-name", choices=("on", "off"), help="confirm.ECHOING_NAME_READ_BACK")
     parser.add_argument("--speech-before-words", type=float, help="confirm.SPEECH_BEFORE_WORDS_S (0: off)")
     parser.add_argument("--word-after-speech", type=float, help="confirm.WORD_AFTER_SPEECH_S (0: off)")

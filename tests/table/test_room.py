@@ -11,7 +11,7 @@ import pytest
 
 from host import confirm
 from host.confirm import ECHOING_RT60, ECHOING_SHARE
-from host.listening.listener import RINGS_RT60, Listener
+from host.listening.listener import RINGS_RT60, Heard, Listener
 from host.referee import Referee
 from host.session import SessionConfig
 from host.speech.audio import pcm_chunks
@@ -163,6 +163,25 @@ def card_play_asked(referee: Referee, model: SpeechModel, room: RoomMeter | None
     heard = listener.handle(replace(said, room_adapted=True))
     assert heard.reading is not None and heard.reading.rival == 0 and heard.reply is not None, heard
     return bool(heard.reply.confirm)
+
+
+def test_in_a_room_that_rings_a_hearing_with_a_word_too_weak_to_ask_about_is_dropped(
+    referee: Referee, en_model: SpeechModel
+) -> None:
+    # An unseen voice's "evening everybody, what a crowd" was heard as "eleven", the one
+    # word stretched over 1.3-1.9 s at 0.57-0.68, and read back: talk asked about.
+    def heard(rt60: float | None, weakest: float) -> Heard:
+        listener = table_in(referee, en_model, rt60)
+        at = listener.time + 3.0
+        words = (WordTiming("twenty", at, at + 0.3, 0.95), WordTiming("two", at + 0.3, at + 0.5, weakest))
+        return listener.handle(replace(later(listener, "twenty two"), words=words, room_adapted=True))
+
+    dropped = heard(0.6, 0.65)
+    assert dropped.reply is None and dropped.ignored == "too weak to ask about", dropped.reading
+    asked = heard(0.6, 0.75)  # below the weak word bar (0.8): "Bob, 22?"
+    assert asked.reply is not None and asked.reply.confirm
+    dry = heard(None, 0.65)  # a dry table has no posterior bars
+    assert dry.reply is not None and dry.reply.accepted and not dry.reply.confirm
 
 
 def test_in_a_room_that_rings_a_costly_move_needs_every_word_clear(
