@@ -52,7 +52,7 @@ class HeardMeaning:
     #: number in the chain (``host.confirm.doubtful``).
     doubtful: bool = False
     #: Heard less surely than a move that costs its mover needs, though sure enough for
-    #: any other (``host.confirm.unsure_for_costly``): such a move is read back, and so is any
+    #: any other (``host.confirm.weak_for_costly``): such a move is read back, and so is any
     #: move while a command that takes something back is among the other readings
     #: (``host.confirm.needs_confirmation``, as for a hearing below the confidence bar).
     unsure: bool = False

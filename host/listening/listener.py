@@ -260,6 +260,7 @@ class StreamListener(ABC):
             crowded=not self.phone and hearing.crowded,
             weakest_word=self._weakest_word(hearing, reading),
             loose=confirm.loose_fit(hearing),
+            by_name=reading.by_name,
         )
 
     def _weakest_word(self, hearing: Hearing, reading: Reading) -> float | None:
@@ -378,9 +379,7 @@ class StreamListener(ABC):
             open_mic=True,
             lapse=self.confirm_lapse,
             doubtful=self._doubtful(hearing, reading) or (voiced is not None and voiced.doubtful),
-            unsure=confirm.unsure_for_costly(
-                self._rings(), self._echoing() and reading.by_name, self._weakest_word(hearing, reading)
-            ),
+            unsure=confirm.weak_for_costly(self._rings(), self._weakest_word(hearing, reading)),
         )
         with self.referee.store.transaction():
             reply = self.referee.handle_heard(self.session_id, heard, speaker)

@@ -307,6 +307,8 @@ def set_candidates(args: argparse.Namespace) -> None:
         confirm.RINGING_DROP_WORD = args.drop_word or None
     if args.echoing_name is not None:
         confirm.ECHOING_NAME_READ_BACK = args.echoing_name == "on"
+    if args.ringing_name is not None:
+        confirm.RINGING_NAME_RIVAL = args.ringing_name == "on"
     if args.speech_before_words is not None:
         confirm.SPEECH_BEFORE_WORDS_S = args.speech_before_words or None
     if args.word_after_speech is not None:
@@ -503,6 +505,7 @@ def main() -> None:
     parser.add_argument("--costly-word", type=float, help="confirm.RINGING_COSTLY_WORD (0: off)")
     parser.add_argument("--drop-word", type=float, help="confirm.RINGING_DROP_WORD (0: off)")
     parser.add_argument("--echoing-name", choices=("on", "off"), help="confirm.ECHOING_NAME_READ_BACK")
+    parser.add_argument("--ringing-name", choices=("on", "off"), help="confirm.RINGING_NAME_RIVAL")
     parser.add_argument("--speech-before-words", type=float, help="confirm.SPEECH_BEFORE_WORDS_S (0: off)")
     parser.add_argument("--word-after-speech", type=float, help="confirm.WORD_AFTER_SPEECH_S (0: off)")
     parser.add_argument("--dereverb", help="RT60 in s for the dereverberator, or 'room' (the room's own)")
