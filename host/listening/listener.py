@@ -210,7 +210,7 @@ class StreamListener(ABC):
         rt60 = self.room.rt60
         if self.dereverberator is not None and rt60 is not None:
             self.dereverberator.rt60 = rt60
-        self.endpointer.room_rings(self._rings())
+        self.endpointer.room_rings(self._rings(), self._noisy())
 
     def _hearable(self, phrases: Iterable[str]) -> list[str]:
         """``phrases`` without those that have a word the model lacks."""

@@ -247,18 +247,18 @@ class Endpointer:
                     # not the player's answer to what the host just said.
                     self._discard()
 
-    def room_rings(self, rings: bool) -> None:
+    def room_rings(self, rings: bool, noisy: bool = False) -> None:
         """Hear as a room that rings needs (``rings``) or not: a complete phrase ends after
         :data:`RINGING_EARLY_END_S`, the voice activity detector starts afresh for each
         utterance, a word's tail is not speech (:data:`RINGING_TAIL_DB`), and the
-        recogniser's own (``room_rings``)."""
+        recogniser's own (``room_rings``, told whether the room is ``noisy`` too)."""
         self._rings = rings
         self.tail_db = RINGING_TAIL_DB if rings else None
         early = self._early_silence_s
         if rings and early is not None and RINGING_EARLY_END_S is not None:
             early = RINGING_EARLY_END_S
         self.early_silence_s = early
-        self.recognizer.room_rings(rings)
+        self.recognizer.room_rings(rings, noisy)
 
     def set_phrases(self, phrases: Iterable[str] | None, talk: Iterable[str] = ()) -> None:
         """Change the grammar (and the words talk decodes as) now, or at the end of the

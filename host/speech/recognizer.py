@@ -147,10 +147,11 @@ class GrammarRecognizer:
             self._grammar = self._compile(list(self._phrases), [w for w in self._talk if w not in kept])
         self.reset(at)
 
-    def room_rings(self, rings: bool) -> None:
+    def room_rings(self, rings: bool, noisy: bool = False) -> None:
         """Hear as the room needs from the next utterance on: ``rings``, a room whose tail
-        smears words (host/listening/listener.py). Only pocketsphinx changes anything
-        (its talk gate's prior, :data:`host.speech.sphinx.RINGING_TALK_WEIGHT`)."""
+        smears words, and ``noisy`` (host/listening/listener.py). Only pocketsphinx changes
+        anything (its talk gate's prior, :data:`host.speech.sphinx.RINGING_TALK_WEIGHT` and
+        :data:`~host.speech.sphinx.NOISY_RINGING_TALK_WEIGHT`)."""
 
     def _compile(self, phrases: list[str], talk: list[str]) -> str:
         """The grammar in the engine's own format. Vosk: a JSON list of phrases, the talk

@@ -284,6 +284,8 @@ def set_candidates(args: argparse.Namespace) -> None:
         sphinx.RINGING_TALK_WEIGHT = args.ringing_weight
     if args.ringing_lenient is not None:
         sphinx.RINGING_LENIENT_WEIGHT = args.ringing_lenient
+    if args.noisy_ringing_weight is not None:
+        sphinx.NOISY_RINGING_TALK_WEIGHT = args.noisy_ringing_weight or None
     if args.early_end is not None:
         endpointer.RINGING_EARLY_END_S = args.early_end
     if args.tail_db is not None:
@@ -523,6 +525,9 @@ def main() -> None:
     parser.add_argument("--near-posterior", type=float, help="sphinx.RINGING_NEAR_POSTERIOR")
     parser.add_argument("--ringing-weight", type=float, help="sphinx.RINGING_TALK_WEIGHT")
     parser.add_argument("--ringing-lenient", type=float, help="sphinx.RINGING_LENIENT_WEIGHT")
+    parser.add_argument(
+        "--noisy-ringing-weight", type=float, help="sphinx.NOISY_RINGING_TALK_WEIGHT (0: off)"
+    )
     parser.add_argument("--tail-db", type=float, help="endpointer.RINGING_TAIL_DB (0: off)")
     parser.add_argument("--early-end", type=float, help="endpointer.RINGING_EARLY_END_S (s)")
     parser.add_argument("--foreground", type=float, help="foreground.BELOW_DB (0: off)")

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import numpy as np
 import pytest
 
 from host import confirm
@@ -14,6 +15,7 @@ from host.confirm import ECHOING_RT60, ECHOING_SHARE
 from host.listening.listener import RINGS_RT60, Heard, Listener
 from host.referee import Referee
 from host.session import SessionConfig
+from host.speech import sphinx
 from host.speech.audio import pcm_chunks
 from host.speech.hearing import Hearing, WordTiming
 from host.speech.model import SpeechModel, load_model
@@ -221,6 +223,27 @@ def test_in_a_room_that_echoes_a_card_known_by_name_is_read_back_however_sure(
     assert card_play_asked(referee, en_model, only_rings, 0.95, faint="plays gift turned")
     # What costs nothing is ruled there when heard as surely as that (a good number).
     assert not twenty_two_asked(referee, en_model, 1.1, 0.95)
+
+
+def test_in_a_room_that_rings_and_is_noisy_talk_keeps_the_tables_prior(
+    referee: Referee, en_model: SpeechModel
+) -> None:
+    # In an unseen room of RT60 0.74 s with fan noise 20 dB below, the ringing room's talk
+    # prior let "so what I was saying was" through as "draws a card", ruled.
+    def priors(noise: float) -> tuple[float, ...]:
+        session = referee.create(SessionConfig(lang="en", undo_grace=30.0), list(NAMES))
+        listener = Listener(referee, session, en_model, report_missing=False)
+        audio, _ = said_in_room([trim(voices.piper(name)) for name in NAMES], 0.6)
+        hiss = np.random.default_rng(5).normal(0.0, noise, len(audio) // 2)
+        mixed = np.clip(np.frombuffer(audio, "<i2") + hiss, -32768, 32767).astype("<i2").tobytes()
+        list(listener.hear(pcm_chunks(mixed)))
+        recognizer = listener.endpointer.recognizer
+        assert isinstance(recognizer, sphinx.SphinxRecognizer) and listener.room.rt60 is not None
+        assert listener.room.rt60 >= RINGS_RT60, listener.room.rt60
+        return recognizer.talk_priors
+
+    assert priors(0.0)[0] == sphinx.RINGING_TALK_WEIGHT
+    assert set(priors(600.0)) == {sphinx.NOISY_RINGING_TALK_WEIGHT}
 
 
 def test_a_hearing_carries_the_audio_of_its_utterance(referee: Referee, en_model: SpeechModel) -> None:
