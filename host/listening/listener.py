@@ -144,6 +144,7 @@ class StreamListener(ABC):
     _talk_end: float | None = None  # stream time the last ignored utterance ended
     _asked_end: float | None = None  # stream time the last utterance read back ended
     _asked_at: float | None = None  # stream time the last read-back was decided
+    _tuned_noisy = False  # the room was noisy when the hearing was last set up for it
     #: Noise suppression in front of the recogniser (None: the audio as it comes).
     denoiser: Denoiser | None = None
     #: Late reverberation taken out after it (None: none).
@@ -210,7 +211,8 @@ class StreamListener(ABC):
         rt60 = self.room.rt60
         if self.dereverberator is not None and rt60 is not None:
             self.dereverberator.rt60 = rt60
-        self.endpointer.room_rings(self._rings(), self._noisy())
+        self._tuned_noisy = self._noisy()
+        self.endpointer.room_rings(self._rings(), self._tuned_noisy)
 
     def _hearable(self, phrases: Iterable[str]) -> list[str]:
         """``phrases`` without those that have a word the model lacks."""
@@ -399,8 +401,7 @@ class StreamListener(ABC):
         """Whose voice an utterance to be refereed is, at a shared microphone with voices on."""
         if self.who_spoke is None or self.speaker is not None:
             return None
-        table = self.referee.table(self.session_id)
-        confirming = self.listening == CONFIRMING
+        table, confirming = self.referee.table(self.session_id), self.listening == CONFIRMING
         return self.who_spoke.judge(
             hearing, table, reading.meaning, confirming=confirming, rt60=self.room.rt60
         )
@@ -438,8 +439,8 @@ class StreamListener(ABC):
         if self.endpointer.time - self._checked_at >= self.REFRESH_S and not self.endpointer.in_utterance:
             self.refresh()
         out: list[Heard] = []
-        if self.room.feed(pcm):
-            self._tune()
+        if self.room.feed(pcm) or self._noisy() != self._tuned_noisy:
+            self._tune()  # the room measured anew, or the noise came or went
         if self.who_spoke is not None:
             self.who_spoke.hear(pcm, self.endpointer.time)
         if self.denoiser is not None:
