@@ -387,7 +387,8 @@ class Cost(ABC, Generic[S, M]):
         """Whether ``move`` is known by a name of its own (a card's name from the deck): one of
         many words the grammar gives no structure, unlike a number or a suit, which a room
         that echoes has the recogniser take for another name with the whole share. Such a
-        costly move is read back there (``host/confirm.py``). By default none is."""
+        move is read back there, and in a room that rings while any other likely reading is
+        heard with it (``host/confirm.py``). By default none is."""
         return False
 
     def likely(self, state: S, move: M) -> bool | None:

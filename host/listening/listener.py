@@ -239,7 +239,7 @@ class StreamListener(ABC):
     def read(self, hearing: Hearing) -> Reading:
         """Read a hearing in the session's current state (no side effects)."""
 
-    def _doubtful(self, hearing: Hearing, reading: Reading) -> bool:
+    def _doubtful(self, hearing: Hearing, reading: Reading, weakest: float | None) -> bool:
         """Whether a move read from ``hearing`` is read back even when it would cost nothing
         (:func:`host.confirm.doubtful`). A lone syllable, a loud room and others talking
         around count only at a table's microphone: on a phone, held to a player's mouth,
@@ -260,7 +260,7 @@ class StreamListener(ABC):
             adapted=hearing.room_adapted,
             goes_on=echoing and self._goes_on(reading.text),
             crowded=not self.phone and hearing.crowded,
-            weakest_word=self._weakest_word(hearing, reading),
+            weakest_word=weakest,
             loose=confirm.loose_fit(hearing),
             by_name=reading.by_name,
         )
@@ -356,11 +356,10 @@ class StreamListener(ABC):
         self.refresh()
         self.room.later(hearing.start, hearing.speech_end, self.time, self._who(hearing))
         reading = self.read(hearing)
+        weakest = self._weakest_word(hearing, reading)  # what marks it ignored below keeps it
         if reading.ignored is None and self._partial(hearing, reading):
             reading = replace(reading, ignored="not a whole phrase")
-        if reading.ignored is None and confirm.too_weak_to_ask(
-            self._rings(), self._weakest_word(hearing, reading)
-        ):
+        if reading.ignored is None and confirm.too_weak_to_ask(self._rings(), weakest):
             reading = replace(reading, ignored="too weak to ask about")
         if reading.ignored is None and self._reply_to_talk(hearing, reading):
             reading = replace(reading, ignored=REPLY_TO_TALK)
@@ -380,8 +379,8 @@ class StreamListener(ABC):
             reading.text,
             open_mic=True,
             lapse=self.confirm_lapse,
-            doubtful=self._doubtful(hearing, reading) or (voiced is not None and voiced.doubtful),
-            unsure=confirm.weak_for_costly(self._rings(), self._weakest_word(hearing, reading)),
+            doubtful=self._doubtful(hearing, reading, weakest) or (voiced is not None and voiced.doubtful),
+            unsure=confirm.weak_for_costly(self._rings(), weakest),
         )
         with self.referee.store.transaction():
             reply = self.referee.handle_heard(self.session_id, heard, speaker)

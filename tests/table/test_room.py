@@ -118,13 +118,18 @@ def test_a_sure_mixed_up_move_in_a_ringing_room_is_ruled_only_with_every_word_cl
     assert sure_mixed_up_asked(noisy=False, rings=True, weakest_word=weakest) is asked
 
 
-def twenty_two_asked(referee: Referee, model: SpeechModel, rt60: float | None, weakest: float) -> bool:
-    """Whether 22 after 53 (a good move nothing is often heard as), heard surely by adapted
-    decoders with "two" at ``weakest``, is read back in a room of ``rt60``."""
+def twenty_two_heard(referee: Referee, model: SpeechModel, rt60: float | None, weakest: float) -> Heard:
+    """22 after 53 (a good move nothing is often heard as), heard surely by adapted decoders
+    with "two" at ``weakest``, in a room of ``rt60``."""
     listener = table_in(referee, model, rt60)
     at = listener.time + 3.0
     words = (WordTiming("twenty", at, at + 0.3, 0.95), WordTiming("two", at + 0.3, at + 0.5, weakest))
-    heard = listener.handle(replace(later(listener, "twenty two"), words=words, room_adapted=True))
+    return listener.handle(replace(later(listener, "twenty two"), words=words, room_adapted=True))
+
+
+def twenty_two_asked(referee: Referee, model: SpeechModel, rt60: float | None, weakest: float) -> bool:
+    """Whether :func:`twenty_two_heard` is read back."""
+    heard = twenty_two_heard(referee, model, rt60, weakest)
     assert heard.reading is not None and not heard.reading.confused and heard.reading.rival == 0
     assert heard.reply is not None
     return bool(heard.reply.confirm)
@@ -177,17 +182,11 @@ def test_in_a_room_that_rings_a_hearing_with_a_word_too_weak_to_ask_about_is_dro
 ) -> None:
     # An unseen voice's "evening everybody, what a crowd" was heard as "eleven", the one
     # word stretched over 1.3-1.9 s at 0.57-0.68, and read back: talk asked about.
-    def heard(rt60: float | None, weakest: float) -> Heard:
-        listener = table_in(referee, en_model, rt60)
-        at = listener.time + 3.0
-        words = (WordTiming("twenty", at, at + 0.3, 0.95), WordTiming("two", at + 0.3, at + 0.5, weakest))
-        return listener.handle(replace(later(listener, "twenty two"), words=words, room_adapted=True))
-
-    dropped = heard(0.6, 0.65)
+    dropped = twenty_two_heard(referee, en_model, 0.6, 0.65)
     assert dropped.reply is None and dropped.ignored == "too weak to ask about", dropped.reading
-    asked = heard(0.6, 0.75)  # below the weak word bar (0.8): "Bob, 22?"
+    asked = twenty_two_heard(referee, en_model, 0.6, 0.75)  # below the weak word bar (0.8): "Bob, 22?"
     assert asked.reply is not None and asked.reply.confirm
-    dry = heard(None, 0.65)  # a dry table has no posterior bars
+    dry = twenty_two_heard(referee, en_model, None, 0.65)  # a dry table has no posterior bars
     assert dry.reply is not None and dry.reply.accepted and not dry.reply.confirm
 
 
