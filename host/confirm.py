@@ -33,6 +33,15 @@ DESTRUCTIVE_SHARE = 0.5
 #: While a question waits, what is heard must be the decoder's best path with this share to
 #: count as the answer (yes, no, or the move said again).
 ANSWER_SHARE = 0.5
+#: In a room that rings or is noisy, a command that only tells something or says yes or no
+#: (whose turn, repeat, the rules, the score, help) is talk unless read from at least this
+#: share of the sound: the talk the room benches' tables answered so was read from toss-ups
+#: of the search and the lattice (host/speech/sphinx.py): someone's "yes" after "evening
+#: everybody, what a crowd" as "status" (0.5, "eight" the rest), "that's right" as "score"
+#: (0.5, "bob"), "ha ha ha that's hilarious" as "how to play" (0.5), 5 of the 20 sentences
+#: answered in the dumps (tests/bench/bench_room.py). Not while a question waits
+#: (:data:`ANSWER_SHARE`). A player not answered says it again.
+TELLING_COMMAND_SHARE = 0.75
 #: A move read from less than this share of the hearing is read back, even when it would
 #: cost nothing: espeak-ng's "sixty six" heard as 62 (share 0.46) would have been ruled at
 #: once; moves heard right held 0.81 or more (tests/bench/bench_table_talk.py --dump).
@@ -211,6 +220,17 @@ CONFIRM_LAPSE = 8.0
 def unsure(confidence: float | None, confirm_below: float) -> bool:
     """Whether a hearing's confidence is below the table's bar (none given counts as low)."""
     return confidence is None or confidence < confirm_below
+
+
+def unsure_command(name: str, top: bool, share: float, *, doubting: bool, confirming: bool) -> bool:
+    """Whether a heard command is too unsure to act on at a table's microphone: one that
+    changes the game (:data:`DESTRUCTIVE`) unless it is the best path with
+    :data:`DESTRUCTIVE_SHARE` (chatter must not end a game), any other in a room
+    ``doubting`` its hearings (one that rings or is noisy) below
+    :data:`TELLING_COMMAND_SHARE` unless ``confirming`` (a question waits)."""
+    if name in DESTRUCTIVE:
+        return not (top and share >= DESTRUCTIVE_SHARE)
+    return doubting and not confirming and share < TELLING_COMMAND_SHARE
 
 
 def command_read_back(name: str, *, open_mic: bool, unsure: bool, running: bool) -> bool:

@@ -15,9 +15,10 @@ carries at least half as much weight. At a table people talk all the time; answe
 didn't catch that" to every remark would drown the game, and a player who was not
 understood just says it again. Two more things are ignored rather than passed on: a
 command that changes the game (undo, finish, leave, new game) unless it is the decoder's
-best path with half the share, so chatter cannot end a game; and, while a question
-waits, an unsure move other than the one asked about, which the referee would otherwise
-rule at once as a correction.
+best path with half the share, so chatter cannot end a game (in a room that rings or is
+noisy, any other command below three quarters of it); and, while a question waits, an
+unsure move other than the one asked about, which the referee would otherwise rule at
+once as a correction.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from games.base import Command
 from grammars import Grammar, load
 from grammars.reader import normalise
 from host import confirm
-from host.confirm import ANSWER_SHARE, CONFIRM_LAPSE, DESTRUCTIVE, DESTRUCTIVE_SHARE, LOUD_SNR_DB
+from host.confirm import ANSWER_SHARE, CONFIRM_LAPSE, LOUD_SNR_DB
 from host.heard import HeardMeaning
 from host.listening.phrases import (
     CONFIRMING,
@@ -576,10 +577,9 @@ class Listener(StreamListener):
         if mode == IDLE and not isinstance(said, Command):
             # With no game running only commands mean anything; anything else is chatter.
             return replace(reading, ignored="chatter")
-        if (
-            isinstance(said, Command)
-            and said.name in DESTRUCTIVE
-            and not (reading.top and reading.share >= DESTRUCTIVE_SHARE)
+        doubting, confirming = self._rings() or self._noisy(), mode == CONFIRMING
+        if isinstance(said, Command) and confirm.unsure_command(
+            said.name, reading.top, reading.share, doubting=doubting, confirming=confirming
         ):
             return replace(reading, ignored="unsure command")
         if mode == CONFIRMING and not (reading.top and reading.share >= ANSWER_SHARE):

@@ -190,6 +190,25 @@ def test_in_a_room_that_rings_a_hearing_with_a_word_too_weak_to_ask_about_is_dro
     assert dry.reply is not None and dry.reply.accepted and not dry.reply.confirm
 
 
+def test_in_a_room_that_rings_a_command_that_only_tells_needs_most_of_the_sound(
+    referee: Referee, en_model: SpeechModel
+) -> None:
+    # Someone's "yes" after "evening everybody, what a crowd", in an unseen room of RT60
+    # 0.77 s with fan noise, was heard as "status", a toss-up with "eight", and answered
+    # with the score: the host talking over the table.
+    def heard(rt60: float | None, share: float) -> Heard:
+        listener = table_in(referee, en_model, rt60)
+        said = later(listener, "status")
+        return listener.handle(replace(said, alternatives=(("status", share), ("eight", 1 - share))))
+
+    tossed = heard(0.6, 0.5)
+    assert tossed.reply is None and tossed.ignored == "unsure command", tossed.reading
+    clear = heard(0.6, confirm.TELLING_COMMAND_SHARE)
+    assert clear.reply is not None and clear.reply.lines and not clear.reply.confirm, clear.reading
+    dry = heard(None, 0.5)  # a dry table answers it, as before
+    assert dry.reply is not None and dry.reply.lines and not dry.reply.confirm, dry.reading
+
+
 def test_in_a_room_that_rings_a_costly_move_needs_every_word_clear(
     referee: Referee, en_model: SpeechModel
 ) -> None:
