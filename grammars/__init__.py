@@ -63,6 +63,9 @@ class Confusions(BaseModel):
     pairs: list[tuple[int, int]] = Field(default_factory=list)
     #: [n, tens]: ``tens`` plus any unit may be n said (thirty five heard for thirteen).
     with_units: list[tuple[int, int]] = Field(default_factory=list)
+    #: [a, b]: digits whose words a recogniser swaps wherever they stand, in the tens or the
+    #: units, where a number is said digit by digit (Korean 삼 and 사: 삼십 팔 heard as 사십 사).
+    digits: list[tuple[int, int]] = Field(default_factory=list)
 
 
 class Speech(BaseModel):
@@ -162,6 +165,7 @@ class Grammar:
     phrases: dict[str, str]
     confusions: tuple[tuple[int, int], ...]
     unit_confusions: tuple[tuple[int, int], ...] = ()  # confusions.yaml's ``with_units``
+    digit_confusions: tuple[tuple[int, int], ...] = ()  # confusions.yaml's ``digits``
     decoys: tuple[str, ...] = ()
     answer_lookalikes: tuple[str, ...] = ()
     card_lookalikes: tuple[str, ...] = ()
@@ -340,6 +344,7 @@ def load(lang: str, root: Path = ROOT) -> Grammar:
         phrases=phrases,
         confusions=tuple(confusions.pairs),
         unit_confusions=tuple(confusions.with_units),
+        digit_confusions=tuple(confusions.digits),
         decoys=tuple(speech.decoys),
         answer_lookalikes=tuple(speech.answer_lookalikes),
         card_lookalikes=tuple(speech.card_lookalikes),

