@@ -100,6 +100,12 @@ class Hearing:
         return self.words[-1].start - self.speech_end if self.words else 0.0
 
     @property
+    def longest_inner_word(self) -> float:
+        """Seconds of the longest word but the last (0 with fewer than two words): a room's
+        tail stretches only the last, so a long one before it covers sound not its own."""
+        return max((w.end - w.start for w in self.words[:-1]), default=0.0)
+
+    @property
     def latency(self) -> float:
         """Seconds from the end of speech to the decision (stream time, not wall time)."""
         return self.emitted_at - self.speech_end

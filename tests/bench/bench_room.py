@@ -315,6 +315,8 @@ def set_candidates(args: argparse.Namespace) -> None:
         confirm.SPEECH_BEFORE_WORDS_S = args.speech_before_words or None
     if args.word_after_speech is not None:
         confirm.WORD_AFTER_SPEECH_S = args.word_after_speech or None
+    if args.inner_word is not None:
+        confirm.INNER_WORD_S = args.inner_word or None
     for edit in args.front:
         key, _, value = edit.partition("=")
         sphinx.FRONT_END[key] = value
@@ -510,6 +512,7 @@ def main() -> None:
     parser.add_argument("--ringing-name", choices=("on", "off"), help="confirm.RINGING_NAME_RIVAL")
     parser.add_argument("--speech-before-words", type=float, help="confirm.SPEECH_BEFORE_WORDS_S (0: off)")
     parser.add_argument("--word-after-speech", type=float, help="confirm.WORD_AFTER_SPEECH_S (0: off)")
+    parser.add_argument("--inner-word", type=float, help="confirm.INNER_WORD_S (0: off)")
     parser.add_argument("--dereverb", help="RT60 in s for the dereverberator, or 'room' (the room's own)")
     parser.add_argument("--dr-floor", type=float, help="dereverb.FLOOR_DB")
     parser.add_argument("--dr-strength", type=float, help="dereverb.STRENGTH")

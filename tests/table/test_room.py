@@ -407,12 +407,14 @@ def test_a_move_whose_words_lie_outside_the_speech_is_read_back(
     # after the speech ended. espeak-ng m7's "eleven" at a dry table was heard as "one", its
     # last syllable, 0.28 s after the speech began. Both were ruled. In the benches' moves
     # acted on, the last word began at least 0.22 s before the speech's end (284 moves) and
-    # the first at most 0.05 s after its start (839 moves).
-    def asked(speech_before: float, late: float) -> bool:
+    # the first at most 0.05 s after its start (839 moves). An unseen voice's "seventy two"
+    # in white noise was heard as "fifty two", "fifty" stretched over 1.02 s from the noise's
+    # onset, and ruled; no word but the last of a move ruled right lasted 0.7 s or more.
+    def asked(speech_before: float, late: float, inner: float = 0.5) -> bool:
         listener = table_in(referee, en_model, None)
         at = listener.time + 3.0
         words = (
-            WordTiming("twenty", at, at + 0.9, 0.95),
+            WordTiming("twenty", at, at + inner, 0.95),
             WordTiming("two", at + 0.9 + late, at + 0.96 + late, 0.95),
         )
         heard_as = replace(
@@ -430,3 +432,5 @@ def test_a_move_whose_words_lie_outside_the_speech_is_read_back(
     assert asked(0.28, -0.22)
     assert not asked(0.0, 0.0)
     assert not asked(0.05, -0.22)
+    assert asked(0.0, 0.0, inner=0.85)
+    assert not asked(0.0, 0.0, inner=0.7)
