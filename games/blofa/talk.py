@@ -69,7 +69,7 @@ from games.blofa.rules import (
 )
 from games.core import Event, GameOver, MoveUndone, Refusal
 from grammars import load, load_file
-from grammars.reader import normalise, number_tokens, read_numbers, recognizer_phrase, to_words
+from grammars.reader import confusable, normalise, number_tokens, read_numbers, recognizer_phrase, to_words
 
 GRAMMAR = Path(__file__).parent / "grammar"
 _Words = list[str]
@@ -517,16 +517,15 @@ class BlofaTalk(Talk[State, Move, Options]):
         return isinstance(move, Challenge | Reveal | Keep | Claim)
 
     def confusable(self, move: Move, lang: str) -> tuple[Move, ...]:
-        """The language's number pairs a recogniser mixes up ("two" and "ten")."""
-        pairs = load(lang).confusions
-        swaps = {a: b for a, b in pairs} | {b: a for a, b in pairs}
-        if isinstance(move, PlayCards) and move.declared in swaps:
-            return (PlayCards(move.player, move.colours, swaps[move.declared]),)
+        """The language's numbers a recogniser mixes up ("two" and "ten"; Korean 삼 and 사)."""
+        if isinstance(move, PlayCards):
+            swapped = sorted(confusable(move.declared, lang))
+            return tuple(PlayCards(move.player, move.colours, n) for n in swapped)
         if isinstance(move, Reveal):
             return tuple(
-                Reveal(tuple(swaps[v] if i == at else v for i, v in enumerate(move.values)))
+                Reveal(tuple(n if i == at else v for i, v in enumerate(move.values)))
                 for at, value in enumerate(move.values)
-                if value in swaps
+                for n in sorted(confusable(value, lang))
             )
         return ()
 
