@@ -40,6 +40,7 @@ from host.listening.phrases import (
     IDLE,
     PLAYING,
     ListenForCache,
+    command_phrases,
     every_phrase,
     listening,
     phrase_list,
@@ -76,19 +77,18 @@ log = logging.getLogger(__name__)
 REPLY_TO_TALK_S = 2.0
 REPLY_TO_TALK = "a reply to talk"  # why such a hearing is ignored
 
-#: At a table's microphone an utterance begun less than this (s) after a read-back was
-#: decided is no answer to it: nobody could have heard the question yet. The shortest
-#: read-back takes 0.7 s to say ("Ann, 8?" in Piper's voice; "Bob, 21?" 1.2 s, "Cy: one
-#: blue card, six?" 2.1 s), and an answer comes at least 0.2 s after a question ends;
-#: printed, nobody reads and answers it sooner. The table's runner drops what the
-#: microphone hears while the host speaks; a listener fed without it (a bench, a table with
-#: no loudspeaker) heard the piper-up2 voice's "oh my god, stop it" in a fresh room of RT60
-#: 0.86 s as "nine", read back as "Cy, 9?", and "stop it", begun before the question could
-#: be, as "yeah": 9 ruled on talk (tests/bench/bench_room.py --rooms fresh:3:59 --seed 59).
-#: At 0.5 s, espeak-ng's en-us+m2 (a voice no bench was tuned on) saying "hi everyone" in a
-#: fresh room of RT60 0.73 s was heard as "twenty one", read back as "Bob, 21?", and the
-#: other player's "yes" to the greeting, begun 0.7 s after, put Bob out (--rooms
-#: fresh:3:131 --seed 131 --voices espeak:en-us+m2).
+#: At a table's microphone an utterance begun less than this (s) after a read-back was decided
+#: is no answer to it: nobody could have heard the question yet. The shortest read-back takes
+#: 0.7 s to say ("Ann, 8?" in Piper's voice; "Bob, 21?" 1.2 s, "Cy: one blue card, six?"
+#: 2.1 s), and an answer comes at least 0.2 s after a question ends; printed, nobody reads and
+#: answers it sooner. The table's runner drops what the microphone hears while the host
+#: speaks; a listener fed without it (a bench, a table with no loudspeaker) heard the
+#: piper-up2 voice's "oh my god, stop it" in a fresh room of RT60 0.86 s as "nine", read back
+#: as "Cy, 9?", and "stop it", begun before the question could be, as "yeah": 9 ruled on talk
+#: (tests/bench/bench_room.py --rooms fresh:3:59 --seed 59). At 0.5 s, espeak-ng's en-us+m2 (a
+#: voice no bench was tuned on) saying "hi everyone" in a fresh room of RT60 0.73 s was heard
+#: as "twenty one", read back as "Bob, 21?", and the other player's "yes" to the greeting,
+#: begun 0.7 s after, put Bob out (--rooms fresh:3:131 --seed 131 --voices espeak:en-us+m2).
 BEFORE_QUESTION_S = 0.9
 BEFORE_QUESTION = "said before the question"  # why such a hearing is ignored
 
@@ -142,7 +142,7 @@ class StreamListener(ABC):
     on_reply: Callable[[Reply], None] | None = None
     _missing: frozenset[str] = frozenset()
     _checked_at = 0.0
-    _talk_end: float | None = None  # stream time the last ignored utterance ended
+    _talk_end: float | None = None  # stream time the last ignored utterance's sound ended
     _asked_end: float | None = None  # stream time the last utterance read back ended
     _asked_at: float | None = None  # stream time the last read-back was decided
     _tuned_noisy = False  # the room was noisy when the hearing was last set up for it
@@ -196,6 +196,7 @@ class StreamListener(ABC):
             recognizer_for(model, sample_rate, self.phrases(), phone=phone, talk=self.talk()),
             phrase_silence_s=self.grammar.phrase_silence_s,
             settles=phrase_settles(self.grammar),
+            patient=command_phrases(self.grammar, confirm.DESTRUCTIVE),
         )
         self._checked_at = 0.0
         self.denoiser = Denoiser(sample_rate) if denoise else None
@@ -369,7 +370,7 @@ class StreamListener(ABC):
         if reading.ignored is not None:
             log.info("ignored %r (%s)", hearing.text, reading.ignored)
             if reading.ignored != REPLY_TO_TALK:
-                self._talk_end = hearing.end  # a reply dropped does not hold the next one off
+                self._talk_end = max(hearing.end, hearing.speech_end)  # a dropped reply holds none off
             return Heard(hearing, None, reading, self._voice_unanswered(hearing))
         voiced = self._voice(hearing, reading)
         speaker = voiced.speaker if voiced is not None and self.speaker is None else self.speaker

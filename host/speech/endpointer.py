@@ -104,7 +104,10 @@ class Endpointer:
     ("오십" of "오십 삼"), ``phrase_silence_s`` is enough (default: ``silence_s``) if
     ``settles`` (default: any text) accepts the text among the phrases: a language whose
     numbers are one word each ("오십삼") rarely pauses inside one, while "스페이드 ... 이"
-    may well pause.
+    may well pause. A text ending with one of the ``patient`` phrases never ends early: the
+    listener's commands that end or take back something, read back anyway, whose words
+    begin sentences too ("I'm leaving" of "I'm thinking, give me a second", heard in a
+    living room with white noise and asked about 0.17 s into a pause).
 
     ``vad`` is "auto" (Silero, or the energy detector if Silero cannot load), "silero" or
     "energy" (see :mod:`host.speech.vad`). The energy detector compares each 10 ms frame's
@@ -145,6 +148,7 @@ class Endpointer:
         early_silence_s: float | None = EARLY_END_SILENCE_S,
         phrase_silence_s: float | None = None,
         settles: Callable[[str, tuple[str, ...] | None], bool] | None = None,
+        patient: Iterable[str] = (),
         vad: str = "auto",
     ) -> None:
         self.recognizer = recognizer
@@ -155,6 +159,7 @@ class Endpointer:
         self._rings = False  # the room rings (room_rings)
         self.phrase_silence_s = silence_s if phrase_silence_s is None else min(phrase_silence_s, silence_s)
         self.settles = settles
+        self.patient = frozenset(" ".join(p.split()) for p in patient)
         self.vad = load_vad(
             vad,
             self.rate,
@@ -450,8 +455,13 @@ class Endpointer:
                 )
             else:
                 enough = how == "complete"
-            if enough and now - utt.text_changed >= self.EARLY_STABLE_S:
+            if enough and now - utt.text_changed >= self.EARLY_STABLE_S and not self._waits(said):
                 self._end(forced=False)
+
+    def _waits(self, text: str) -> bool:
+        """Whether ``text`` ends with a phrase never ended early (``patient``)."""
+        words = text.split()
+        return any(" ".join(words[i:]) in self.patient for i in range(len(words)))
 
     def _speech_end(self, levels: npt.NDArray[np.float64]) -> float | None:
         """The end of the block's last frame (``levels``: the block's frame RMS) that is not

@@ -103,6 +103,18 @@ def test_two_utterances_are_two_hearings(endpointer: Endpointer, say: Say) -> No
         assert hearing.speech_end <= hearing.emitted_at
 
 
+def test_a_patient_phrase_waits_for_the_whole_silence(ko_model: SpeechModel, say: Say) -> None:
+    # The listener's commands that end something are patient: "I'm leaving" of "I'm
+    # thinking, give me a second" was ended 0.17 s into a pause and asked about.
+    pcm = silence(0.5) + say("오십삼") + silence(1.5) + say("이십오") + silence(1.0)
+    hurried = hear(Endpointer(GrammarRecognizer(ko_model, 16000, NUMBERS)), pcm)
+    endpointer = Endpointer(GrammarRecognizer(ko_model, 16000, NUMBERS), patient=[hurried[0].text])
+    first, second = hear(endpointer, pcm)
+    assert first.text == hurried[0].text and 53 in top_values(first)
+    assert hurried[0].latency < endpointer.silence_s <= first.latency
+    assert second.latency < endpointer.silence_s  # the others still end early
+
+
 def test_short_pause_inside_a_number_keeps_one_utterance(endpointer: Endpointer, say: Say) -> None:
     pcm = silence(0.5) + say("오십") + silence(0.25) + say("삼") + silence(1.0)
     (hearing,) = hear(endpointer, pcm)

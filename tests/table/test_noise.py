@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from host.confirm import CONFUSED_RIVAL_SHARE, LOUD_SNR_DB, MOVE_SHARE, NOISY_RIVAL_SHARE, RIVAL_SHARE
-from host.listening.listener import BEFORE_QUESTION_S, Listener
+from host.listening.listener import BEFORE_QUESTION_S, REPLY_TO_TALK_S, Listener
 from host.referee import Referee
 from host.session import SessionConfig
 from host.speech.audio import SAMPLE_RATE, as_int16, pcm_chunks, rms
@@ -300,6 +300,21 @@ def test_espeaks_thirteen_misheard_in_white_noise_is_never_ruled_as_another_numb
         last = referee.table(session).state.last
         assert (move.reply.confirm and last == 11) or last == number, (seed, move.hearing.text, last)
     assert misheard in heard and said in heard  # both hearings were tried
+
+
+@pytest.mark.parametrize("sound_end", [21.0, 23.0])
+def test_the_reply_window_runs_from_the_end_of_the_talks_sound(
+    referee: Referee, ko_model: SpeechModel, sound_end: float
+) -> None:
+    # An unseen ringing room with fan noise: "evening everybody, what a crowd" was heard as
+    # talk whose phrase reading ("eleven") ended at 1.34 s, while the sentence went on to
+    # about 2.6 s; the "yes" after it began at 3.42 s, past a window counted from the
+    # words, and was answered with the standings.
+    listener = table_after_53(referee, ko_model, "ko", NOISY_ROOM)
+    talk = replace(hearing(("이 저", 1.0)), start=20.0, end=21.0, speech_end=sound_end, talk="이 저")
+    assert listener.handle(talk).ignored == "talk"
+    reply = listener.handle(replace(hearing((FIFTY["ko"][1], 1.0)), start=24.5, end=25.0))
+    assert (reply.ignored == "a reply to talk") is (24.5 - sound_end <= REPLY_TO_TALK_S)
 
 
 def test_a_yes_right_after_talk_that_went_on_after_a_question_is_not_its_answer(
