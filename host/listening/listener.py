@@ -309,8 +309,7 @@ class StreamListener(ABC):
 
     def _echoing(self) -> bool:
         """The room rings so that every move is read back (:data:`host.confirm.ECHOING_RT60`)."""
-        rt60 = self.room.rt60
-        return self._rings() and rt60 is not None and rt60 >= confirm.ECHOING_RT60
+        return self._rings() and (self.room.rt60 or 0.0) >= confirm.ECHOING_RT60
 
     def _loud(self, hearing: Hearing) -> bool:
         """Heard barely above the noise at a table's microphone (:data:`LOUD_SNR_DB`)."""
@@ -361,8 +360,9 @@ class StreamListener(ABC):
         weakest = self._weakest_word(hearing, reading)  # what marks it ignored below keeps it
         if reading.ignored is None and self._partial(hearing, reading):
             reading = replace(reading, ignored="not a whole phrase")
-        if reading.ignored is None and confirm.too_weak_to_ask(self._rings(), weakest):
-            reading = replace(reading, ignored="too weak to ask about")
+        if reading.ignored is None:
+            table = not self.phone and self.listening != CONFIRMING
+            reading = replace(reading, ignored=confirm.too_doubtful(self._rings(), weakest, hearing, table))
         if reading.ignored is None and self._reply_to_talk(hearing, reading):
             reading = replace(reading, ignored=REPLY_TO_TALK)
         if reading.ignored is None and self._before_question(hearing):

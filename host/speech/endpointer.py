@@ -104,10 +104,11 @@ class Endpointer:
     ("오십" of "오십 삼"), ``phrase_silence_s`` is enough (default: ``silence_s``) if
     ``settles`` (default: any text) accepts the text among the phrases: a language whose
     numbers are one word each ("오십삼") rarely pauses inside one, while "스페이드 ... 이"
-    may well pause. A text ending with one of the ``patient`` phrases never ends early: the
-    listener's commands that end or take back something, read back anyway, whose words
-    begin sentences too ("I'm leaving" of "I'm thinking, give me a second", heard in a
-    living room with white noise and asked about 0.17 s into a pause).
+    may well pause. In a room that rings (:meth:`room_rings`) a text ending with one of the
+    ``patient`` phrases never ends early: the listener's commands that end or take back
+    something, read back anyway, whose words begin sentences too ("I'm leaving" of "I'm
+    thinking, give me a second", in a living room with white noise, was asked about 0.17 s
+    into a pause, the early end there being shorter and the tail filling the pause).
 
     ``vad`` is "auto" (Silero, or the energy detector if Silero cannot load), "silero" or
     "energy" (see :mod:`host.speech.vad`). The energy detector compares each 10 ms frame's
@@ -459,9 +460,9 @@ class Endpointer:
                 self._end(forced=False)
 
     def _waits(self, text: str) -> bool:
-        """Whether ``text`` ends with a phrase never ended early (``patient``)."""
+        """Whether ``text`` ends with a phrase never ended early in a room that rings (``patient``)."""
         words = text.split()
-        return any(" ".join(words[i:]) in self.patient for i in range(len(words)))
+        return self._rings and any(" ".join(words[i:]) in self.patient for i in range(len(words)))
 
     def _speech_end(self, levels: npt.NDArray[np.float64]) -> float | None:
         """The end of the block's last frame (``levels``: the block's frame RMS) that is not
