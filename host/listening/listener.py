@@ -325,13 +325,13 @@ class StreamListener(ABC):
         return " ".join(hearing.text.split()) not in self.phrases()
 
     def _reply_to_talk(self, hearing: Hearing, reading: Reading) -> bool:
-        """Something heard right after talk at a table's microphone (:data:`REPLY_TO_TALK_S`)
-        that is more likely a reply to it. While playing: a doubtful move (a lone syllable
-        the grammar reads back when alone, a phrase only the lenient gate kept), or anything
-        at all in a loud or noisy room. While a question waits and talk went on after it:
-        any answer but "no" (the bench's "hey hey, come on in": "hey hey" read back as 88,
-        "come on in" talk, then someone's "yeah" ruled it)."""
-        talk_end = self._talk_end
+        """Something heard right after talk (or speech decoded as nothing) at a table's
+        microphone (:data:`REPLY_TO_TALK_S`) that is more likely a reply to it. While playing:
+        a doubtful move (a lone syllable the grammar reads back when alone, a phrase only the
+        lenient gate kept), or anything at all in a loud or noisy room. While a question waits
+        and talk went on after it: any answer but "no" (the bench's "hey hey, come on in":
+        "hey hey" read back as 88, "come on in" talk, then someone's "yeah" ruled it)."""
+        talk_end = max(self._talk_end or 0.0, self.endpointer.unheard_end or 0.0) or None
         if talk_end is None or hearing.start - talk_end > REPLY_TO_TALK_S or self.phone:
             return False
         if self.listening == CONFIRMING:

@@ -75,6 +75,13 @@ TAIL_RISE = 2.0
 #: against it (a fricative's tail is no new utterance).
 TAIL_KEPT_S = 0.5
 
+#: An utterance with nothing decoded that held at least this much speech (s) was someone
+#: speaking, not a click or a knock: where its speech ended is kept
+#: (:attr:`Endpointer.unheard_end`). Table talk the gate heard as talk often decodes as
+#: nothing at all (in the living room, Piper: 12 of 40 sentences and "yes" replies, 0.6-1.6
+#: s of speech each); a reply right after it was then not known to be one.
+UNHEARD_SPEECH_S = 0.3
+
 #: Trailing silence that ends an utterance whose text is a complete phrase no other phrase
 #: extends ("fifty three"): long enough to bridge a stop consonant's closure, short enough
 #: for a ruling at conversational speed.
@@ -197,6 +204,8 @@ class Endpointer:
         #: While others talk among themselves, only speech near the loudest is the speaker's.
         self.foreground = Foreground()
         self._tail: tuple[float, float, float] | None = None  # the last utterance's peak, tail low, until
+        #: Stream time the speech of the last utterance decoded as nothing ended (None: none yet).
+        self.unheard_end: float | None = None
 
     # --- public API ---
 
@@ -569,6 +578,8 @@ class Endpointer:
         self._restart(now)
         if hearing is None:
             log.debug("utterance ended with nothing decoded")
+            if utt.speech_s >= UNHEARD_SPEECH_S and utt.last_speech is not None:
+                self.unheard_end = utt.last_speech
             return
         log.debug(
             "heard %r (%.2f) in %.2f-%.2f s, decided %.0f ms after speech ended",

@@ -469,3 +469,17 @@ def test_a_command_whose_words_explain_little_of_the_speech_is_dropped_but_an_an
     assert asked.reply is not None and asked.reply.confirm  # "Bob, 55?"
     answer = listener.handle(said("yes", 32.0, 1.0))
     assert answer.reply is not None and answer.reply.accepted and referee.table(session).state.last == 55
+
+
+def test_a_reply_to_talk_decoded_as_nothing_is_a_reply(referee: Referee, en_model: SpeechModel) -> None:
+    # In the living room Piper's "hi everyone" decoded as nothing at all (the gate heard it
+    # as talk and the phrase decoder had nothing), so someone's "yes" after it, heard as
+    # "thirty eight", was not known to be a reply and was read back: "Bob, 88?".
+    listener = table_in(referee, en_model, 0.6)
+    audio, _ = said_in_room([trim(voices.piper("hi everyone"))], 0.6)
+    assert list(listener.hear(pcm_chunks(audio))) == []
+    end = listener.endpointer.unheard_end
+    assert end is not None and end > listener.time - 2.0
+    yes = replace(hearing(("thirty eight", 1.0)), start=end + 1.0, end=end + 1.5, speech_end=end + 1.5)
+    assert listener.handle(yes).ignored == "a reply to talk"
+    assert table_in(referee, en_model, 0.6).handle(yes).ignored is None  # with nothing said before it
