@@ -100,6 +100,12 @@ class Hearing:
         return self.words[-1].start - self.speech_end if self.words else 0.0
 
     @property
+    def word_before_speech(self) -> float:
+        """Seconds before the speech began that the first word ended (> 0: a word fitted to
+        the silence or noise before the voice). 0 without words or a known start."""
+        return self.speech_start - self.words[0].end if self.words and self.speech_start is not None else 0.0
+
+    @property
     def longest_inner_word(self) -> float:
         """Seconds of the longest word but the last (0 with fewer than two words): a room's
         tail stretches only the last, so a long one before it covers sound not its own."""

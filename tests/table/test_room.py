@@ -376,6 +376,29 @@ def test_in_a_room_a_swallowed_ending_is_no_rival_to_the_move_said_with_it(
     assert asked("plays whisper turned", "plays gift turned", share=0.5)
 
 
+def test_a_move_whose_first_word_ends_before_the_speech_is_read_back(
+    referee: Referee, en_model: SpeechModel
+) -> None:
+    # An unseen voice's "one card blue eight" in an unseen room with fan noise was heard as
+    # "two blue cards eight", a 0.08 s "two" ending 0.48 s before the speech began, and
+    # ruled: two cards played. Moves heard right had such a word at most 0.08 s before it.
+    def asked(before: float) -> bool:
+        listener = table_in(referee, en_model, None)
+        at = listener.time + 3.0
+        words = (
+            WordTiming("twenty", at, at + 0.08, 0.95),
+            WordTiming("two", at + 0.08 + before, at + 0.5 + before, 0.95),
+        )
+        end = words[-1].end
+        heard_as = replace(later(listener, "twenty two"), words=words, end=end, speech_end=end)
+        heard = listener.handle(replace(heard_as, speech_start=at + 0.08 + before))
+        assert heard.reading is not None and heard.reading.rival == 0 and heard.reply is not None
+        return bool(heard.reply.confirm)
+
+    assert asked(0.48)  # "Bob, 22?"
+    assert not asked(0.08)
+
+
 @pytest.mark.parametrize(
     ("said", "outcome"),
     [("twenty two", "ruled"), ("twenty two and then we will see what happens", "words explain too little")],
