@@ -167,7 +167,7 @@ class Endpointer:
         self._rings = False  # the room rings (room_rings)
         self.phrase_silence_s = silence_s if phrase_silence_s is None else min(phrase_silence_s, silence_s)
         self.settles = settles
-        self.patient = frozenset(" ".join(p.split()) for p in patient)
+        self.patient = tuple(patient)
         self.vad = load_vad(
             vad,
             self.rate,
@@ -470,8 +470,7 @@ class Endpointer:
 
     def _waits(self, text: str) -> bool:
         """Whether ``text`` ends with a phrase never ended early in a room that rings (``patient``)."""
-        words = text.split()
-        return self._rings and any(" ".join(words[i:]) in self.patient for i in range(len(words)))
+        return self._rings and ending(" ".join(text.split()), self.patient) is not None
 
     def _speech_end(self, levels: npt.NDArray[np.float64]) -> float | None:
         """The end of the block's last frame (``levels``: the block's frame RMS) that is not
