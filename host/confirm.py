@@ -9,7 +9,8 @@ heard is read back before it counts when:
   a move easily confused with it, or another reading of the same sound, would cost nothing
   (:func:`needs_confirmation`);
 * the hearing itself is doubtful, whatever the move (:func:`doubtful`: the listener's
-  shares, rivals, the room's noise and echo).
+  shares, rivals, the room's noise and echo), even a move the rules refuse: the refusal
+  follows a yes.
 
 A listener (``host/listening/``) also drops what is too shaky even to ask about; the shares
 it needs to act on a command or an answer at all are here too.

@@ -311,7 +311,7 @@ class Referee:
                 reply.events.append({"type": "not_understood", "text": said[:200]})
                 return not_understood(table, reply)
             if proposal.yes:
-                return self._rule(session_id, asked.move, said, reply, now)
+                return self._judge(session_id, table, asked.move, said, None, reply, now)
             self._append(session_id, Drop(), now)
             player = asked.player or (speaker or "")
             reply.events.append(
@@ -371,13 +371,18 @@ class Referee:
     ) -> Reply:
         spec, state = table.spec, table.state
         problem = spec.rules.refusal(state, move)
-        if problem is not None:
+        # A doubtful hearing at a table is evidence, not a move: a refusal of it, said over the
+        # table, answers talk ("Ann you look great tonight" heard as "two blue cards ten").
+        doubtful = isinstance(hearing, HeardMeaning) and hearing.doubtful
+        if problem is not None and not doubtful:
+            if table.asked is not None and table.asked.move == move:
+                self._append(session_id, Drop(), now)  # asked about, said again or yes: refused now
             fields = {k: json_value(v) for k, v in problem.fields.items()}
             reply.events.append({"type": "refused", "reason": problem.reason, **fields})
             reply.turn, reply.next_player = state.turn, table.current_player
             return refused(table, problem, reply)
         if hearing is not None and (
-            (isinstance(hearing, HeardMeaning) and hearing.doubtful)
+            doubtful
             or needs_confirmation(
                 spec.talk,
                 state,

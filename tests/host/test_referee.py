@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from games.base import Command
+from games.blofa import rules as blofa
 from games.up_or_down import rules as ud
 from host.confirm import confirm_line
 from host.heard import HeardMeaning, SpeechText
@@ -243,3 +245,33 @@ def test_a_read_back_names_the_player_once() -> None:
     assert confirm_line("en", "leave", "Ann", again=True) == "Ann, leave? Say leave again to be sure."
     # Korean move words that name the player already: not named twice.
     assert confirm_line("ko", "Cy: 패스 파랑", "Cy") == "Cy: 패스 파랑, 맞아요?"
+
+
+def test_a_doubtful_hearing_of_a_move_the_rules_refuse_is_asked_about_before_it_is_refused(
+    referee: Referee,
+) -> None:
+    # At a table's microphone, talk heard doubtfully as a move nobody may make now was
+    # refused over the table ("Ann you look great tonight" as "two blue cards ten": "You hold
+    # 1 blue and 2 yellow"). A doubtful hearing is read back first; the refusal follows a yes.
+    sid = start(referee, "Ann,Bob,Cy,Di", game="blofa")
+    state = referee.table(sid).state
+    assert state is not None and not state.plays
+    opener = state.players[state.seat]
+    passing = blofa.Pass(opener, blofa.Colour.BLUE)  # nobody may pass before the trick opens
+    assert blofa.refusal(state, passing) is not None
+    heard = HeardMeaning(passing, 0.9, text="pass blue", open_mic=True, lapse=8.0, doubtful=True)
+    asked = referee.handle_heard(sid, heard)
+    assert asked.confirm and not asked.accepted and asked.private[0].endswith("?")
+    assert [e["type"] for e in asked.events] == ["confirm"]
+    yes = referee.handle_heard(sid, HeardMeaning(Command("yes"), 0.95, text="yes", open_mic=True))
+    assert [e["type"] for e in yes.events] == ["refused"] and not yes.accepted
+    assert referee.table(sid).asked is None  # answered: a later yes confirms nothing
+    # Asked again, and the move said again: refused, and the question answered.
+    referee.handle_heard(sid, heard)
+    again = referee.handle_heard(sid, replace(heard, doubtful=False))
+    assert [e["type"] for e in again.events] == ["refused"] and referee.table(sid).asked is None
+    # Heard surely, it is refused at once, as typed.
+    sure = referee.handle_heard(sid, replace(heard, doubtful=False))
+    typed = referee.handle(sid, "pass blue", opener)
+    assert [e["type"] for e in sure.events] == ["refused"] and sure.private == typed.private
+    assert referee.table(sid).state == state
