@@ -571,9 +571,10 @@ class Endpointer:
         # 0.02-0.4 in a kitchen of RT60 0.9 s (a fresh detector: 0.6-1.0), and a move said
         # without the host speaking between (which resets it) went unheard: 8 of 12 numbers
         # found, 12 after. Not elsewhere: in white noise 20 dB below, Piper's moves right
-        # first try 67 -> 65 of 82 with it (near talk, a rival moved).
+        # first try 67 -> 65 of 82 with it (near talk, a rival moved). Afresh, not reset: the
+        # network that heard the stream hears on beside the fresh one (SileroVad.afresh).
         if self._rings:
-            self.vad.reset()
+            self.vad.afresh()
         self._restart(now)
         if hearing is None:
             log.debug("utterance ended with nothing decoded")

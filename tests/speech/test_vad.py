@@ -126,3 +126,32 @@ def test_in_a_kitchen_every_number_of_a_stream_is_found(en_model: SpeechModel, p
     endpointer.room_rings(True)  # as the table's listener tells it once the room is measured
     hearings = list(endpointer.hearings(pcm_chunks(audio)))
     assert len(hearings) == len(words), [h.text for h in hearings]
+
+
+def _speech_frames(spans: list[tuple[float, float]]) -> set[int]:
+    return {round(a / 0.032) for a, _ in spans}
+
+
+def test_afresh_hears_with_both_a_fresh_network_and_the_stream_so_far(piper: Say) -> None:  # noqa: F811
+    # In a room that rings the end-pointer starts the detector afresh after each utterance
+    # (the kitchen test above). A network reset alone right at the onset of more speech
+    # missed it (the rest of a sentence whose first words ended early); afresh, speech is
+    # what the fresh network or the one that heard the stream so far calls speech.
+    audio = as_int16(said_in_kitchen([piper(w) for w in ("ninety one", "seventy eight", "sixty one")]))
+    cut = 62 * SileroVad.WINDOW  # 1.98 s: in the pause after the first number, on a window
+    rest = audio[cut:]
+    carried, both = SileroVad(SAMPLE_RATE), SileroVad(SAMPLE_RATE)
+    carried.speech(audio[:cut], 0.0)
+    both.speech(audio[:cut], 0.0)
+    both.afresh()
+    found = {
+        "carried": _speech_frames(carried.speech(rest, cut / SAMPLE_RATE)),
+        "fresh": _speech_frames(SileroVad(SAMPLE_RATE).speech(rest, cut / SAMPLE_RATE)),
+        "both": _speech_frames(both.speech(rest, cut / SAMPLE_RATE)),
+    }
+    assert found["carried"] != found["fresh"]  # the two networks differ here
+    assert found["both"] >= found["carried"] | found["fresh"]
+    # A reset forgets the second network too.
+    both.afresh()
+    both.reset()
+    assert both.speech(rest, cut / SAMPLE_RATE) == SileroVad(SAMPLE_RATE).speech(rest, cut / SAMPLE_RATE)
