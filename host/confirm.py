@@ -258,12 +258,22 @@ def unsure(confidence: float | None, confirm_below: float) -> bool:
     return confidence is None or confidence < confirm_below
 
 
-def unsure_command(name: str, top: bool, share: float, *, doubting: bool, confirming: bool) -> bool:
+def unsure_command(
+    name: str, top: bool, share: float, *, doubting: bool, confirming: bool, loose: bool = False
+) -> bool:
     """Whether a heard command is too unsure to act on at a table's microphone: one that
     changes the game (:data:`DESTRUCTIVE`) unless it is the best path with
     :data:`DESTRUCTIVE_SHARE` (chatter must not end a game), any other in a room
     ``doubting`` its hearings (one that rings or is noisy) below
-    :data:`TELLING_COMMAND_SHARE` unless ``confirming`` (a question waits)."""
+    :data:`TELLING_COMMAND_SHARE` unless ``confirming`` (a question waits); and any whose
+    words do not fit the speech (``loose``, :func:`loose_fit`) unless ``confirming``: a
+    move is read back then, but a command that only tells is not worth a question. An
+    unseen voice's "whoa, didn't see that coming" in an unseen room of RT60 0.85 s was heard
+    as "what can i say", its "what" stretched over 0.94-1.07 s, the whole share, and the
+    list of what can be said was read out over the talk; in every bench dump no command
+    heard without a question waiting was a loose fit but talk (10 sentences)."""
+    if loose and not confirming:
+        return True
     if name in DESTRUCTIVE:
         return not (top and share >= DESTRUCTIVE_SHARE)
     return doubting and not confirming and share < TELLING_COMMAND_SHARE

@@ -494,9 +494,8 @@ class Listener(StreamListener):
         ``confirm_lapse``: seconds a read-back waits for its answer before it lapses and
         changes nothing (None: it waits). ``report_missing`` false: the caller tells the
         user about :attr:`missing_words` (the table command prints them) instead of a
-        logged warning. ``phone``: the audio
-        is a phone call's (8 kHz mu-law upsampled to ``sample_rate``). ``on_reply``: see
-        :attr:`StreamListener.on_reply`."""
+        logged warning. ``phone``: the audio is a phone call's (8 kHz mu-law upsampled to
+        ``sample_rate``). ``on_reply``: see :attr:`StreamListener.on_reply`."""
         self.on_reply = on_reply
         self.confirm_lapse = confirm_lapse
         table = self._attach(referee, session_id, speaker)
@@ -579,8 +578,9 @@ class Listener(StreamListener):
             # With no game running only commands mean anything; anything else is chatter.
             return replace(reading, ignored="chatter")
         doubting, confirming = self._rings() or self._noisy(), mode == CONFIRMING
+        loose = not self.phone and confirm.loose_fit(hearing)
         if isinstance(said, Command) and confirm.unsure_command(
-            said.name, reading.top, reading.share, doubting=doubting, confirming=confirming
+            said.name, reading.top, reading.share, doubting=doubting, confirming=confirming, loose=loose
         ):
             return replace(reading, ignored="unsure command")
         if mode == CONFIRMING and not (reading.top and reading.share >= ANSWER_SHARE):
