@@ -373,6 +373,14 @@ class Ear(Reader[S, M], Generic[S, M, Opt]):
         reading of its words without it is the same move, not a rival. By default none."""
         return ()
 
+    def catch_alls(self, lang: str) -> tuple[str, ...]:
+        """Words of the game's phrases that a recogniser hears for many others in a room
+        (Upside-Out's "hush" for the names of other cards ending in a hush of their own):
+        a move heard with one is one often misheard (as :meth:`confusable`'s are), read
+        back in a noisy room or one that rings unless heard as surely as such a room can
+        be. By default none."""
+        return ()
+
 
 class Cost(ABC, Generic[S, M]):
     """What a mishearing would cost, and what players usually do: the confirmation policy

@@ -106,6 +106,7 @@ class Words(BaseModel):
     sides: Sides
     turned: _Phrases
     room_swallows: _Phrases = Field(default_factory=list)
+    room_catch_alls: _Phrases = Field(default_factory=list)
     steps: dict[str, _Phrases]
     from_discard: _Phrases
     recipients: dict[str, _Phrases]
@@ -666,6 +667,9 @@ class UpsideOutTalk(Talk[r.State, r.Move, r.Options]):
 
     def swallowed_endings(self, lang: str) -> tuple[str, ...]:
         return tuple(words_for(lang).room_swallows)
+
+    def catch_alls(self, lang: str) -> tuple[str, ...]:
+        return tuple(words_for(lang).room_catch_alls)
 
     # -- speech --------------------------------------------------------------------------
 

@@ -62,7 +62,8 @@ class Reading:
     #: fraction of this reading's weight (0: none).
     rival: float = 0.0
     #: A move players would usually make now is one the recogniser often hears as this
-    #: one (``Talk.confusable``: thirteen and thirty five): read back in a noisy room.
+    #: one (``Talk.confusable``: thirteen and thirty five), or it was heard with a word the
+    #: recogniser hears for many others (``Ear.catch_alls``): read back in a noisy room.
     confused: bool = False
     #: The strongest other reading that is such a move (``confused``), as a fraction of this
     #: reading's weight (0: none among the readings).
@@ -208,7 +209,8 @@ def read(
         if is_move(k) and k != best and k not in allowed
     )
     mixed_up = [m for m in talk.confusable(best, lang) if spec.likely(state, m)] if playing else []
-    confused = bool(mixed_up)
+    # Heard with a word the recogniser hears for many others (Ear.catch_alls): as often misheard.
+    confused = bool(mixed_up) or (playing and not set(talk.catch_alls(lang)).isdisjoint(first[best].split()))
     confused_rival = against_best(mixed_up)
     return Reading(
         best,
