@@ -175,16 +175,26 @@ def weak_for_costly(rings: bool, weakest_word: float | None) -> bool:
     return rings and word_below(weakest_word, RINGING_COSTLY_WORD)
 
 
-def too_doubtful(rings: bool, weakest_word: float | None, hearing: Hearing, at_table: bool) -> str | None:
+def too_doubtful(
+    rings: bool, weakest_word: float | None, hearing: Hearing, at_table: bool, command: bool
+) -> str | None:
     """Why a hearing is dropped as too doubtful even to ask about (None: it is not): in a
     room that ``rings``, a word below :data:`RINGING_DROP_WORD`; at a table's microphone
     with no question waiting (``at_table``), words that leave :data:`UNEXPLAINED_SPEECH_S`
-    of the speech after them unexplained."""
+    of the speech after them unexplained, or a ``command`` whose words do not fit the
+    speech (:func:`loose_fit`): a move is read back then, but a command that only tells is
+    not worth a question, and one that ends something must be said again anyway. An unseen
+    voice's "whoa, didn't see that coming" in an unseen room of RT60 0.85 s was heard as
+    "what can i say", its "what" stretched over 0.94-1.07 s, the whole share, and the list
+    of what can be said was read out over the talk; in every bench dump no command heard
+    without a question waiting was a loose fit but talk (10 sentences)."""
     if rings and word_below(weakest_word, RINGING_DROP_WORD):
         return "too weak to ask about"
     after = hearing.speech_after_words
     if at_table and UNEXPLAINED_SPEECH_S is not None and after >= UNEXPLAINED_SPEECH_S:
         return "words explain too little of the speech"
+    if at_table and command and loose_fit(hearing):
+        return "words do not fit the speech"
     return None
 
 
@@ -258,22 +268,12 @@ def unsure(confidence: float | None, confirm_below: float) -> bool:
     return confidence is None or confidence < confirm_below
 
 
-def unsure_command(
-    name: str, top: bool, share: float, *, doubting: bool, confirming: bool, loose: bool = False
-) -> bool:
+def unsure_command(name: str, top: bool, share: float, *, doubting: bool, confirming: bool) -> bool:
     """Whether a heard command is too unsure to act on at a table's microphone: one that
     changes the game (:data:`DESTRUCTIVE`) unless it is the best path with
     :data:`DESTRUCTIVE_SHARE` (chatter must not end a game), any other in a room
     ``doubting`` its hearings (one that rings or is noisy) below
-    :data:`TELLING_COMMAND_SHARE` unless ``confirming`` (a question waits); and any whose
-    words do not fit the speech (``loose``, :func:`loose_fit`) unless ``confirming``: a
-    move is read back then, but a command that only tells is not worth a question. An
-    unseen voice's "whoa, didn't see that coming" in an unseen room of RT60 0.85 s was heard
-    as "what can i say", its "what" stretched over 0.94-1.07 s, the whole share, and the
-    list of what can be said was read out over the talk; in every bench dump no command
-    heard without a question waiting was a loose fit but talk (10 sentences)."""
-    if loose and not confirming:
-        return True
+    :data:`TELLING_COMMAND_SHARE` unless ``confirming`` (a question waits)."""
     if name in DESTRUCTIVE:
         return not (top and share >= DESTRUCTIVE_SHARE)
     return doubting and not confirming and share < TELLING_COMMAND_SHARE

@@ -361,8 +361,9 @@ class StreamListener(ABC):
         if reading.ignored is None and self._partial(hearing, reading):
             reading = replace(reading, ignored="not a whole phrase")
         if reading.ignored is None:
-            table = not self.phone and self.listening != CONFIRMING
-            reading = replace(reading, ignored=confirm.too_doubtful(self._rings(), weakest, hearing, table))
+            table, said = not self.phone and self.listening != CONFIRMING, reading.meaning
+            why = confirm.too_doubtful(self._rings(), weakest, hearing, table, isinstance(said, Command))
+            reading = replace(reading, ignored=why)
         if reading.ignored is None and self._reply_to_talk(hearing, reading):
             reading = replace(reading, ignored=REPLY_TO_TALK)
         if reading.ignored is None and self._before_question(hearing):
@@ -578,9 +579,8 @@ class Listener(StreamListener):
             # With no game running only commands mean anything; anything else is chatter.
             return replace(reading, ignored="chatter")
         doubting, confirming = self._rings() or self._noisy(), mode == CONFIRMING
-        loose = not self.phone and confirm.loose_fit(hearing)
         if isinstance(said, Command) and confirm.unsure_command(
-            said.name, reading.top, reading.share, doubting=doubting, confirming=confirming, loose=loose
+            said.name, reading.top, reading.share, doubting=doubting, confirming=confirming
         ):
             return replace(reading, ignored="unsure command")
         if mode == CONFIRMING and not (reading.top and reading.share >= ANSWER_SHARE):

@@ -487,8 +487,12 @@ def test_a_command_whose_words_do_not_fit_the_speech_is_dropped_but_an_answer_co
         end = words[-1].end
         return replace(hearing((text, 1.0)), words=words, start=at, end=end, speech_end=end + after)
 
-    assert listener.handle(said("rules", 10.0, after=0.98)).ignored == "unsure command"
-    assert listener.handle(said("what can i say", 15.0, first_s=0.94)).ignored == "unsure command"
+    assert (
+        listener.handle(said("rules", 10.0, after=0.98)).ignored == "words explain too little of the speech"
+    )
+    assert (
+        listener.handle(said("what can i say", 15.0, first_s=0.94)).ignored == "words do not fit the speech"
+    )
     assert listener.handle(said("rules", 20.0, after=0.2)).reply is not None
     told = listener.handle(said("what can i say", 25.0))
     assert told.reply is not None and told.reply.private  # said as a command is said: answered
