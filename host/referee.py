@@ -341,6 +341,9 @@ class Referee:
             reply.answer.append(g.phrase("game_finished" if table.state is not None else "no_game"))
             return reply
         acting = table.to_act()
+        # Answered even when heard doubtfully: "Waiting for Ann." interrupts no more than a
+        # read-back would and cannot change the game; not answering left a pitched voice's
+        # move out of turn, kept only by the lenient gate, unanswered (tests/table/test_speakers.py).
         if speaker is not None and acting and speaker not in acting:
             current = table.current_player or ", ".join(sorted(acting))
             reply.events.append({"type": "not_your_turn", "player": speaker, "current": current})
