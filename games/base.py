@@ -367,6 +367,12 @@ class Ear(Reader[S, M], Generic[S, M, Opt]):
         """Moves a recogniser might have heard instead (fifteen and fifty); by default none."""
         return ()
 
+    def tail_confusable(self, move: M, lang: str) -> tuple[M, ...]:
+        """Moves whose ringing tail a room that echoes may have heard as the last word of
+        this one ("sixty" heard as "sixty eight"): there a move heard with one players would
+        usually make now is read back however sure the hearing. By default none."""
+        return ()
+
     def swallowed_endings(self, lang: str) -> tuple[str, ...]:
         """Last words of a spoken move that a room ringing on swallows but does not invent
         ("plays X turned" heard as "plays X"): when a move with one is heard first, the

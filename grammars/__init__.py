@@ -66,6 +66,9 @@ class Confusions(BaseModel):
     #: [a, b]: digits whose words a recogniser swaps wherever they stand, in the tens or the
     #: units, where a number is said digit by digit (Korean 삼 and 사: 삼십 팔 heard as 사십 사).
     digits: list[tuple[int, int]] = Field(default_factory=list)
+    #: Units a room's ringing tail after a tens word is heard as ("sixty" heard as "sixty
+    #: eight" in a room that echoes): a tens and one of these may be the tens said.
+    tails: list[int] = Field(default_factory=list)
 
 
 class Speech(BaseModel):
@@ -166,6 +169,7 @@ class Grammar:
     confusions: tuple[tuple[int, int], ...]
     unit_confusions: tuple[tuple[int, int], ...] = ()  # confusions.yaml's ``with_units``
     digit_confusions: tuple[tuple[int, int], ...] = ()  # confusions.yaml's ``digits``
+    tail_units: tuple[int, ...] = ()  # confusions.yaml's ``tails``
     decoys: tuple[str, ...] = ()
     answer_lookalikes: tuple[str, ...] = ()
     card_lookalikes: tuple[str, ...] = ()
@@ -345,6 +349,7 @@ def load(lang: str, root: Path = ROOT) -> Grammar:
         confusions=tuple(confusions.pairs),
         unit_confusions=tuple(confusions.with_units),
         digit_confusions=tuple(confusions.digits),
+        tail_units=tuple(confusions.tails),
         decoys=tuple(speech.decoys),
         answer_lookalikes=tuple(speech.answer_lookalikes),
         card_lookalikes=tuple(speech.card_lookalikes),

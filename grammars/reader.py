@@ -434,6 +434,13 @@ def command_phrases(lang: str = "en", names: Iterable[str] | None = None) -> lis
     return [p for phrases in wanted.values() for p in phrases]
 
 
+def heard_with_tail(n: int, lang: str = "en") -> set[int]:
+    """Numbers whose ringing tail a room that echoes may have made ``n``: sixty for sixty
+    eight (``confusions.yaml``'s ``tails``)."""
+    tens, unit = divmod(n, 10)
+    return {10 * tens} if 2 <= tens <= 9 and unit in load(lang).tail_units else set()
+
+
 def confusable(n: int, lang: str = "en") -> set[int]:
     """Numbers that may have been said when a recogniser heard ``n``: fifteen for fifty and
     back, thirteen for thirty five, Korean 삼십 사 for 사십 사 (``confusions.yaml``)."""

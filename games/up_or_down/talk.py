@@ -48,6 +48,7 @@ from grammars.reader import (
     NumberSaid,
     Utterance,
     confusable,
+    heard_with_tail,
     number_phrases,
     parse,
     spoken,
@@ -426,6 +427,9 @@ class UpOrDownTalk(Talk[ud.State, Say, ud.Options]):
 
     def confusable(self, move: Say, lang: str) -> tuple[Say, ...]:
         return tuple(Say(move.player, n) for n in sorted(confusable(move.number, lang)))
+
+    def tail_confusable(self, move: Say, lang: str) -> tuple[Say, ...]:
+        return tuple(Say(move.player, n) for n in sorted(heard_with_tail(move.number, lang)))
 
     # -- speech --
 

@@ -244,8 +244,7 @@ class StreamListener(ABC):
     def _doubtful(self, hearing: Hearing, reading: Reading, weakest: float | None) -> bool:
         """Whether a move read from ``hearing`` is read back even when it would cost nothing
         (:func:`host.confirm.doubtful`). A lone syllable, a loud room and others talking
-        around count only at a table's microphone: on a phone, held to a player's mouth,
-        it is a move."""
+        around count only at a table's microphone: on a phone, at a player's mouth, it is."""
         echoing = self._echoing()
         return confirm.doubtful(
             reading.share,
@@ -265,6 +264,7 @@ class StreamListener(ABC):
             weakest_word=weakest,
             loose=confirm.loose_fit(hearing),
             by_name=reading.by_name,
+            tailed=reading.tailed,
         )
 
     def _weakest_word(self, hearing: Hearing, reading: Reading) -> float | None:

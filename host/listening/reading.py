@@ -75,6 +75,10 @@ class Reading:
     won_by_prior: bool = False
     #: The move is known by a name of its own (``Talk.by_name``: a card's name from the deck).
     by_name: bool = False
+    #: A move players would usually make now may be what a room that echoes heard as this
+    #: one, its ringing tail heard as one more word (``Ear.tail_confusable``: "sixty" as
+    #: "sixty eight").
+    tailed: bool = False
 
 
 def calibrate(
@@ -224,6 +228,7 @@ def read(
         confused_rival=confused_rival,
         won_by_prior=won_by_prior,
         by_name=playing and talk.by_name(best),
+        tailed=playing and any(spec.likely(state, m) for m in talk.tail_confusable(best, lang)),
     )
 
 

@@ -12,6 +12,7 @@ from grammars.reader import (
     NumberSaid,
     command_phrases,
     confusable,
+    heard_with_tail,
     number_phrases,
     parse,
     to_words,
@@ -64,6 +65,10 @@ def test_confusions_come_from_the_grammar() -> None:
     # wherever they stand: 삼십 팔 was ruled as 사십 사, 사십 구 as 사십 오.
     assert confusable(44, "ko") == {34, 43} and confusable(49, "ko") == {39, 45}
     assert confusable(53, "ko") == {54, 93} and confusable(3, "ko") == {4} and confusable(10, "ko") == {20}
+    # A room's ringing tail after a tens word heard as a unit ("sixty" as "sixty eight").
+    assert heard_with_tail(68) == {60} and heard_with_tail(22) == {20} and heard_with_tail(91) == {90}
+    assert heard_with_tail(64) == heard_with_tail(18) == heard_with_tail(101) == heard_with_tail(60) == set()
+    assert heard_with_tail(68, "ko") == set()  # not measured in Korean
 
 
 @given(st.integers(-(10**6), 10**8))
