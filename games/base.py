@@ -367,10 +367,10 @@ class Ear(Reader[S, M], Generic[S, M, Opt]):
         """Moves a recogniser might have heard instead (fifteen and fifty); by default none."""
         return ()
 
-    def tail_confusable(self, move: M, lang: str) -> tuple[M, ...]:
-        """Moves whose ringing tail a room that echoes may have heard as the last word of
-        this one ("sixty" heard as "sixty eight"): there a move heard with one players would
-        usually make now is read back however sure the hearing. By default none."""
+    def echo_confusable(self, move: M, lang: str) -> tuple[M, ...]:
+        """Moves a room that echoes may have heard as this one however surely it heard it
+        (a ringing tail heard as one more word: "sixty" as "sixty eight"): there a move
+        heard with one players would usually make now is read back. By default none."""
         return ()
 
     def swallowed_endings(self, lang: str) -> tuple[str, ...]:

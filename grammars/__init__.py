@@ -57,6 +57,16 @@ class Numbers(BaseModel):
     alone: dict[int, str] = Field(default_factory=dict)
 
 
+class EchoConfusions(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    #: Units a tens word's ringing tail is heard as: a tens and one of these may be the tens
+    #: said ("sixty" heard as "sixty eight").
+    tails: list[int] = Field(default_factory=list)
+    #: [said, heard]: a tens and the unit ``heard`` may be that tens and ``said`` (one way).
+    units: list[tuple[int, int]] = Field(default_factory=list)
+
+
 class Confusions(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -66,9 +76,8 @@ class Confusions(BaseModel):
     #: [a, b]: digits whose words a recogniser swaps wherever they stand, in the tens or the
     #: units, where a number is said digit by digit (Korean 삼 and 사: 삼십 팔 heard as 사십 사).
     digits: list[tuple[int, int]] = Field(default_factory=list)
-    #: Units a room's ringing tail after a tens word is heard as ("sixty" heard as "sixty
-    #: eight" in a room that echoes): a tens and one of these may be the tens said.
-    tails: list[int] = Field(default_factory=list)
+    #: What a room that echoes makes of a number however surely it is heard.
+    echoes: EchoConfusions = Field(default_factory=EchoConfusions)
 
 
 class Speech(BaseModel):
@@ -169,7 +178,8 @@ class Grammar:
     confusions: tuple[tuple[int, int], ...]
     unit_confusions: tuple[tuple[int, int], ...] = ()  # confusions.yaml's ``with_units``
     digit_confusions: tuple[tuple[int, int], ...] = ()  # confusions.yaml's ``digits``
-    tail_units: tuple[int, ...] = ()  # confusions.yaml's ``tails``
+    echo_tails: tuple[int, ...] = ()  # confusions.yaml's ``echoes.tails``
+    echo_units: tuple[tuple[int, int], ...] = ()  # confusions.yaml's ``echoes.units``
     decoys: tuple[str, ...] = ()
     answer_lookalikes: tuple[str, ...] = ()
     card_lookalikes: tuple[str, ...] = ()
@@ -349,7 +359,8 @@ def load(lang: str, root: Path = ROOT) -> Grammar:
         confusions=tuple(confusions.pairs),
         unit_confusions=tuple(confusions.with_units),
         digit_confusions=tuple(confusions.digits),
-        tail_units=tuple(confusions.tails),
+        echo_tails=tuple(confusions.echoes.tails),
+        echo_units=tuple(confusions.echoes.units),
         decoys=tuple(speech.decoys),
         answer_lookalikes=tuple(speech.answer_lookalikes),
         card_lookalikes=tuple(speech.card_lookalikes),

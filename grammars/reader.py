@@ -434,11 +434,16 @@ def command_phrases(lang: str = "en", names: Iterable[str] | None = None) -> lis
     return [p for phrases in wanted.values() for p in phrases]
 
 
-def heard_with_tail(n: int, lang: str = "en") -> set[int]:
-    """Numbers whose ringing tail a room that echoes may have made ``n``: sixty for sixty
-    eight (``confusions.yaml``'s ``tails``)."""
+def heard_in_echo(n: int, lang: str = "en") -> set[int]:
+    """Numbers a room that echoes may have made ``n`` however surely it was heard: sixty
+    for sixty eight (its ringing tail), ninety five for ninety nine (``confusions.yaml``'s
+    ``echoes``)."""
+    grammar = load(lang)
     tens, unit = divmod(n, 10)
-    return {10 * tens} if 2 <= tens <= 9 and unit in load(lang).tail_units else set()
+    if not 2 <= tens <= 9:
+        return set()
+    out = {10 * tens} if unit in grammar.echo_tails else set()
+    return out | {10 * tens + said for said, heard in grammar.echo_units if unit == heard}
 
 
 def confusable(n: int, lang: str = "en") -> set[int]:

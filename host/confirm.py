@@ -325,7 +325,7 @@ def doubtful(
     weakest_word: float | None,
     loose: bool,
     by_name: bool,
-    tailed: bool = False,
+    echoed: bool = False,
 ) -> bool:
     """Whether a move a listener read is read back even when it would cost nothing: other
     readings hold much of the sound (``share`` below :data:`MOVE_SHARE`), another move
@@ -344,8 +344,8 @@ def doubtful(
     the sound with no likely rival at all, and no longer phrase listened for ``goes_on``
     from its words (what a tail swallowed, or the first words of a sentence: "I've got" of
     "I've got two kids at home" was heard as Blófa's "pass" of "pass yellow", the whole
-    share, in a lounge of RT60 0.75 s), and no likely move's tail may have made its last
-    word (``tailed``: an unseen voice's "sixty" heard as "sixty eight" in unseen rooms of
+    share, in a lounge of RT60 0.75 s), and no likely move may be what such a room made of
+    it (``echoed``: an unseen voice's "sixty" heard as "sixty eight" in unseen rooms of
     RT60 0.95-0.98 s, the whole share, no rival, every word 0.86 or more, and ruled); or
     while others talked around it (``crowded``): their words may be in it (a sentence of
     talk over the chatter of three others was heard as "ninety four" with no rival, a move
@@ -363,7 +363,7 @@ def doubtful(
     unsure = share < MOVE_SHARE or rivalled or won_by_prior or lone or near_talk or loud or weak or loose
     # As surely as a room can be heard: decoders adapted to rooms, and no likely rival at all.
     sure_in_room = adapted and share >= ECHOING_SHARE and rival == 0
-    echoes = echoing and (not sure_in_room or goes_on or tailed)
+    echoes = echoing and (not sure_in_room or goes_on or echoed)
     clear = not word_below(weakest_word, RINGING_CONFUSED_WORD)
     trusted = rings and not noisy and sure_in_room and clear and RINGING_CONFUSED_RULED
     named = by_name and ((echoing and ECHOING_NAME_READ_BACK) or (rings and RINGING_NAME_RIVAL and rival > 0))

@@ -48,7 +48,7 @@ from grammars.reader import (
     NumberSaid,
     Utterance,
     confusable,
-    heard_with_tail,
+    heard_in_echo,
     number_phrases,
     parse,
     spoken,
@@ -428,8 +428,8 @@ class UpOrDownTalk(Talk[ud.State, Say, ud.Options]):
     def confusable(self, move: Say, lang: str) -> tuple[Say, ...]:
         return tuple(Say(move.player, n) for n in sorted(confusable(move.number, lang)))
 
-    def tail_confusable(self, move: Say, lang: str) -> tuple[Say, ...]:
-        return tuple(Say(move.player, n) for n in sorted(heard_with_tail(move.number, lang)))
+    def echo_confusable(self, move: Say, lang: str) -> tuple[Say, ...]:
+        return tuple(Say(move.player, n) for n in sorted(heard_in_echo(move.number, lang)))
 
     # -- speech --
 

@@ -264,7 +264,7 @@ class StreamListener(ABC):
             weakest_word=weakest,
             loose=confirm.loose_fit(hearing),
             by_name=reading.by_name,
-            tailed=reading.tailed,
+            echoed=reading.echoed,
         )
 
     def _weakest_word(self, hearing: Hearing, reading: Reading) -> float | None:

@@ -76,9 +76,8 @@ class Reading:
     #: The move is known by a name of its own (``Talk.by_name``: a card's name from the deck).
     by_name: bool = False
     #: A move players would usually make now may be what a room that echoes heard as this
-    #: one, its ringing tail heard as one more word (``Ear.tail_confusable``: "sixty" as
-    #: "sixty eight").
-    tailed: bool = False
+    #: one however surely (``Ear.echo_confusable``: "sixty" as "sixty eight").
+    echoed: bool = False
 
 
 def calibrate(
@@ -228,7 +227,7 @@ def read(
         confused_rival=confused_rival,
         won_by_prior=won_by_prior,
         by_name=playing and talk.by_name(best),
-        tailed=playing and any(spec.likely(state, m) for m in talk.tail_confusable(best, lang)),
+        echoed=playing and any(spec.likely(state, m) for m in talk.echo_confusable(best, lang)),
     )
 
 

@@ -12,7 +12,7 @@ from grammars.reader import (
     NumberSaid,
     command_phrases,
     confusable,
-    heard_with_tail,
+    heard_in_echo,
     number_phrases,
     parse,
     to_words,
@@ -65,10 +65,12 @@ def test_confusions_come_from_the_grammar() -> None:
     # wherever they stand: 삼십 팔 was ruled as 사십 사, 사십 구 as 사십 오.
     assert confusable(44, "ko") == {34, 43} and confusable(49, "ko") == {39, 45}
     assert confusable(53, "ko") == {54, 93} and confusable(3, "ko") == {4} and confusable(10, "ko") == {20}
-    # A room's ringing tail after a tens word heard as a unit ("sixty" as "sixty eight").
-    assert heard_with_tail(68) == {60} and heard_with_tail(22) == {20} and heard_with_tail(91) == {90}
-    assert heard_with_tail(64) == heard_with_tail(18) == heard_with_tail(101) == heard_with_tail(60) == set()
-    assert heard_with_tail(68, "ko") == set()  # not measured in Korean
+    # A room that echoes: a tens word's tail heard as a unit ("sixty" as "sixty eight"), and
+    # "five" heard as "nine", one way.
+    assert heard_in_echo(68) == {60} and heard_in_echo(22) == {20} and heard_in_echo(91) == {90}
+    assert heard_in_echo(99) == {95} and heard_in_echo(29) == {25} and heard_in_echo(95) == set()
+    assert heard_in_echo(64) == heard_in_echo(18) == heard_in_echo(101) == heard_in_echo(60) == set()
+    assert heard_in_echo(9) == heard_in_echo(68, "ko") == set()  # a tens word's; not measured in Korean
 
 
 @given(st.integers(-(10**6), 10**8))

@@ -324,12 +324,15 @@ def test_in_a_room_that_echoes_only_a_sure_hearing_of_adapted_decoders_is_ruled(
     # ("I've got" of "I've got two kids at home" heard as Blófa's "pass", the whole share).
     assert asked(1.1, adapted=True, said="twenty")
     assert not asked(0.6, adapted=True, said="twenty")
-    # A move a likely move's ringing tail may have made ("sixty" heard as "sixty eight", the
-    # whole share, no rival, in unseen rooms of RT60 0.95-0.98 s; confusions.yaml's tails):
-    # 20 is a good move after 53, 70 is not.
+    # A move such a room may have made of a likely one (confusions.yaml's echoes): a ringing
+    # tail ("sixty" heard as "sixty eight", the whole share, no rival, in unseen rooms of
+    # RT60 0.95-0.98 s), "five" heard as "nine" ("ninety five" as "ninety nine", so in a room
+    # of 0.82 s). 20 and 55 are good moves after 53; 70 is not.
     assert asked(1.1, adapted=True, said="twenty eight")
     assert asked(1.1, adapted=True, said="twenty two")
+    assert asked(1.1, adapted=True, said="fifty nine")
     assert not asked(0.6, adapted=True, said="twenty eight")  # a room that only rings
+    assert not asked(0.6, adapted=True, said="fifty nine")
     assert not asked(1.1, adapted=True, said="seventy one")
 
 
