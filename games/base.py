@@ -380,11 +380,11 @@ class Ear(Reader[S, M], Generic[S, M, Opt]):
         return ()
 
     def catch_alls(self, lang: str) -> tuple[str, ...]:
-        """Words of the game's phrases that a recogniser hears for many others in a room
-        (Upside-Out's "hush" for the names of other cards ending in a hush of their own):
-        a move heard with one is one often misheard (as :meth:`confusable`'s are), read
-        back in a noisy room or one that rings unless heard as surely as such a room can
-        be. By default none."""
+        """Words of the game's phrases that a recogniser hears for others in a room that
+        rings (Upside-Out's "hush" for the names of other cards ending in a hush of their
+        own): there a move heard with one is one often misheard (as :meth:`confusable`'s
+        are), read back unless heard as surely as such a room can be, and never so where it
+        is noisy too. By default none."""
         return ()
 
 

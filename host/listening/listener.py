@@ -254,7 +254,7 @@ class StreamListener(ABC):
             lone=not self.phone and self._lone(hearing),
             near_talk=bool(hearing.near_talk),
             loud=self._loud(hearing),
-            confused=reading.confused,
+            confused=reading.confused or (reading.caught_all and self._rings()),
             confused_rival=reading.confused_rival,
             won_by_prior=reading.won_by_prior,
             echoing=echoing,

@@ -62,9 +62,11 @@ class Reading:
     #: fraction of this reading's weight (0: none).
     rival: float = 0.0
     #: A move players would usually make now is one the recogniser often hears as this
-    #: one (``Talk.confusable``: thirteen and thirty five), or it was heard with a word the
-    #: recogniser hears for many others (``Ear.catch_alls``): read back in a noisy room.
+    #: one (``Talk.confusable``: thirteen and thirty five): read back in a noisy room.
     confused: bool = False
+    #: It was heard with a word the recogniser hears for others in a room that rings
+    #: (``Ear.catch_alls``): there it is as often misheard as a ``confused`` one.
+    caught_all: bool = False
     #: The strongest other reading that is such a move (``confused``), as a fraction of this
     #: reading's weight (0: none among the readings).
     confused_rival: float = 0.0
@@ -212,8 +214,7 @@ def read(
         if is_move(k) and k != best and k not in allowed
     )
     mixed_up = [m for m in talk.confusable(best, lang) if spec.likely(state, m)] if playing else []
-    # Heard with a word the recogniser hears for many others (Ear.catch_alls): as often misheard.
-    confused = bool(mixed_up) or (playing and not set(talk.catch_alls(lang)).isdisjoint(first[best].split()))
+    caught_all = playing and not set(talk.catch_alls(lang)).isdisjoint(first[best].split())
     confused_rival = against_best(mixed_up)
     return Reading(
         best,
@@ -223,7 +224,8 @@ def read(
         confidence,
         top=top,
         rival=rival,
-        confused=confused,
+        confused=bool(mixed_up),
+        caught_all=caught_all,
         confused_rival=confused_rival,
         won_by_prior=won_by_prior,
         by_name=playing and talk.by_name(best),

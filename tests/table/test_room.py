@@ -23,7 +23,7 @@ from host.speech.room import RoomMeter
 from tests import voices
 from tests.speech.conftest import trim
 from tests.speech.reverb import said_in_room
-from tests.table.conftest import hearing
+from tests.table.conftest import hearing, white_noise
 
 NAMES = ("Ann", "Bob", "Cy")
 
@@ -241,6 +241,39 @@ def test_in_a_room_that_echoes_a_card_known_by_name_is_read_back_however_sure(
     assert card_play_asked(referee, en_model, only_rings, 0.95, faint="plays gift turned")
     # What costs nothing is ruled there when heard as surely as that (a good number).
     assert not twenty_four_asked(referee, en_model, 1.1, 0.95)
+
+
+def test_in_a_room_that_rings_a_card_heard_with_a_word_heard_for_others_is_read_back(
+    referee: Referee, en_model: SpeechModel
+) -> None:
+    # "Hush" is heard for "rummage", "purge" and "stash" in rooms, "purge" for "bury"
+    # (Ear.catch_alls): unseen voices in unseen ringing rooms with white or fan noise had
+    # "plays stash" heard as "plays hush" and "reveals a secret bury" as "... purge", the
+    # whole share, no rival, words 0.89 or more, and ruled. At a dry table, noisy or not,
+    # none was heard so: there such a card is ruled as any other.
+    rings = table_in(referee, en_model, 0.6).room
+    noisy = white_noise(2.0, level=400.0)  # a noise floor of -38 dBFS
+
+    def play(card: str, room: RoomMeter | None, noise: bytes = b"", adapted: bool = False) -> bool:
+        session = referee.create(SessionConfig(game="upside-out", undo_grace=30.0), ["Ann", "Bob"])
+        referee.handle(session, "me", "Ann")
+        listener = Listener(referee, session, en_model, report_missing=False)
+        if room is not None:
+            listener.hear_room_with(room)
+        listener.feed(noise)
+        said = replace(hearing((f"plays {card} turned", 1.0)), start=20.0, end=20.5, speech_end=20.5)
+        heard = listener.handle(replace(said, room_adapted=adapted))
+        assert heard.reading is not None and heard.reading.rival == 0 and heard.reply is not None
+        assert heard.reading.caught_all is (card != "whisper") and not heard.reading.confused
+        return bool(heard.reply.confirm)
+
+    assert play("hush", rings)  # "Ann plays Hush, turned?"
+    assert play("purge", rings)
+    assert not play("whisper", rings)
+    assert not play("purge", rings, adapted=True)  # as sure as a room that only rings can hear
+    assert play("purge", rings, noisy, adapted=True)  # not where it is noisy too
+    assert not play("purge", None)  # a dry table
+    assert not play("purge", None, noisy)
 
 
 def test_in_a_room_that_rings_and_is_noisy_talk_keeps_the_tables_prior(
