@@ -63,7 +63,7 @@ class EchoConfusions(BaseModel):
     #: Units a tens word's ringing tail is heard as: a tens and one of these may be the tens
     #: said ("sixty" heard as "sixty eight").
     tails: list[int] = Field(default_factory=list)
-    #: [said, heard]: a tens and the unit ``heard`` may be that tens and ``said`` (one way).
+    #: [said, heard]: the unit ``heard``, alone or after a tens, may be ``said`` (one way).
     units: list[tuple[int, int]] = Field(default_factory=list)
 
 

@@ -440,9 +440,9 @@ def heard_in_echo(n: int, lang: str = "en") -> set[int]:
     ``echoes``)."""
     grammar = load(lang)
     tens, unit = divmod(n, 10)
-    if not 2 <= tens <= 9:
+    if tens == 1 or not 0 <= tens <= 9:
         return set()
-    out = {10 * tens} if unit in grammar.echo_tails else set()
+    out = {10 * tens} if tens and unit in grammar.echo_tails else set()
     return out | {10 * tens + said for said, heard in grammar.echo_units if unit == heard}
 
 

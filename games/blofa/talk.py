@@ -69,7 +69,15 @@ from games.blofa.rules import (
 )
 from games.core import Event, GameOver, MoveUndone, Refusal
 from grammars import load, load_file
-from grammars.reader import confusable, normalise, number_tokens, read_numbers, recognizer_phrase, to_words
+from grammars.reader import (
+    confusable,
+    heard_in_echo,
+    normalise,
+    number_tokens,
+    read_numbers,
+    recognizer_phrase,
+    to_words,
+)
 
 GRAMMAR = Path(__file__).parent / "grammar"
 _Words = list[str]
@@ -527,6 +535,12 @@ class BlofaTalk(Talk[State, Move, Options]):
                 for at, value in enumerate(move.values)
                 for n in sorted(confusable(value, lang))
             )
+        return ()
+
+    def echo_confusable(self, move: Move, lang: str) -> tuple[Move, ...]:
+        if isinstance(move, PlayCards):
+            said = sorted(heard_in_echo(move.declared, lang))
+            return tuple(PlayCards(move.player, move.colours, n) for n in said)
         return ()
 
     # -- speech --

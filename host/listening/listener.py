@@ -383,7 +383,7 @@ class StreamListener(ABC):
             open_mic=True,
             lapse=self.confirm_lapse,
             doubtful=self._doubtful(hearing, reading, weakest) or (voiced is not None and voiced.doubtful),
-            unsure=confirm.weak_for_costly(self._rings(), weakest),
+            unsure=confirm.weak_for_costly(self._rings(), weakest, self._echoing()),
         )
         with self.referee.store.transaction():
             reply = self.referee.handle_heard(self.session_id, heard, speaker)

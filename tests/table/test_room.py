@@ -224,6 +224,20 @@ def test_in_a_room_that_rings_a_costly_move_needs_every_word_clear(
     assert not twenty_four_asked(referee, en_model, 0.6, 0.823)  # costs nothing: the general bar (0.8)
 
 
+def test_in_a_room_that_echoes_a_costly_move_needs_every_word_clearer(
+    referee: Referee, en_model: SpeechModel, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # An unseen voice in unseen rooms of RT60 0.96-0.99 s had !nversion's "five of hearts"
+    # ruled as "four of hearts" (a revoke called) and Blófa's "two card blue and yellow one"
+    # as "... two", the whole share, no rival, weakest words 0.86 and 0.836.
+    monkeypatch.setattr(confirm, "ECHOING_NAME_READ_BACK", False)  # the bar alone, on a named card
+    echoes = table_in(referee, en_model, 1.1).room
+    assert card_play_asked(referee, en_model, echoes, 0.9)  # "Ann plays Whisper?"
+    assert not card_play_asked(referee, en_model, echoes, 0.95)
+    rings = table_in(referee, en_model, 0.6).room
+    assert not card_play_asked(referee, en_model, rings, 0.9)  # a room that only rings: 0.85
+
+
 def test_in_a_room_that_echoes_a_card_known_by_name_is_read_back_however_sure(
     referee: Referee, en_model: SpeechModel
 ) -> None:

@@ -396,6 +396,14 @@ def test_confusable_numbers() -> None:
     assert TALK.confusable(Reveal((4, 2)), "ko") == (Reveal((3, 2)), Reveal((4, 1)), Reveal((4, 7)))
 
 
+def test_what_a_room_that_echoes_makes_of_a_declared_number() -> None:
+    # "two card yellow one" was heard ending "two" in rooms that echo (confusions.yaml echoes).
+    assert TALK.echo_confusable(PlayCards("Ann", (B,), 2), "en") == (PlayCards("Ann", (B,), 1),)
+    assert TALK.echo_confusable(PlayCards("Ann", (B,), 1), "en") == ()
+    assert TALK.echo_confusable(PlayCards("Ann", (B,), 2), "ko") == ()
+    assert TALK.echo_confusable(Pass("Ann", B), "en") == ()
+
+
 def test_golden_lines_all_name_their_speaker() -> None:
     players, _, lines = golden_script()
     assert all(line.split(":")[0] in players for line in lines)
