@@ -172,10 +172,11 @@ def word_below(weakest_word: float | None, bar: float | None) -> bool:
 #: :data:`RINGING_COSTLY_WORD` in a room that echoes (:data:`ECHOING_RT60`). An unseen voice
 #: (espeak-ng en-gb-x-gbcwmd+m5, West Midlands) in an unseen room of RT60 0.99 s had
 #: !nversion's "five of hearts" ruled as "four of hearts" (a revoke called), the whole
-#: share, no rival, weakest word 0.860. In the room benches' dumps 758 costly moves were ruled right in rooms of RT60
-#: 0.8 s or more and 8 wrong, the wrong ones' weakest words 0.74-0.89: at 0.92, 283 of the
-#: right ones are still ruled at once and none of the wrong (at 0.9, 491: too near). Reading
-#: every costly move back there (tried) left the kitchen 6 of 40 moves right first try, Piper.
+#: share, no rival, weakest word 0.860. In the room benches' dumps 758 costly moves were
+#: ruled right in rooms of RT60 0.8 s or more and 8 wrong, the wrong ones' weakest words
+#: 0.74-0.89: at 0.92, 283 of the right ones are still ruled at once and none of the wrong
+#: (at 0.9, 491: too near). Reading every costly move back there (tried) left the kitchen 6
+#: of 40 moves right first try, Piper.
 ECHOING_COSTLY_WORD: float | None = 0.92
 
 
