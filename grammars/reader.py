@@ -438,10 +438,10 @@ def heard_in_echo(n: int, lang: str = "en") -> set[int]:
     """Numbers a room that echoes may have made ``n`` however surely it was heard: sixty
     for sixty eight (its ringing tail), ninety five for ninety nine (``confusions.yaml``'s
     ``echoes``)."""
+    if not 0 <= n < 100 or 10 <= n < 20:  # a unit alone, or a tens and one; no teen
+        return set()
     grammar = load(lang)
     tens, unit = divmod(n, 10)
-    if tens == 1 or not 0 <= tens <= 9:
-        return set()
     out = {10 * tens} if tens and unit in grammar.echo_tails else set()
     return out | {10 * tens + said for said, heard in grammar.echo_units if unit == heard}
 

@@ -180,7 +180,7 @@ def word_below(weakest_word: float | None, bar: float | None) -> bool:
 ECHOING_COSTLY_WORD: float | None = 0.92
 
 
-def weak_for_costly(rings: bool, weakest_word: float | None, echoing: bool = False) -> bool:
+def weak_for_costly(rings: bool, weakest_word: float | None, echoing: bool) -> bool:
     """Whether a hearing in a room that ``rings`` had a word too weak to rule a costly move
     on (:data:`RINGING_COSTLY_WORD`; in one that is ``echoing``, :data:`ECHOING_COSTLY_WORD`)."""
     bar = ECHOING_COSTLY_WORD if echoing and ECHOING_COSTLY_WORD is not None else RINGING_COSTLY_WORD
@@ -337,7 +337,7 @@ def doubtful(
     weakest_word: float | None,
     loose: bool,
     by_name: bool,
-    echoed: bool = False,
+    echoed: bool,
 ) -> bool:
     """Whether a move a listener read is read back even when it would cost nothing: other
     readings hold much of the sound (``share`` below :data:`MOVE_SHARE`), another move

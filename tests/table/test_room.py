@@ -94,7 +94,7 @@ def sure_mixed_up_asked(*, noisy: bool, rings: bool, weakest_word: float | None)
     return confirm.doubtful(
         1.0, 0.0, confused=True, confused_rival=0.0, adapted=True, weakest_word=weakest_word,
         noisy=noisy, rings=rings, lone=False, near_talk=False, loud=False, won_by_prior=False,
-        echoing=False, crowded=False, goes_on=False, loose=False, by_name=False,
+        echoing=False, crowded=False, goes_on=False, loose=False, by_name=False, echoed=False,
     )  # fmt: skip
 
 
