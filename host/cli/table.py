@@ -44,7 +44,7 @@ from host.speech.audio import (
     AudioFormatError,
     microphone_chunks,
     pcm_chunks,
-    read_wav,
+    read_recording,
 )
 from host.speech.model import ENGINE_CHOICES, ModelUnavailable, describe_model
 
@@ -72,7 +72,9 @@ def table(
     ] = False,
     audio: Annotated[
         Path | None,
-        typer.Option("--audio", help="Play a 16 kHz 16-bit mono WAV file in instead of the microphone."),
+        typer.Option(
+            "--audio", help="Play a PCM WAV recording in instead of the microphone (any rate or channels)."
+        ),
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="One JSON object per event, per line.")] = False,
     quiet: Annotated[
@@ -115,9 +117,11 @@ def table(
     if audio is not None:
         # The file is checked before the model loads: a wrong file fails at once.
         try:
-            pcm, _ = read_wav(audio, SAMPLE_RATE)
+            pcm, converted = read_recording(audio)
         except AudioFormatError as exc:
             raise fail(str(exc)) from None
+        if converted:
+            typer.echo(f"{audio}: {converted}, heard as 16 kHz mono 16-bit", err=True)
     else:
         check_microphone(SAMPLE_RATE)  # before a model loads, a session is saved or a word said
     try:
@@ -218,7 +222,7 @@ def table(
 
 def check_microphone(rate: int) -> None:
     """Exit 2 when there is no microphone to listen to, pointing at ``--audio``."""
-    hint = "connect one, or play a recording in with --audio FILE.wav (16 kHz mono)"
+    hint = "connect one, or play a recording in with --audio FILE.wav"
     try:
         sounddevice = speech_audio.load_sounddevice()
         # Opened at its own rate and resampled (speech_audio.microphone_chunks): check that one.

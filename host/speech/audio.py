@@ -75,6 +75,52 @@ def read_wav(path: str | os.PathLike[str], rate: int | None = SAMPLE_RATE) -> tu
     return pcm, framerate
 
 
+def read_recording(path: str | os.PathLike[str]) -> tuple[bytes, str | None]:
+    """Read a recording of a game as the recogniser wants it: any PCM WAV (mono or more
+    channels, 8- to 32-bit, any rate) mixed down to mono, 16-bit, resampled once with soxr
+    to 16 kHz, as a microphone's input is (:func:`microphone_chunks`). Returns the pcm16
+    and what was converted (None: nothing; else e.g. "44100 Hz, 2 channels" for the user to
+    see). Unreadable files raise :class:`AudioFormatError` as :func:`read_wav` does; test
+    audio keeps using :func:`read_wav`, which refuses rather than converts."""
+    name = os.fspath(path)
+    try:
+        with wave.open(name, "rb") as w:
+            channels, width, framerate = w.getnchannels(), w.getsampwidth(), w.getframerate()
+            raw = w.readframes(w.getnframes())
+    except FileNotFoundError as exc:
+        raise AudioFormatError(f"{name}: no such file") from exc
+    except IsADirectoryError as exc:
+        raise AudioFormatError(f"{name}: is a directory, not a WAV file") from exc
+    except (wave.Error, EOFError) as exc:
+        raise AudioFormatError(
+            f"{name}: not a readable PCM WAV file ({str(exc) or 'empty or cut short'}); {CONVERT_HINT}"
+        ) from exc
+    if channels < 1 or width not in (1, 2, 3, 4) or framerate <= 0:
+        raise AudioFormatError(f"{name}: {channels} channels of {8 * width}-bit samples; {CONVERT_HINT}")
+    frame = channels * width
+    samples = _pcm_as_float(raw[: len(raw) - len(raw) % frame], width).reshape(-1, channels).mean(axis=1)
+    pcm = np.clip(np.rint(samples * 32768), -32768, 32767).astype("<i2").tobytes()
+    pcm = resample(pcm, framerate, SAMPLE_RATE)
+    changed = [
+        f"{framerate} Hz" if framerate != SAMPLE_RATE else "",
+        f"{channels} channels" if channels != 1 else "",
+        f"{8 * width}-bit" if width != SAMPLE_WIDTH else "",
+    ]
+    return pcm, ", ".join(c for c in changed if c) or None
+
+
+def _pcm_as_float(raw: bytes, width: int) -> npt.NDArray[np.float64]:
+    """WAV samples of ``width`` bytes (8-bit unsigned, wider signed little-endian) in [-1, 1)."""
+    if width == 1:
+        return (np.frombuffer(raw, dtype=np.uint8).astype(np.float64) - 128) / 128
+    if width == 3:  # no numpy dtype: widen each sample to 4 bytes, low byte zero
+        b = np.frombuffer(raw, dtype=np.uint8).reshape(-1, 3)
+        wide = np.zeros((b.shape[0], 4), dtype=np.uint8)
+        wide[:, 1:] = b
+        return wide.view("<i4").reshape(-1).astype(np.float64) / 2**31
+    return np.frombuffer(raw, dtype=f"<i{width}").astype(np.float64) / 2 ** (8 * width - 1)
+
+
 def write_wav(path: str | os.PathLike[str], pcm: bytes, rate: int = SAMPLE_RATE) -> None:
     """Write mono pcm16 to a WAV file."""
     with wave.open(os.fspath(path), "wb") as w:

@@ -20,6 +20,7 @@ from host.speech.audio import (
     mulaw_decode,
     mulaw_encode,
     pcm_to_mulaw8k,
+    read_recording,
     read_wav,
     resample,
     rms,
@@ -99,6 +100,66 @@ def test_read_wav_missing_file_and_directory(tmp_path: Path) -> None:
         read_wav(tmp_path / "missing.wav")
     with pytest.raises(AudioFormatError, match="directory"):
         read_wav(tmp_path)
+
+
+# --- read_recording ---
+
+
+def _as_width(samples: np.ndarray, width: int) -> bytes:
+    """Float samples in [-1, 1) as WAV sample bytes of ``width`` (8-bit unsigned)."""
+    if width == 1:
+        return np.clip(np.rint(samples * 128 + 128), 0, 255).astype(np.uint8).tobytes()
+    ints = np.rint(samples * 2 ** (8 * width - 1)).astype("<i4" if width > 2 else "<i2")
+    if width == 3:
+        return ints.view(np.uint8).reshape(-1, 4)[:, :3].tobytes()
+    return ints.tobytes()
+
+
+@pytest.mark.parametrize(
+    ("rate", "channels", "width", "said"),
+    [
+        (44100, 2, 3, "44100 Hz, 2 channels, 24-bit"),
+        (48000, 1, 4, "48000 Hz, 32-bit"),
+        (8000, 1, 1, "8000 Hz, 8-bit"),
+        (16000, 2, 2, "2 channels"),
+    ],
+)
+def test_a_recording_of_any_pcm_format_is_heard_as_16k_mono(
+    tmp_path: Path, rate: int, channels: int, width: int, said: str
+) -> None:
+    t = np.arange(rate) / rate  # one second of 300 Hz at a third of full scale
+    left = np.sin(2 * np.pi * 300 * t) / 3
+    samples = np.stack([left] + [left * 0.5] * (channels - 1), axis=1).reshape(-1)
+    path = tmp_path / "rec.wav"
+    with wave.open(str(path), "wb") as w:
+        w.setnchannels(channels)
+        w.setsampwidth(width)
+        w.setframerate(rate)
+        w.writeframes(_as_width(samples, width))
+    pcm, converted = read_recording(path)
+    assert converted == said
+    x = np.frombuffer(pcm, dtype="<i2").astype(np.float64) / 32768
+    assert abs(x.size - 16000) <= 2  # one second at 16 kHz
+    mono = (1 + 0.5 * (channels - 1)) / channels / 3  # the channels' mean
+    assert np.sqrt(np.mean(x[800:-800] ** 2)) == pytest.approx(mono / np.sqrt(2), rel=0.03)
+    spectrum = np.abs(np.fft.rfft(x))
+    assert np.argmax(spectrum) * 16000 / x.size == pytest.approx(300, abs=2)
+
+
+def test_a_16k_mono_recording_is_read_as_it_is(tmp_path: Path) -> None:
+    pcm = tone(440, 0.3, 16000)
+    write_wav(tmp_path / "a.wav", pcm, 16000)
+    assert read_recording(tmp_path / "a.wav") == (pcm, None)
+
+
+@pytest.mark.parametrize("content", [b"", b"this is not audio at all" * 10], ids=["empty", "garbage"])
+def test_an_unreadable_recording_is_a_clear_error(tmp_path: Path, content: bytes) -> None:
+    path = tmp_path / "bad.wav"
+    path.write_bytes(content)
+    with pytest.raises(AudioFormatError, match="not a readable PCM WAV"):
+        read_recording(path)
+    with pytest.raises(AudioFormatError, match="no such file"):
+        read_recording(tmp_path / "missing.wav")
 
 
 # --- chunked sources ---
