@@ -117,8 +117,10 @@ def _pcm_as_float(raw: bytes, width: int) -> npt.NDArray[np.float64]:
         b = np.frombuffer(raw, dtype=np.uint8).reshape(-1, 3)
         wide = np.zeros((b.shape[0], 4), dtype=np.uint8)
         wide[:, 1:] = b
-        return wide.view("<i4").reshape(-1).astype(np.float64) / 2**31
-    return np.frombuffer(raw, dtype=f"<i{width}").astype(np.float64) / 2 ** (8 * width - 1)
+        ints, width = wide.view("<i4").reshape(-1), 4  # shifted up a byte: a 32-bit sample
+    else:
+        ints = np.frombuffer(raw, dtype=f"<i{width}")
+    return ints.astype(np.float64) / 2.0 ** (8 * width - 1)
 
 
 def write_wav(path: str | os.PathLike[str], pcm: bytes, rate: int = SAMPLE_RATE) -> None:
