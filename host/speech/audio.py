@@ -48,28 +48,13 @@ def read_wav(path: str | os.PathLike[str], rate: int | None = SAMPLE_RATE) -> tu
     wrongly recorded test file is noticed instead of degrading recognition.
     """
     name = os.fspath(path)
-    try:
-        with wave.open(name, "rb") as w:
-            channels, width, framerate = w.getnchannels(), w.getsampwidth(), w.getframerate()
-            nframes = w.getnframes()
-            if channels != 1:
-                raise AudioFormatError(f"{name}: has {channels} channels, need mono; {CONVERT_HINT}")
-            if width != SAMPLE_WIDTH:
-                raise AudioFormatError(f"{name}: has {8 * width}-bit samples, need 16-bit; {CONVERT_HINT}")
-            if rate is not None and framerate != rate:
-                raise AudioFormatError(
-                    f"{name}: sample rate is {framerate} Hz, need {rate} Hz; {CONVERT_HINT}"
-                )
-            pcm = w.readframes(nframes)
-    except FileNotFoundError as exc:
-        raise AudioFormatError(f"{name}: no such file") from exc
-    except IsADirectoryError as exc:
-        raise AudioFormatError(f"{name}: is a directory, not a WAV file") from exc
-    except (wave.Error, EOFError) as exc:
-        # wave.Error: not RIFF/WAVE, or compressed/extensible format; EOFError: truncated.
-        raise AudioFormatError(
-            f"{name}: not a readable PCM WAV file ({str(exc) or 'empty or cut short'}); {CONVERT_HINT}"
-        ) from exc
+    channels, width, framerate, pcm = _read_pcm_wav(name)
+    if channels != 1:
+        raise AudioFormatError(f"{name}: has {channels} channels, need mono; {CONVERT_HINT}")
+    if width != SAMPLE_WIDTH:
+        raise AudioFormatError(f"{name}: has {8 * width}-bit samples, need 16-bit; {CONVERT_HINT}")
+    if rate is not None and framerate != rate:
+        raise AudioFormatError(f"{name}: sample rate is {framerate} Hz, need {rate} Hz; {CONVERT_HINT}")
     if len(pcm) % SAMPLE_WIDTH:
         pcm = pcm[: len(pcm) - len(pcm) % SAMPLE_WIDTH]  # drop a torn last sample
     return pcm, framerate
@@ -83,18 +68,7 @@ def read_recording(path: str | os.PathLike[str]) -> tuple[bytes, str | None]:
     see). Unreadable files raise :class:`AudioFormatError` as :func:`read_wav` does; test
     audio keeps using :func:`read_wav`, which refuses rather than converts."""
     name = os.fspath(path)
-    try:
-        with wave.open(name, "rb") as w:
-            channels, width, framerate = w.getnchannels(), w.getsampwidth(), w.getframerate()
-            raw = w.readframes(w.getnframes())
-    except FileNotFoundError as exc:
-        raise AudioFormatError(f"{name}: no such file") from exc
-    except IsADirectoryError as exc:
-        raise AudioFormatError(f"{name}: is a directory, not a WAV file") from exc
-    except (wave.Error, EOFError) as exc:
-        raise AudioFormatError(
-            f"{name}: not a readable PCM WAV file ({str(exc) or 'empty or cut short'}); {CONVERT_HINT}"
-        ) from exc
+    channels, width, framerate, raw = _read_pcm_wav(name)
     if channels < 1 or width not in (1, 2, 3, 4) or framerate <= 0:
         raise AudioFormatError(f"{name}: {channels} channels of {8 * width}-bit samples; {CONVERT_HINT}")
     frame = channels * width
@@ -107,6 +81,23 @@ def read_recording(path: str | os.PathLike[str]) -> tuple[bytes, str | None]:
         f"{8 * width}-bit" if width != SAMPLE_WIDTH else "",
     ]
     return pcm, ", ".join(c for c in changed if c) or None
+
+
+def _read_pcm_wav(name: str) -> tuple[int, int, int, bytes]:
+    """A PCM WAV file's channels, sample width (bytes), rate and frames; what cannot be
+    read as one is an :class:`AudioFormatError` that says why."""
+    try:
+        with wave.open(name, "rb") as w:
+            return w.getnchannels(), w.getsampwidth(), w.getframerate(), w.readframes(w.getnframes())
+    except FileNotFoundError as exc:
+        raise AudioFormatError(f"{name}: no such file") from exc
+    except IsADirectoryError as exc:
+        raise AudioFormatError(f"{name}: is a directory, not a WAV file") from exc
+    except (wave.Error, EOFError) as exc:
+        # wave.Error: not RIFF/WAVE, or compressed/extensible format; EOFError: truncated.
+        raise AudioFormatError(
+            f"{name}: not a readable PCM WAV file ({str(exc) or 'empty or cut short'}); {CONVERT_HINT}"
+        ) from exc
 
 
 def _pcm_as_float(raw: bytes, width: int) -> npt.NDArray[np.float64]:
