@@ -367,10 +367,11 @@ class Ear(Reader[S, M], Generic[S, M, Opt]):
         """Moves a recogniser might have heard instead (fifteen and fifty); by default none."""
         return ()
 
-    def echo_confusable(self, move: M, lang: str) -> tuple[M, ...]:
+    def echo_confusable(self, move: M, lang: str, *, echoing: bool = True) -> tuple[M, ...]:
         """Moves a room that echoes may have heard as this one however surely it heard it
         (a ringing tail heard as one more word: "sixty" as "sixty eight"): there a move
-        heard with one players would usually make now is read back. By default none."""
+        heard with one players would usually make now is read back. Not ``echoing``: those a
+        room that rings less makes too ("forty five" as "forty nine"). By default none."""
         return ()
 
     def swallowed_endings(self, lang: str) -> tuple[str, ...]:

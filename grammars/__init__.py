@@ -65,6 +65,8 @@ class EchoConfusions(BaseModel):
     tails: list[int] = Field(default_factory=list)
     #: [said, heard]: the unit ``heard``, alone or after a tens, may be ``said`` (one way).
     units: list[tuple[int, int]] = Field(default_factory=list)
+    #: Those of ``units`` a room that rings less makes too.
+    ringing_units: list[tuple[int, int]] = Field(default_factory=list)
 
 
 class Confusions(BaseModel):
@@ -180,6 +182,7 @@ class Grammar:
     digit_confusions: tuple[tuple[int, int], ...] = ()  # confusions.yaml's ``digits``
     echo_tails: tuple[int, ...] = ()  # confusions.yaml's ``echoes.tails``
     echo_units: tuple[tuple[int, int], ...] = ()  # confusions.yaml's ``echoes.units``
+    ringing_units: tuple[tuple[int, int], ...] = ()  # confusions.yaml's ``echoes.ringing_units``
     decoys: tuple[str, ...] = ()
     answer_lookalikes: tuple[str, ...] = ()
     card_lookalikes: tuple[str, ...] = ()
@@ -361,6 +364,7 @@ def load(lang: str, root: Path = ROOT) -> Grammar:
         digit_confusions=tuple(confusions.digits),
         echo_tails=tuple(confusions.echoes.tails),
         echo_units=tuple(confusions.echoes.units),
+        ringing_units=tuple(confusions.echoes.ringing_units),
         decoys=tuple(speech.decoys),
         answer_lookalikes=tuple(speech.answer_lookalikes),
         card_lookalikes=tuple(speech.card_lookalikes),

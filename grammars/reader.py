@@ -434,16 +434,18 @@ def command_phrases(lang: str = "en", names: Iterable[str] | None = None) -> lis
     return [p for phrases in wanted.values() for p in phrases]
 
 
-def heard_in_echo(n: int, lang: str = "en") -> set[int]:
+def heard_in_echo(n: int, lang: str = "en", *, echoing: bool = True) -> set[int]:
     """Numbers a room that echoes may have made ``n`` however surely it was heard: sixty
     for sixty eight (its ringing tail), ninety five for ninety nine (``confusions.yaml``'s
-    ``echoes``)."""
+    ``echoes``); in a room that rings but does not echo (not ``echoing``), those of its
+    ``ringing_units`` alone (forty five for forty nine)."""
     if not 0 <= n < 100 or 10 <= n < 20:  # a unit alone, or a tens and one; no teen
         return set()
     grammar = load(lang)
     tens, unit = divmod(n, 10)
-    out = {10 * tens} if tens and unit in grammar.echo_tails else set()
-    return out | {10 * tens + said for said, heard in grammar.echo_units if unit == heard}
+    out = {10 * tens} if echoing and tens and unit in grammar.echo_tails else set()
+    units = grammar.echo_units if echoing else grammar.ringing_units
+    return out | {10 * tens + said for said, heard in units if unit == heard}
 
 
 def confusable(n: int, lang: str = "en") -> set[int]:

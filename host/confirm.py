@@ -83,6 +83,14 @@ LOUD_SNR_DB = 20.0
 #: back. A living room of 0.6 s measures 0.67-0.74 s (tests/bench/bench_room.py, docs/speech.md
 #: "Hearing in a room").
 ECHOING_RT60 = 0.8
+#: In a room that rings but does not echo, a move is read back while a move players would
+#: usually make now is one such a room may have heard as it however surely (the game's
+#: ``echo_confusable`` not echoing: grammars/en/confusions.yaml ``echoes.ringing_units``).
+#: A voice no bench was tuned on (espeak-ng en-us+f4) in an unseen room of RT60 0.51 s had
+#: "forty five" heard as "forty nine", the whole share, no rival, words at 0.87 and 0.94, and
+#: ruled; in that room its "sixty five" was heard as "sixty nine" too (read back for a
+#: rival). False: such a move is ruled as any other there.
+RINGING_RUNG = True
 #: In a room that echoes a move is ruled at once only when it holds at least this share of
 #: the sound (with no rival and no likely move heard as it, as in any ringing room): the
 #: decoders' means adapted to rooms (host/speech/mllr.py) took the heirloom hearings out,
@@ -338,6 +346,7 @@ def doubtful(
     loose: bool,
     by_name: bool,
     echoed: bool,
+    rung: bool = False,
 ) -> bool:
     """Whether a move a listener read is read back even when it would cost nothing: other
     readings hold much of the sound (``share`` below :data:`MOVE_SHARE`), another move
@@ -358,7 +367,9 @@ def doubtful(
     "I've got two kids at home" was heard as Blófa's "pass" of "pass yellow", the whole
     share, in a lounge of RT60 0.75 s), and no likely move may be what such a room made of
     it (``echoed``: an unseen voice's "sixty" heard as "sixty eight" in unseen rooms of
-    RT60 0.95-0.98 s, the whole share, no rival, every word 0.86 or more, and ruled); or
+    RT60 0.95-0.98 s, the whole share, no rival, every word 0.86 or more, and ruled), or in
+    one that only ``rings`` such a move of the few it makes there too (``rung``,
+    :data:`RINGING_RUNG`); or
     while others talked around it (``crowded``): their words may be in it (a sentence of
     talk over the chatter of three others was heard as "ninety four" with no rival, a move
     said over it as another); or, in a room that ``rings``, a word of it was heard weakly
@@ -376,10 +387,11 @@ def doubtful(
     # As surely as a room can be heard: decoders adapted to rooms, and no likely rival at all.
     sure_in_room = adapted and share >= ECHOING_SHARE and rival == 0
     echoes = echoing and (not sure_in_room or goes_on or echoed)
+    rang = rings and rung and RINGING_RUNG
     clear = not word_below(weakest_word, RINGING_CONFUSED_WORD)
     trusted = rings and not noisy and sure_in_room and clear and RINGING_CONFUSED_RULED
     named = by_name and ((echoing and ECHOING_NAME_READ_BACK) or (rings and RINGING_NAME_RIVAL and rival > 0))
-    return unsure or ((noisy or rings) and confused and not trusted) or echoes or crowded or named
+    return unsure or ((noisy or rings) and confused and not trusted) or echoes or rang or crowded or named
 
 
 def confirm_line(lang: str, what: str, player: str = "", *, again: bool = False) -> str:

@@ -537,9 +537,9 @@ class BlofaTalk(Talk[State, Move, Options]):
             )
         return ()
 
-    def echo_confusable(self, move: Move, lang: str) -> tuple[Move, ...]:
+    def echo_confusable(self, move: Move, lang: str, *, echoing: bool = True) -> tuple[Move, ...]:
         if isinstance(move, PlayCards):
-            said = sorted(heard_in_echo(move.declared, lang))
+            said = sorted(heard_in_echo(move.declared, lang, echoing=echoing))
             return tuple(PlayCards(move.player, move.colours, n) for n in said)
         return ()
 

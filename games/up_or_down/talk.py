@@ -428,8 +428,8 @@ class UpOrDownTalk(Talk[ud.State, Say, ud.Options]):
     def confusable(self, move: Say, lang: str) -> tuple[Say, ...]:
         return tuple(Say(move.player, n) for n in sorted(confusable(move.number, lang)))
 
-    def echo_confusable(self, move: Say, lang: str) -> tuple[Say, ...]:
-        return tuple(Say(move.player, n) for n in sorted(heard_in_echo(move.number, lang)))
+    def echo_confusable(self, move: Say, lang: str, *, echoing: bool = True) -> tuple[Say, ...]:
+        return tuple(Say(move.player, n) for n in sorted(heard_in_echo(move.number, lang, echoing=echoing)))
 
     # -- speech --
 

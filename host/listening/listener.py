@@ -214,7 +214,7 @@ class StreamListener(ABC):
         if self.dereverberator is not None and rt60 is not None:
             self.dereverberator.rt60 = rt60
         self._tuned_noisy = self._noisy()
-        self.endpointer.room_rings(self._rings(), self._tuned_noisy)
+        self.endpointer.room_rings(self._rings(), self._tuned_noisy, self._echoing())
 
     def _hearable(self, phrases: Iterable[str]) -> list[str]:
         """``phrases`` without those that have a word the model lacks."""
@@ -245,7 +245,6 @@ class StreamListener(ABC):
         """Whether a move read from ``hearing`` is read back even when it would cost nothing
         (:func:`host.confirm.doubtful`). A lone syllable, a loud room and others talking
         around count only at a table's microphone: on a phone, at a player's mouth, it is."""
-        echoing = self._echoing()
         return confirm.doubtful(
             reading.share,
             reading.rival,
@@ -257,14 +256,15 @@ class StreamListener(ABC):
             confused=reading.confused or (reading.caught_all and self._rings()),
             confused_rival=reading.confused_rival,
             won_by_prior=reading.won_by_prior,
-            echoing=echoing,
+            echoing=self._echoing(),
             adapted=hearing.room_adapted,
-            goes_on=echoing and self._goes_on(reading.text),
+            goes_on=self._echoing() and self._goes_on(reading.text),
             crowded=not self.phone and hearing.crowded,
             weakest_word=weakest,
             loose=confirm.loose_fit(hearing),
             by_name=reading.by_name,
             echoed=reading.echoed,
+            rung=reading.rung,
         )
 
     def _weakest_word(self, hearing: Hearing, reading: Reading) -> float | None:

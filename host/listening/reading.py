@@ -80,6 +80,9 @@ class Reading:
     #: A move players would usually make now may be what a room that echoes heard as this
     #: one however surely (``Ear.echo_confusable``: "sixty" as "sixty eight").
     echoed: bool = False
+    #: Such a move may be what a room that only rings heard as this one however surely
+    #: (``Ear.echo_confusable`` not echoing: "forty five" as "forty nine").
+    rung: bool = False
 
 
 def calibrate(
@@ -230,6 +233,7 @@ def read(
         won_by_prior=won_by_prior,
         by_name=playing and talk.by_name(best),
         echoed=playing and any(spec.likely(state, m) for m in talk.echo_confusable(best, lang)),
+        rung=playing and any(spec.likely(state, m) for m in talk.echo_confusable(best, lang, echoing=False)),
     )
 
 

@@ -42,6 +42,11 @@ class Vad(Protocol):
         room that rings), still hearing it as the stream so far."""
         ...
 
+    def hold(self, bar: float | None) -> None:
+        """Speech, once begun, lasts while the detector's measure stays at ``bar`` or more
+        (None: the detector's own hysteresis)."""
+        ...
+
 
 class EnergyVad:
     """10 ms frames louder than ``ratio`` x the noise floor (the ``floor_percentile`` of
@@ -81,6 +86,9 @@ class EnergyVad:
 
     def afresh(self) -> None:
         pass  # nothing carried over but the noise floor
+
+    def hold(self, bar: float | None) -> None:
+        pass  # no hysteresis: a frame is speech above the floor's multiple or not
 
 
 class SileroVad:
@@ -144,6 +152,9 @@ class SileroVad:
             self._fresh = self._network()
         else:
             self._fresh.reset()
+
+    def hold(self, bar: float | None) -> None:
+        self.neg_threshold = self.threshold - 0.15 if bar is None else bar
 
     def reset(self) -> None:
         self._detector.reset()

@@ -6,6 +6,7 @@ Run: python tests/bench/bench_room.py [--rooms tuning|held-out|all|fresh:COUNT:S
      [--show N] [--dry] [--chain today,room,room-near,room-tail]
      [--dereverb RT60|room|measured|wpe] [--talk-weight W] [--screen N] [--front K=V]
      [--decoder K=V] [--ringing-weight W] [--ringing-lenient W] [--tail-db DB] [--early-end S]
+     [--vad-hold P]
      [--ringing-confused ruled|asked] [--weak-word P]
      [--mllr PATH] (a chain named CHAIN-mllr hears without any MLLR transform: room-mllr,room;
     CHAIN-ringmllr with PATH's only once the room meter finds the room ringing, as room does
@@ -30,7 +31,7 @@ in a ringing room for any phrase (``sphinx.RINGING_NEAR_WORDS`` 1, ``--near-word
 with a word's reverberant tail not speech to the end-pointer (``endpointer.RINGING_TAIL_DB``,
 a candidate); today and room in one run by default. ``--screen N``: a candidate screened
 fast, without the referee (:func:`screen`); ``--front``, ``--decoder``, ``--ringing-weight``,
-``--ringing-lenient``, ``--tail-db``, ``--ringing-confused``, ``--weak-word``: the
+``--ringing-lenient``, ``--tail-db``, ``--vad-hold``, ``--ringing-confused``, ``--weak-word``: the
 candidates of docs/speech.md "Hearing in a room". ``--quick``: every 8th sentence of the
 talk corpus, 10 moves a game (a few minutes a room on 2 idle cores). ``--dereverb``,
 ``--talk-weight``: candidates measured by hand (docs/speech.md, "Hearing in a room").
@@ -288,6 +289,8 @@ def set_candidates(args: argparse.Namespace) -> None:
         sphinx.NOISY_RINGING_TALK_WEIGHT = args.noisy_ringing_weight or None
     if args.early_end is not None:
         endpointer.RINGING_EARLY_END_S = args.early_end
+    if args.vad_hold is not None:
+        endpointer.RINGING_VAD_HOLD = args.vad_hold or None
     if args.tail_db is not None:
         TAIL["db"] = endpointer.RINGING_TAIL_DB = args.tail_db or None
     if args.foreground is not None:
@@ -533,6 +536,7 @@ def main() -> None:
     )
     parser.add_argument("--tail-db", type=float, help="endpointer.RINGING_TAIL_DB (0: off)")
     parser.add_argument("--early-end", type=float, help="endpointer.RINGING_EARLY_END_S (s)")
+    parser.add_argument("--vad-hold", type=float, help="endpointer.RINGING_VAD_HOLD (0: off)")
     parser.add_argument("--foreground", type=float, help="foreground.BELOW_DB (0: off)")
     parser.add_argument("--tail-guard", action="store_true", help="endpointer.RINGING_TAIL_GUARD on")
     parser.add_argument(

@@ -46,7 +46,8 @@ def kitchen() -> Endpointer:
     grammar = load("en")
     talk = list(dict.fromkeys((*grammar.decoys, *grammar.talk)))
     endpointer = Endpointer(recognizer_for(model, SAMPLE_RATE, PHRASES, talk=talk))
-    endpointer.room_rings(True)  # as the table's listener tells it once the room is measured
+    # As the table's listener tells it once the room is measured: a kitchen echoes.
+    endpointer.room_rings(True, echoing=True)
     return endpointer
 
 

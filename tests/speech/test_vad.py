@@ -16,7 +16,7 @@ from host.speech.phrase_index import complete_phrases, ending
 from host.speech.vad import EnergyVad, SileroVad, load_vad
 from tests.speech.conftest import silence
 from tests.speech.english import NUMBERS_EN
-from tests.speech.reverb import said_in_kitchen
+from tests.speech.reverb import said_in_kitchen, said_in_room
 from tests.speech.test_sphinx import Say, en_model, piper  # noqa: F401  (fixtures)
 
 
@@ -123,7 +123,10 @@ def test_in_a_kitchen_every_number_of_a_stream_is_found(en_model: SpeechModel, p
     words += ["sixteen", "eighty four", "forty six", "sixty one", "nineteen", "forty"]
     audio = said_in_kitchen([piper(w) for w in words])
     endpointer = Endpointer(recognizer_for(en_model, SAMPLE_RATE, list(NUMBERS_EN)), vad="silero")
-    endpointer.room_rings(True)  # as the table's listener tells it once the room is measured
+    # As the table's listener tells it once the room is measured: a kitchen echoes. Had
+    # speech ended at the bar it begins at (endpointer.RINGING_VAD_HOLD, for rooms that
+    # ring less), "ninety" would have ended after its "nine" here.
+    endpointer.room_rings(True, echoing=True)
     hearings = list(endpointer.hearings(pcm_chunks(audio)))
     assert len(hearings) == len(words), [h.text for h in hearings]
 
@@ -155,3 +158,35 @@ def test_afresh_hears_with_both_a_fresh_network_and_the_stream_so_far(piper: Say
     both.afresh()
     both.reset()
     assert both.speech(rest, cut / SAMPLE_RATE) == SileroVad(SAMPLE_RATE).speech(rest, cut / SAMPLE_RATE)
+
+
+def test_in_a_room_that_rings_speech_ends_where_it_began(en_model: SpeechModel, piper: Say) -> None:  # noqa: F811
+    # A word's reverberant tail holds Silero's probability between its two bars (the start
+    # bar and its hysteresis 0.15 below) after the dry speech ended, and the early end waits
+    # on it. In a room that rings but does not echo speech ends where it would begin
+    # (endpointer.RINGING_VAD_HOLD): the same numbers heard, each ruled no later, and
+    # sooner in all. In one that echoes the detector keeps its own hysteresis.
+    words = ["ninety one", "seventy eight", "forty six", "twelve", "sixty one"]
+    audio, spans = said_in_room([piper(w) for w in words], 0.6)
+    ends: dict[bool, list[float]] = {}
+    for echoing in (False, True):
+        endpointer = Endpointer(recognizer_for(en_model, SAMPLE_RATE, list(NUMBERS_EN)), vad="silero")
+        endpointer.room_rings(True, echoing=echoing)
+        hearings = list(endpointer.hearings(pcm_chunks(audio)))
+        assert [h.text for h in hearings] == words
+        ends[echoing] = [h.emitted_at - end for h, (_, end) in zip(hearings, spans, strict=True)]
+    assert all(held <= loose + 1e-9 for held, loose in zip(ends[False], ends[True], strict=True))
+    assert sum(ends[True]) - sum(ends[False]) >= 0.1, ends
+
+
+def test_the_hold_is_the_detectors_own_again_when_the_room_is_quiet(piper: Say) -> None:  # noqa: F811
+    words = ["ninety one", "seventy eight", "forty six", "twelve", "sixty one"]
+    audio = as_int16(said_in_room([piper(w) for w in words], 0.6)[0])
+    held, loose = SileroVad(SAMPLE_RATE), SileroVad(SAMPLE_RATE)
+    held.hold(0.35)
+    found = {"held": set(held.speech(audio, 0.0)), "loose": set(loose.speech(audio, 0.0))}
+    assert found["held"] < found["loose"], found  # tails between the bars are no longer speech
+    held.hold(None)
+    held.reset()
+    loose.reset()
+    assert held.speech(audio, 0.0) == loose.speech(audio, 0.0)

@@ -573,3 +573,28 @@ def test_a_reply_to_talk_decoded_as_nothing_is_a_reply(referee: Referee, en_mode
     yes = replace(hearing(("thirty eight", 1.0)), start=end + 1.0, end=end + 1.5, speech_end=end + 1.5)
     assert listener.handle(yes).ignored == "a reply to talk"
     assert table_in(referee, en_model, 0.6).handle(yes).ignored is None  # with nothing said before it
+
+
+def test_in_a_room_that_rings_a_nine_that_may_be_a_five_is_read_back(
+    referee: Referee, en_model: SpeechModel, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # An unseen voice in an unseen room of RT60 0.51 s had "forty five" heard as "forty
+    # nine", the whole share, no rival, words at 0.87 and 0.94, and ruled. After 53 both 59
+    # and 55 are good moves: a "fifty nine" heard so surely is read back where the room
+    # rings (confirm.RINGING_RUNG), ruled at a dry table; "fifty seven" is no such hearing.
+    def asked(rt60: float | None, said: str) -> bool:
+        listener = table_in(referee, en_model, rt60)
+        assert rt60 is None or RINGS_RT60 <= (listener.room.rt60 or 0.0) < ECHOING_RT60
+        at = listener.time + 3.0
+        spans = enumerate(said.split())
+        words = tuple(WordTiming(w, at + 0.3 * i, at + 0.3 * (i + 1), 0.95) for i, w in spans)
+        heard = listener.handle(replace(later(listener, said), words=words, room_adapted=True))
+        assert heard.reading is not None and heard.reading.rival == 0 and not heard.reading.confused
+        assert heard.reply is not None
+        return bool(heard.reply.confirm)
+
+    assert asked(0.6, "fifty nine")
+    assert not asked(0.6, "fifty seven")
+    assert not asked(None, "fifty nine")
+    monkeypatch.setattr(confirm, "RINGING_RUNG", False)
+    assert not asked(0.6, "fifty nine")

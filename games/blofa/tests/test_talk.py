@@ -402,6 +402,10 @@ def test_what_a_room_that_echoes_makes_of_a_declared_number() -> None:
     assert TALK.echo_confusable(PlayCards("Ann", (B,), 1), "en") == ()
     assert TALK.echo_confusable(PlayCards("Ann", (B,), 2), "ko") == ()
     assert TALK.echo_confusable(Pass("Ann", B), "en") == ()
+    # A room that only rings makes "five" of "nine" (echoes.ringing_units), not "two" of "one".
+    nine = PlayCards("Ann", (B,), 9)
+    assert TALK.echo_confusable(nine, "en", echoing=False) == (PlayCards("Ann", (B,), 5),)
+    assert TALK.echo_confusable(PlayCards("Ann", (B,), 2), "en", echoing=False) == ()
 
 
 def test_golden_lines_all_name_their_speaker() -> None:
