@@ -94,18 +94,10 @@ EARLY_END_SILENCE_S = 0.2
 #: the decoder had heard enough of it (tests/bench/bench_room.py --early-end).
 RINGING_EARLY_END_S: float | None = 0.15
 #: In a room that rings but does not echo (``room_rings``), speech lasts while Silero's
-#: speech probability stays at this or more, the bar it must reach to begin (None: the
-#: detector's own hysteresis, 0.15 below that). A word's reverberant tail holds the
-#: probability between the two bars for 0.1-0.3 s after the dry speech ended, and the early
-#: end waits on it: espeak-ng's voice, whose tails held on longer, was ruled 0.38 s after
-#: its speech in the living room (p50; Piper 0.30 s). With the bar at 0.35, den / living
-#: room p50 espeak-ng 0.32 / 0.38 -> 0.32 / 0.35 s, Piper 0.26 / 0.30 -> 0.25 / 0.29 s, the
-#: same moves right first try but one more in the den (Piper 35 -> 36 of 40); at 0.5 the
-#: living room lost 2 of 40 (Piper). In a room that echoes (``confirm.ECHOING_RT60``) words
-#: dip below the bar inside themselves: in kitchens of RT60 0.82-0.98 s "ninety one" was cut
-#: into "nine" and "four", "forty two" ended after "forty"; in rooms of 0.45-0.78 s none
-#: was, and at 0.72 s 5 more of 48 numbers were heard right with it (docs/speech.md;
-#: tests/bench/bench_room.py --vad-hold). There the detector's own hysteresis stays.
+#: probability stays at this, the bar it begins at (None: its own hysteresis below that):
+#: a word's tail held it between the two for 0.1-0.3 s and the early end waited (espeak-ng,
+#: living room: p50 0.38 -> 0.35 s). Off where the room echoes: words dip below the bar
+#: inside themselves there (docs/speech.md; bench_vad_hold.py, bench_room.py --vad-hold).
 RINGING_VAD_HOLD: float | None = 0.35
 
 
