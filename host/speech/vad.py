@@ -93,8 +93,8 @@ class EnergyVad:
 
 class SileroVad:
     """Silero speech probability per 32 ms window with hysteresis: speech starts at
-    ``threshold`` and lasts while the probability stays above ``threshold - 0.15`` (the
-    gap Silero's own ``get_speech_timestamps`` uses).
+    ``threshold`` and lasts while the probability stays above ``threshold - HYSTERESIS``
+    (0.15, the gap Silero's own ``get_speech_timestamps`` uses; :meth:`hold` moves it).
 
     The threshold is 0.35, not Silero's usual 0.5: short syllables ("이", "two") right
     after other speech peak near 0.5 (the network's state remembers the last utterance),
@@ -102,6 +102,7 @@ class SileroVad:
     """
 
     name = "silero"
+    HYSTERESIS = 0.15  # how far below the threshold speech, once begun, may fall
     RATE = SAMPLE_RATE  # the network takes 512-sample windows of 16 kHz audio
     WINDOW = 512
 
@@ -113,7 +114,7 @@ class SileroVad:
         self._fresh: Any = None  # the network started afresh at the last utterance's end (afresh)
         self.rate = rate
         self.threshold = threshold
-        self.neg_threshold = threshold - 0.15
+        self.neg_threshold = threshold - self.HYSTERESIS
         self._resampler = Resampler(rate, self.RATE) if rate != self.RATE else None
         self._buffer = np.zeros(0, dtype=np.float32)
         self._clock: float | None = None  # stream time of the first buffered sample
@@ -154,7 +155,7 @@ class SileroVad:
             self._fresh.reset()
 
     def hold(self, bar: float | None) -> None:
-        self.neg_threshold = self.threshold - 0.15 if bar is None else bar
+        self.neg_threshold = self.threshold - self.HYSTERESIS if bar is None else bar
 
     def reset(self) -> None:
         self._detector.reset()
