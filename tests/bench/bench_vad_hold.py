@@ -1,6 +1,6 @@
 """Where speech ends in a room that rings: the voice activity detector's hold, on and off.
 
-Run: python tests/bench/bench_vad_hold.py [--rooms living,lounge,kitchen,fresh:COUNT:SEED,rt:0.72]
+Run: python tests/bench/bench_vad_hold.py [--rooms living,lounge,kitchen,tuning,fresh:COUNT:SEED,rt:0.72]
      [--hold P]
 
 Twelve numbers, each said by Piper 1.2 s after the last, from every seat of each room
@@ -8,8 +8,8 @@ Twelve numbers, each said by Piper 1.2 s after the last, from every seat of each
 X s), heard by the end-pointer told the room rings, once with speech ending where it
 began (``endpointer.RINGING_VAD_HOLD``, or ``--hold``) and once with the detector's own
 hysteresis (as in a room that echoes). Printed per seat and per room: hearings (12 when no
-number was cut in two or joined to the next) and numbers heard right (in order), with and without the
-hold. The decoder is the table's before the room is measured (no room adaptation): this
+number was cut in two or joined to the next) and numbers heard right (in order), with and
+without the hold. The decoder is the table's before the room is measured (no room adaptation): this
 measures the end-pointer, not the hearing of a room (bench_room.py does).
 """
 
@@ -30,6 +30,7 @@ from host.speech.engines import recognizer_for
 from host.speech.model import load_model
 from tests import voices
 from tests.bench import rooms
+from tests.bench.bench_room import pick_rooms
 from tests.speech.conftest import trim
 from tests.speech.english import NUMBERS_EN
 from tests.speech.reverb import over_floor
@@ -40,17 +41,14 @@ GAP_S = 1.2
 
 
 def rooms_named(spec: str) -> list[rooms.Room]:
+    """bench_room.py's room names (``pick_rooms``), any number of them, and ``rt:X``."""
     found: list[rooms.Room] = []
     for name in spec.split(","):
-        if name.startswith("fresh:"):
-            _, count, seed = name.split(":")
-            found += rooms.fresh_rooms(int(count), int(seed))
-        elif name.startswith("rt:"):
-            found.append(
-                dataclasses.replace(rooms.ROOMS["living"], name=f"living@{name[3:]}", rt60=float(name[3:]))
-            )
+        if name.startswith("rt:"):
+            rt60 = float(name[3:])
+            found.append(dataclasses.replace(rooms.ROOMS["living"], name=f"living@{rt60}", rt60=rt60))
         else:
-            found.append(rooms.ROOMS[name])
+            found += pick_rooms(name)
     return found
 
 
