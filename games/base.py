@@ -388,6 +388,14 @@ class Ear(Reader[S, M], Generic[S, M, Opt]):
         is noisy too. By default none."""
         return ()
 
+    def room_mixups(self, lang: str) -> tuple[tuple[str, str], ...]:
+        """Last words of a move a recogniser hears for others in a room that rings however
+        surely, the room's tail heard as part of them, as (heard, said) pairs (Upside-Out's
+        "u turn" for "gift"): a move heard ending in the first whose words with the second
+        are a move players would usually make now is read back there, as
+        :meth:`echo_confusable`'s are. By default none."""
+        return ()
+
 
 class Cost(ABC, Generic[S, M]):
     """What a mishearing would cost, and what players usually do: the confirmation policy

@@ -107,6 +107,7 @@ class Words(BaseModel):
     turned: _Phrases
     room_swallows: _Phrases = Field(default_factory=list)
     room_catch_alls: _Phrases = Field(default_factory=list)
+    room_mixups: list[tuple[str, str]] = Field(default_factory=list)
     steps: dict[str, _Phrases]
     from_discard: _Phrases
     recipients: dict[str, _Phrases]
@@ -670,6 +671,9 @@ class UpsideOutTalk(Talk[r.State, r.Move, r.Options]):
 
     def catch_alls(self, lang: str) -> tuple[str, ...]:
         return tuple(words_for(lang).room_catch_alls)
+
+    def room_mixups(self, lang: str) -> tuple[tuple[str, str], ...]:
+        return tuple(words_for(lang).room_mixups)
 
     # -- speech --------------------------------------------------------------------------
 

@@ -13,8 +13,9 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
-from games.base import ANSWERS, Command, Meaning, Moves
+from games.base import ANSWERS, Command, Meaning, Moves, Talk
 from grammars import load
 from grammars.reader import normalise
 from host.listening.phrases import CONFIRMING, IDLE, PLAYING, ListenFor, command_phrases, listen_for
@@ -81,7 +82,8 @@ class Reading:
     #: one however surely (``Ear.echo_confusable``: "sixty" as "sixty eight").
     echoed: bool = False
     #: Such a move may be what a room that only rings heard as this one however surely
-    #: (``Ear.echo_confusable`` not echoing: "forty five" as "forty nine").
+    #: (``Ear.echo_confusable`` not echoing: "forty five" as "forty nine"; or its words with
+    #: one of ``Ear.room_mixups``': "plays gift" as "plays u turn").
     rung: bool = False
 
 
@@ -233,8 +235,26 @@ def read(
         won_by_prior=won_by_prior,
         by_name=playing and talk.by_name(best),
         echoed=playing and any(spec.likely(state, m) for m in talk.echo_confusable(best, lang)),
-        rung=playing and any(spec.likely(state, m) for m in talk.echo_confusable(best, lang, echoing=False)),
+        rung=playing
+        and (
+            any(spec.likely(state, m) for m in talk.echo_confusable(best, lang, echoing=False))
+            or any(spec.likely(state, m) for m in _mixed_up(first[best], talk, game, names, lang))
+        ),
     )
+
+
+def _mixed_up(
+    text: str, talk: Talk[Any, Any, Any], game: Any, names: tuple[str, ...], lang: str
+) -> list[Meaning]:
+    """The moves ``text`` says with its last words, which a room that rings hears for others
+    (:meth:`~games.base.Ear.room_mixups`), put back: "plays u turn" may be "plays gift"."""
+    out = []
+    for heard, said in talk.room_mixups(lang):
+        if f" {text}".endswith(f" {heard}"):
+            meaning, _ = talk.hear(f"{text.removesuffix(heard)}{said}", game, names, False, lang)
+            if is_move(meaning):
+                out.append(meaning)
+    return out
 
 
 def _merge_swallowed(

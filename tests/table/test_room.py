@@ -264,22 +264,33 @@ def test_in_a_room_that_rings_a_card_heard_with_a_word_heard_for_others_is_read_
     # (Ear.catch_alls): unseen voices in unseen ringing rooms with white or fan noise had
     # "plays stash" heard as "plays hush" and "reveals a secret bury" as "... purge", the
     # whole share, no rival, words 0.89 or more, and ruled. At a dry table, noisy or not,
-    # none was heard so: there such a card is ruled as any other.
+    # none was heard so: there such a card is ruled as any other. A held-out voice had "plays
+    # gift" heard as "plays u turn" in unseen rooms that only rang, as surely (Ear.room_mixups):
+    # a move ending so is read back there however surely, while Gift is a card to play.
     rings = table_in(referee, en_model, 0.6).room
     noisy = white_noise(2.0, level=400.0)  # a noise floor of -38 dBFS
 
     def play(card: str, room: RoomMeter | None, noise: bytes = b"", adapted: bool = False) -> bool:
+        return heard_as(f"plays {card} turned", room, noise, adapted)
+
+    def plain(card: str, room: RoomMeter | None) -> bool:  # the card's own side, heard surely
+        return heard_as(f"plays {card}", room, adapted=True)
+
+    def heard_as(said: str, room: RoomMeter | None, noise: bytes = b"", adapted: bool = False) -> bool:
         session = referee.create(SessionConfig(game="upside-out", undo_grace=30.0), ["Ann", "Bob"])
         referee.handle(session, "me", "Ann")
         listener = Listener(referee, session, en_model, report_missing=False)
         if room is not None:
             listener.hear_room_with(room)
         listener.feed(noise)
-        said = replace(hearing((f"plays {card} turned", 1.0)), start=20.0, end=20.5, speech_end=20.5)
-        heard = listener.handle(replace(said, room_adapted=adapted))
-        assert heard.reading is not None and heard.reading.rival == 0 and heard.reply is not None
-        assert heard.reading.caught_all is (card != "whisper") and not heard.reading.confused
-        return bool(heard.reply.confirm)
+        heard = replace(hearing((said, 1.0)), start=20.0, end=20.5, speech_end=20.5, room_adapted=adapted)
+        result = listener.handle(heard)
+        reading = result.reading
+        assert reading is not None and reading.rival == 0 and result.reply is not None
+        card = said.removeprefix("plays ").removesuffix(" turned")
+        assert reading.caught_all is (card in ("hush", "purge")) and not reading.confused
+        assert reading.rung is (said == "plays u turn")
+        return bool(result.reply.confirm)
 
     assert play("hush", rings)  # "Ann plays Hush, turned?"
     assert play("purge", rings)
@@ -288,6 +299,11 @@ def test_in_a_room_that_rings_a_card_heard_with_a_word_heard_for_others_is_read_
     assert play("purge", rings, noisy, adapted=True)  # not where it is noisy too
     assert not play("purge", None)  # a dry table
     assert not play("purge", None, noisy)
+    assert not play("u turn", rings, adapted=True)  # "turned" after it: its end was no tail
+    assert not play("u turn", None)
+    assert plain("u turn", rings)  # "Ann plays U-Turn?": it may be Gift
+    assert not plain("u turn", None)
+    assert not plain("gift", rings)
 
 
 def test_in_a_room_that_rings_and_is_noisy_talk_keeps_the_tables_prior(
