@@ -28,6 +28,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from host.speech import sphinx_gate
 from host.speech.audio import SAMPLE_RATE, SAMPLE_WIDTH
 from host.speech.hearing import Alternative, Segment, WordTiming
 from host.speech.mllr import ROOM_MEANS, ROOM_TRANSFORM, fits
@@ -266,7 +267,10 @@ class SphinxRecognizer(GrammarRecognizer):
     ) -> None:
         """``phone``: the audio is a phone call's, upsampled (see :data:`PHONE_CMN_INIT`)."""
         self._config = decoder_config(model, sample_rate, phone=phone)
+        self._config["dict"] = str(sphinx_gate.empty_dictionary())  # words come with grammars
         self._decoder: Any = self.new_decoder(model, self._config)
+        self._known: set[str] | None = set()  # words taught the phrase decoder (None: all)
+        self._vocabulary: tuple[str, ...] = ()  # the words of the grammars now
         # The gate, and its lenient twin (LENIENT_TALK_WEIGHT), which was measured at a
         # table's microphone: a call keeps its CPU.
         lenient = () if LENIENT_TALK_WEIGHT is None or phone else (LENIENT_TALK_WEIGHT,)
@@ -323,18 +327,22 @@ class SphinxRecognizer(GrammarRecognizer):
     def _gate_config(model: SpeechModel, sample_rate: int, phone: bool) -> Any:
         config = decoder_config(model, sample_rate, phone=phone)
         config["wip"] = GATE_WIP
+        config["dict"] = str(sphinx_gate.empty_dictionary())
         return config
 
     @staticmethod
     def new_decoder(model: SpeechModel, config: Any) -> Any:
         decoder = import_pocketsphinx().Decoder(config)
-        # Before any grammar is added, so no search needs updating.
+        # Before any grammar is added, so no search needs updating. The dictionary's words
+        # and our second pronunciations of them come with the grammars (_teach).
         for word, phones in model.pronunciations.items():
             decoder.add_word(word, phones, False)
-        for word, phones in model.variants.items():
-            # An alternative pronunciation, numbered past the dictionary's own ("(2)", "(3)").
-            decoder.add_word(f"{word}({VARIANT})", phones, False)
         return decoder
+
+    def _teach(self, decoder: Any, known: set[str] | None) -> None:
+        """Add the words of the grammars now that a decoder has not been taught yet."""
+        if known is not None:
+            sphinx_gate.teach(decoder, known, self._vocabulary, self.model, VARIANT)
 
     def room_rings(self, rings: bool, noisy: bool = False) -> None:
         # The gates' talk priors, from the next utterance on (reset() activates them).
@@ -352,6 +360,7 @@ class SphinxRecognizer(GrammarRecognizer):
     def _compile(self, phrases: list[str], talk: list[str]) -> str:
         self._compiled = (phrases, talk)
         loop = talk_words(talk, phrases, self.model.dictionary)
+        self._vocabulary = tuple(dict.fromkeys([w for p in phrases for w in p.split()] + loop))
         # A lenient twin with the strict gate's prior (a room that rings) would hear the
         # same: it does not listen then, a third of the CPU less.
         weights = [g.weight for g in self._gates]
@@ -415,6 +424,7 @@ class SphinxRecognizer(GrammarRecognizer):
         self._config["mean"] = str(want[1] or Path(self.model.path) / "means")
         self._decoder = self.new_decoder(self.model, self._config)
         self._searches, self._active = {}, None
+        self._known = set() if self._known is not None else None
         for gate in self._gates:
             gate.config["mllr"] = self._config["mllr"]
             gate.config["mean"] = self._config["mean"]
@@ -427,17 +437,24 @@ class SphinxRecognizer(GrammarRecognizer):
             name = "_lm"
             if name not in self._searches.values():
                 assert self.model.dictionary is not None
+                if self._known is not None:  # the language model's words are all of them
+                    self._config["dict"], self._known = str(self.model.dictionary), None
+                    self._decoder = self.new_decoder(self.model, self._config)
+                    self._searches, self._active = {}, None
+                    for word, phones in self.model.variants.items():
+                        self._decoder.add_word(f"{word}({VARIANT})", phones, False)
                 lm = self.model.dictionary.parent / "en-us.lm.bin"
                 self._decoder.add_lm_file(name, str(lm))
                 self._searches["\0lm"] = name
         else:
+            self._teach(self._decoder, self._known)
             name = search_for(self._decoder, self._searches, grammar)
         # Tracked here: Decoder.current_search() crashes before any search is active.
         if self._active != name:
             self._decoder.activate_search(name)
             self._active = name
         for gate, gate_grammar in zip(self._gates, self._gate_grammars, strict=True):
-            gate.activate(self._make_decoder, gate_grammar if grammar is not None else None)
+            gate.activate(self._make_decoder, gate_grammar if grammar is not None else None, self._teach)
 
     def _make_decoder(self, config: Any) -> Any:
         return self.new_decoder(self.model, config)
