@@ -123,7 +123,7 @@ def teach(decoder: Any, known: set[str], words: Iterable[str], model: SpeechMode
         known.add(word)
         for k, phones in enumerate(said.get(word, ())):
             decoder.add_word(word if k == 0 else f"{word}({k + 1})", phones, False)
-        if word in ours and word in said:
+        if word in ours and (word in said or word in model.pronunciations):
             decoder.add_word(f"{word}({variant})", ours[word], False)
 
 

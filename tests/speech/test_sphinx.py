@@ -328,3 +328,19 @@ def test_the_lenient_gate_still_hears_sentences_as_talk(
         for voice in (espeak, piper):
             hearings = hear(endpointer, silence(0.5) + voice(sentence) + silence(1.0))
             assert all(h.talk for h in hearings), (sentence, hearings)  # nothing heard: fine too
+
+
+def test_decoders_learn_the_words_each_grammar_brings(en_model: SpeechModel, piper: Say) -> None:
+    # Decoders start from an empty dictionary (reading the model's 134,000 words took most of
+    # the time to make one) and are taught a grammar's words when it comes: a word of a later
+    # grammar is heard, with the dictionary's second pronunciations; with no grammar at all
+    # the language model hears everyday words from the whole dictionary.
+    endpointer = Endpointer(recognizer_for(en_model, SAMPLE_RATE, ["fifty three", "seven"]))
+    assert [h.text for h in hear(endpointer, silence(0.5) + piper("seven") + silence(1.0))] == ["seven"]
+    endpointer.recognizer.set_phrases(["forty two", "either way"], talk=["the", "way"])
+    heard = hear(endpointer, silence(0.5) + piper("either way") + silence(1.0))
+    assert [h.text for h in heard] == ["either way"]
+    assert heard[0].words[0].word == "either"  # "either(2)" read as the word
+    free = Endpointer(recognizer_for(en_model, SAMPLE_RATE, None))
+    heard = hear(free, silence(0.5) + piper("good morning everyone") + silence(1.0))
+    assert "morning" in " ".join(h.text for h in heard)
