@@ -1,6 +1,7 @@
 """The gate of :mod:`host.speech.sphinx`: a pocketsphinx decoder on the same audio as the
 phrase decoder, with a grammar of "one whole phrase, or a run of talk words"; the talk
-words it may use; and the two decoder helpers both use."""
+words it may use; and the decoder helpers both use (a grammar's search, its words taught
+to a decoder made with an empty dictionary, the best reading)."""
 
 from __future__ import annotations
 
