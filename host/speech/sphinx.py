@@ -183,6 +183,14 @@ TABLE_MLLR: Path | None = None
 #: asked no more often (docs/speech.md "Hearing in a room").
 RINGING_MLLR: Path | None = ROOM_TRANSFORM
 
+#: At most this many HMMs active in a frame in a room that rings (``maxhmmpf``; pocketsphinx's
+#: own, 30000, where None): others talking in a room that echoes spread the gate's talk loop
+#: wide, 0.63 s of CPU per second of audio, 0.36 s so (docs/speech.md "Cost").
+RINGING_MAX_HMMS: int | None = 2000
+
+#: A table's decoders' adaptation to the room: (transform, means, RINGING_MAX_HMMS or None).
+Adaptation = tuple[Path | None, Path | None, int | None]
+
 #: The model's means adapted to ringing rooms (MAP over the transform, host/speech/mllr.py),
 #: for a table's decoders once the room rings, in place of RINGING_MLLR; or None (off).
 #: Used only with the model they were adapted from (mllr.fits; else RINGING_MLLR).
@@ -285,8 +293,8 @@ class SphinxRecognizer(GrammarRecognizer):
         self._compiled: tuple[list[str], list[str]] | None = None  # what the grammars were made of
         self._rings = False  # the room rings (room_rings), for RINGING_NEAR_TALK
         self._table = not phone and sample_rate == SAMPLE_RATE  # a table's microphone
-        # the decoders' adaptation: (transform, means)
-        self._adaptation: tuple[Path | None, Path | None] = (TABLE_MLLR if self._table else None, None)
+        self._adaptation: Adaptation = (TABLE_MLLR if self._table else None, None, None)
+        self._max_hmms = self._config["maxhmmpf"]  # pocketsphinx's own
         super().__init__(
             model,
             sample_rate,
@@ -341,8 +349,7 @@ class SphinxRecognizer(GrammarRecognizer):
 
     def _teach(self, decoder: Any, known: set[str] | None) -> None:
         """Add the words of the grammars now that a decoder has not been taught yet."""
-        if known is not None:
-            sphinx_gate.teach(decoder, known, self._vocabulary, self.model, VARIANT)
+        sphinx_gate.teach(decoder, known, self._vocabulary, self.model, VARIANT)
 
     def room_rings(self, rings: bool, noisy: bool = False) -> None:
         # The gates' talk priors, from the next utterance on (reset() activates them).
@@ -416,18 +423,19 @@ class SphinxRecognizer(GrammarRecognizer):
             want = (None, means)
         elif self._table:
             want = ((RINGING_MLLR if self._rings else None) or TABLE_MLLR, None)
-        if want == self._adaptation:
+        cap = RINGING_MAX_HMMS if self._rings and self._table else None
+        if (*want, cap) == self._adaptation:
             return
         mean = self.cepstral_mean
-        self._adaptation = want
-        self._config["mllr"] = str(want[0]) if want[0] is not None else None
-        self._config["mean"] = str(want[1] or Path(self.model.path) / "means")
+        self._adaptation = (*want, cap)
+        for config in (self._config, *(gate.config for gate in self._gates)):
+            config["mllr"] = str(want[0]) if want[0] is not None else None
+            config["mean"] = str(want[1] or Path(self.model.path) / "means")
+            config["maxhmmpf"] = cap or self._max_hmms
         self._decoder = self.new_decoder(self.model, self._config)
         self._searches, self._active = {}, None
         self._known = set() if self._known is not None else None
         for gate in self._gates:
-            gate.config["mllr"] = self._config["mllr"]
-            gate.config["mean"] = self._config["mean"]
             gate.decoder, gate.searches, gate.active, gate.in_utt = None, {}, None, False
         self.cepstral_mean = mean
 
@@ -454,10 +462,8 @@ class SphinxRecognizer(GrammarRecognizer):
             self._decoder.activate_search(name)
             self._active = name
         for gate, gate_grammar in zip(self._gates, self._gate_grammars, strict=True):
-            gate.activate(self._make_decoder, gate_grammar if grammar is not None else None, self._teach)
-
-    def _make_decoder(self, config: Any) -> Any:
-        return self.new_decoder(self.model, config)
+            listening = gate_grammar if grammar is not None else None
+            gate.activate(lambda config: self.new_decoder(self.model, config), listening, self._teach)
 
     def accept(self, pcm: bytes) -> Segment | None:
         # Never closes a segment by itself: the Endpointer decides where utterances end.

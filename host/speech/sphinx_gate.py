@@ -111,11 +111,15 @@ def empty_dictionary() -> Path:
     return path
 
 
-def teach(decoder: Any, known: set[str], words: Iterable[str], model: SpeechModel, variant: int) -> None:
-    """Add to ``decoder`` each of ``words`` not ``known`` yet, as the ``model``'s dictionary
-    says it ("word", "word(2)", ...), and the model's second pronunciation of it ("word(9)"
-    for ``variant`` 9, after the dictionary's: pocketsphinx numbers a pronunciation only after
-    its word's first)."""
+def teach(
+    decoder: Any, known: set[str] | None, words: Iterable[str], model: SpeechModel, variant: int
+) -> None:
+    """Add to ``decoder`` each of ``words`` not ``known`` yet (None: it has the model's whole
+    dictionary), as the ``model``'s dictionary says it ("word", "word(2)", ...), and the
+    model's second pronunciation of it ("word(9)" for ``variant`` 9, after the dictionary's:
+    pocketsphinx numbers a pronunciation only after its word's first)."""
+    if known is None:
+        return
     assert model.dictionary is not None
     said, ours = pronunciations(model.dictionary), model.variants
     for word in words:

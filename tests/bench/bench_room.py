@@ -291,6 +291,8 @@ def set_candidates(args: argparse.Namespace) -> None:
         endpointer.RINGING_EARLY_END_S = args.early_end
     if args.vad_hold is not None:
         endpointer.RINGING_VAD_HOLD = args.vad_hold or None
+    if args.max_hmms is not None:
+        sphinx.RINGING_MAX_HMMS = args.max_hmms or None
     if args.tail_db is not None:
         TAIL["db"] = endpointer.RINGING_TAIL_DB = args.tail_db or None
     if args.foreground is not None:
@@ -537,6 +539,7 @@ def main() -> None:
     parser.add_argument("--tail-db", type=float, help="endpointer.RINGING_TAIL_DB (0: off)")
     parser.add_argument("--early-end", type=float, help="endpointer.RINGING_EARLY_END_S (s)")
     parser.add_argument("--vad-hold", type=float, help="endpointer.RINGING_VAD_HOLD (0: off)")
+    parser.add_argument("--max-hmms", type=int, help="sphinx.RINGING_MAX_HMMS (0: off)")
     parser.add_argument("--foreground", type=float, help="foreground.BELOW_DB (0: off)")
     parser.add_argument("--tail-guard", action="store_true", help="endpointer.RINGING_TAIL_GUARD on")
     parser.add_argument(
