@@ -344,3 +344,21 @@ def test_decoders_learn_the_words_each_grammar_brings(en_model: SpeechModel, pip
     free = Endpointer(recognizer_for(en_model, SAMPLE_RATE, None))
     heard = hear(free, silence(0.5) + piper("good morning everyone") + silence(1.0))
     assert "morning" in " ".join(h.text for h in heard)
+
+
+def test_in_a_room_that_rings_the_search_keeps_fewer_hmms(en_model: SpeechModel, piper: Say) -> None:
+    # Babble in a room that echoes spread the gate's search: once the room rings a table's
+    # decoders are remade with pocketsphinx's maxhmmpf at sphinx.RINGING_MAX_HMMS.
+    recognizer = recognizer_for(en_model, SAMPLE_RATE, NUMBERS_EN, talk=load("en").talk)
+    assert isinstance(recognizer, SphinxRecognizer)
+    own, cap = recognizer._config["maxhmmpf"], sphinx.RINGING_MAX_HMMS
+    assert cap is not None and own > cap
+    endpointer = Endpointer(recognizer)
+    recognizer.room_rings(True)
+    recognizer.reset()
+    assert {recognizer._config["maxhmmpf"], *(g.config["maxhmmpf"] for g in recognizer._gates)} == {cap}
+    said = silence(0.5) + piper("forty two") + silence(1.0)
+    assert [h.text for h in hear(endpointer, said)] == ["forty two"]
+    recognizer.room_rings(False)
+    recognizer.reset()
+    assert recognizer._config["maxhmmpf"] == own
