@@ -183,9 +183,9 @@ TABLE_MLLR: Path | None = None
 #: asked no more often (docs/speech.md "Hearing in a room").
 RINGING_MLLR: Path | None = ROOM_TRANSFORM
 
-#: At most this many HMMs active in a frame in a room that rings (``maxhmmpf``; pocketsphinx's
-#: own, 30000, where None): others talking in a room that echoes spread the gate's talk loop
-#: wide, 0.63 s of CPU per second of audio, 0.36 s so (docs/speech.md "Cost").
+#: At most this many HMMs active a frame in a room that rings or is noisy (``maxhmmpf``;
+#: pocketsphinx's own, 30000, where None): others talking in a room that echoes spread the
+#: gate's talk loop wide, 0.59-0.75 s of CPU per second of audio, under 0.5 s so (docs/speech.md).
 RINGING_MAX_HMMS: int | None = 2000
 
 #: A table's decoders' adaptation to the room: (transform, means, RINGING_MAX_HMMS or None).
@@ -291,7 +291,7 @@ class SphinxRecognizer(GrammarRecognizer):
         self._whole: frozenset[str] | None = None  # the grammar's sentences (None: no grammar)
         self._audio: list[bytes] = []  # the utterance so far, decoded again after a probe
         self._compiled: tuple[list[str], list[str]] | None = None  # what the grammars were made of
-        self._rings = False  # the room rings (room_rings), for RINGING_NEAR_TALK
+        self._rings = self._noisy = False  # the room rings, is noisy (room_rings)
         self._table = not phone and sample_rate == SAMPLE_RATE  # a table's microphone
         self._adaptation: Adaptation = (TABLE_MLLR if self._table else None, None, None)
         self._max_hmms = self._config["maxhmmpf"]  # pocketsphinx's own
@@ -353,7 +353,7 @@ class SphinxRecognizer(GrammarRecognizer):
 
     def room_rings(self, rings: bool, noisy: bool = False) -> None:
         # The gates' talk priors, from the next utterance on (reset() activates them).
-        self._rings = rings
+        self._rings, self._noisy = rings, noisy
         weights = _gate_weights(len(self._gates), rings, noisy)
         if weights == [g.weight for g in self._gates]:
             return
@@ -423,7 +423,7 @@ class SphinxRecognizer(GrammarRecognizer):
             want = (None, means)
         elif self._table:
             want = ((RINGING_MLLR if self._rings else None) or TABLE_MLLR, None)
-        cap = RINGING_MAX_HMMS if self._rings and self._table else None
+        cap = RINGING_MAX_HMMS if (self._rings or self._noisy) and self._table else None
         if (*want, cap) == self._adaptation:
             return
         mean = self.cepstral_mean

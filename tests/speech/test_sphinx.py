@@ -346,9 +346,11 @@ def test_decoders_learn_the_words_each_grammar_brings(en_model: SpeechModel, pip
     assert "morning" in " ".join(h.text for h in heard)
 
 
-def test_in_a_room_that_rings_the_search_keeps_fewer_hmms(en_model: SpeechModel, piper: Say) -> None:
-    # Babble in a room that echoes spread the gate's search: once the room rings a table's
-    # decoders are remade with pocketsphinx's maxhmmpf at sphinx.RINGING_MAX_HMMS.
+def test_in_a_room_that_rings_or_is_noisy_the_search_keeps_fewer_hmms(
+    en_model: SpeechModel, piper: Say
+) -> None:
+    # Babble in a room that echoes spread the gate's search: once the room rings or is noisy a
+    # table's decoders are remade with pocketsphinx's maxhmmpf at sphinx.RINGING_MAX_HMMS.
     recognizer = recognizer_for(en_model, SAMPLE_RATE, NUMBERS_EN, talk=load("en").talk)
     assert isinstance(recognizer, SphinxRecognizer)
     own, cap = recognizer._config["maxhmmpf"], sphinx.RINGING_MAX_HMMS
@@ -359,6 +361,9 @@ def test_in_a_room_that_rings_the_search_keeps_fewer_hmms(en_model: SpeechModel,
     assert {recognizer._config["maxhmmpf"], *(g.config["maxhmmpf"] for g in recognizer._gates)} == {cap}
     said = silence(0.5) + piper("forty two") + silence(1.0)
     assert [h.text for h in hear(endpointer, said)] == ["forty two"]
+    recognizer.room_rings(False, noisy=True)  # others talking around a dry table too
+    recognizer.reset()
+    assert recognizer._config["maxhmmpf"] == cap
     recognizer.room_rings(False)
     recognizer.reset()
     assert recognizer._config["maxhmmpf"] == own
