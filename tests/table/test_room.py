@@ -541,6 +541,34 @@ def test_a_move_whose_words_lie_outside_the_speech_is_read_back(
     assert not asked(0.0, 0.0, inner=0.7)
 
 
+def test_a_move_with_a_word_before_its_last_stretched_over_a_second_is_dropped(
+    referee: Referee, en_model: SpeechModel, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # An unseen voice's "so what I was saying was" in an unseen room with fan noise was
+    # heard as "plays decoy", "plays" stretched over 1.17 s, and read back: talk asked
+    # about. No move heard right in the benches had a word but its last of 0.8 s or more.
+    def heard(inner: float) -> tuple[str | None, bool]:
+        listener = table_in(referee, en_model, None)
+        at = listener.time + 3.0
+        words = (
+            WordTiming("twenty", at, at + inner, 0.95),
+            WordTiming("two", at + inner, at + inner + 0.4, 0.95),
+        )
+        end = words[-1].end
+        result = listener.handle(
+            replace(
+                later(listener, "twenty two"), words=words, start=at, end=end, speech_start=at, speech_end=end
+            )
+        )
+        return result.ignored, result.reply is not None and bool(result.reply.confirm)
+
+    assert heard(1.17) == ("a word stretched over sound not its own", False)
+    assert heard(0.85) == (None, True)  # "Bob, 22?": read back as before
+    assert heard(0.4) == (None, False)  # ruled
+    monkeypatch.setattr(confirm, "INNER_WORD_DROP_S", None)
+    assert heard(1.17) == (None, True)
+
+
 def test_a_command_whose_words_do_not_fit_the_speech_is_dropped_but_an_answer_counts(
     referee: Referee, en_model: SpeechModel
 ) -> None:
