@@ -112,6 +112,12 @@ class Hearing:
         return max((w.end - w.start for w in self.words[:-1]), default=0.0)
 
     @property
+    def weakest_inner_word(self) -> float | None:
+        """The lowest confidence of the words but the last (None with fewer than two words or
+        none given): a room's tail weakens the last word, not those before it."""
+        return min((w.confidence for w in self.words[:-1] if w.confidence is not None), default=None)
+
+    @property
     def latency(self) -> float:
         """Seconds from the end of speech to the decision (stream time, not wall time)."""
         return self.emitted_at - self.speech_end

@@ -312,6 +312,8 @@ def set_candidates(args: argparse.Namespace) -> None:
         confirm.RINGING_COSTLY_WORD = args.costly_word or None
     if args.drop_word is not None:
         confirm.RINGING_DROP_WORD = args.drop_word or None
+    if args.inner_drop_word is not None:
+        confirm.RINGING_INNER_DROP_WORD = args.inner_drop_word or None
     if args.echoing_name is not None:
         confirm.ECHOING_NAME_READ_BACK = args.echoing_name == "on"
     if args.ringing_name is not None:
@@ -515,6 +517,7 @@ def main() -> None:
     parser.add_argument("--speech-after-words", type=float, help="confirm.SPEECH_AFTER_WORDS_S (0: off)")
     parser.add_argument("--costly-word", type=float, help="confirm.RINGING_COSTLY_WORD (0: off)")
     parser.add_argument("--drop-word", type=float, help="confirm.RINGING_DROP_WORD (0: off)")
+    parser.add_argument("--inner-drop-word", type=float, help="confirm.RINGING_INNER_DROP_WORD (0: off)")
     parser.add_argument("--echoing-name", choices=("on", "off"), help="confirm.ECHOING_NAME_READ_BACK")
     parser.add_argument("--ringing-name", choices=("on", "off"), help="confirm.RINGING_NAME_RIVAL")
     parser.add_argument("--speech-before-words", type=float, help="confirm.SPEECH_BEFORE_WORDS_S (0: off)")
