@@ -179,7 +179,10 @@ RINGING_DROP_WORD: float | None = 0.7
 #: noise), those heard right had every word before the last at 0.816 or more (ruled:
 #: 0.838); below 0.81 were only talk ("plays decoy", "leave the game", "i'm leaving",
 #: "draws a card") and moves heard wrong ("club nine", "plays backfire" for "plays
-#: backfire turned"). None: off.
+#: backfire turned"). Whichever reading is taken: an unseen voice's (espeak-ng
+#: en-gb-scotland+m4) "hmm, let me" in an unseen room of RT60 0.71 s was heard as "thirty
+#: three", "thirty" at 0.75-0.78, taken as 30 (a toss-up with "thirty") and read back, 3
+#: sentences of 40; no move was acted on from such a hearing in the dumps. None: off.
 RINGING_INNER_DROP_WORD: float | None = 0.81
 
 
@@ -208,11 +211,13 @@ def weak_for_costly(rings: bool, weakest_word: float | None, echoing: bool) -> b
 
 
 def too_doubtful(
-    rings: bool, weakest_word: float | None, hearing: Hearing, at_table: bool, command: bool
+    weighs: bool, weakest_word: float | None, hearing: Hearing, at_table: bool, command: bool
 ) -> str | None:
-    """Why a hearing is dropped as too doubtful even to ask about (None: it is not): in a
-    room that ``rings``, a word below :data:`RINGING_DROP_WORD` or one before the last below
-    :data:`RINGING_INNER_DROP_WORD` (``weakest_word`` None: no posteriors); at a table's
+    """Why a hearing is dropped as too doubtful even to ask about (None: it is not): where
+    the room rings and the recogniser's word confidences are posteriors (``weighs``), a word
+    of the reading below :data:`RINGING_DROP_WORD` (``weakest_word``: None when it is not
+    the best path's) or one before the last of the best path below
+    :data:`RINGING_INNER_DROP_WORD`, whichever reading was taken; at a table's
     microphone with no question waiting (``at_table``), words that leave
     :data:`UNEXPLAINED_SPEECH_S` of the speech after them unexplained, a word before the
     last stretched over :data:`INNER_WORD_DROP_S`, or a ``command`` whose words do not fit
@@ -222,9 +227,9 @@ def too_doubtful(
     "what can i say", its "what" stretched over 0.94-1.07 s, the whole share, and the list
     of what can be said was read out over the talk; in every bench dump no command heard
     without a question waiting was a loose fit but talk (10 sentences)."""
-    if rings and word_below(weakest_word, RINGING_DROP_WORD):
+    if weighs and word_below(weakest_word, RINGING_DROP_WORD):
         return "too weak to ask about"
-    if rings and weakest_word is not None and word_below(hearing.weakest_inner_word, RINGING_INNER_DROP_WORD):
+    if weighs and word_below(hearing.weakest_inner_word, RINGING_INNER_DROP_WORD):
         return "a word before the last too weak to ask about"
     after = hearing.speech_after_words
     if at_table and UNEXPLAINED_SPEECH_S is not None and after >= UNEXPLAINED_SPEECH_S:

@@ -345,8 +345,7 @@ class StreamListener(ABC):
 
     def _before_question(self, hearing: Hearing) -> bool:
         """An answer at a table's microphone begun before the read-back waiting could have
-        been asked (:data:`BEFORE_QUESTION_S` after it was decided): more of what was being
-        said then."""
+        been asked (:data:`BEFORE_QUESTION_S` after it was decided): more of what was said."""
         asked_at = self._asked_at
         if self.listening != CONFIRMING or asked_at is None or self.phone:
             return False
@@ -362,7 +361,8 @@ class StreamListener(ABC):
             reading = replace(reading, ignored="not a whole phrase")
         if reading.ignored is None:
             table, said = not self.phone and self.listening != CONFIRMING, reading.meaning
-            why = confirm.too_doubtful(self._rings(), weakest, hearing, table, isinstance(said, Command))
+            weighs = self._rings() and self.endpointer.recognizer.word_posteriors  # words to weigh
+            why = confirm.too_doubtful(weighs, weakest, hearing, table, isinstance(said, Command))
             reading = replace(reading, ignored=why)
         if reading.ignored is None and self._reply_to_talk(hearing, reading):
             reading = replace(reading, ignored=REPLY_TO_TALK)

@@ -206,9 +206,28 @@ def test_in_a_room_that_rings_a_hearing_with_a_word_before_its_last_too_weak_is_
     assert sure.reply is not None and sure.reply.accepted and not sure.reply.confirm
     dry = twenty_four_heard(referee, en_model, None, 0.95, first=0.8)  # a dry table has no posterior bars
     assert dry.reply is not None and dry.reply.accepted
+    # Whichever reading is taken: "hmm, let me" heard as "thirty three" ("thirty" at 0.77)
+    # in a toss-up with "thirty", taken as 30 and read back.
+    listener = table_in(referee, en_model, 0.6)
+    at = listener.time + 3.0
+    words = (WordTiming("thirty", at, at + 0.8, 0.77), WordTiming("three", at + 0.8, at + 1.4, 0.91))
+    tossed = replace(later(listener, "thirty three"), words=words, end=at + 1.4, speech_end=at + 1.4)
+    other = listener.handle(replace(tossed, alternatives=(("thirty three", 0.5), ("thirty", 0.5))))
+    assert (
+        other.reading is not None and other.reading.ignored == "a word before the last too weak to ask about"
+    )
     monkeypatch.setattr(confirm, "RINGING_INNER_DROP_WORD", None)
     kept = twenty_four_heard(referee, en_model, 0.6, 0.95, first=0.8)
     assert kept.reply is not None and kept.ignored is None
+    again = table_in(referee, en_model, 0.6).handle(
+        replace(tossed, alternatives=(("thirty three", 0.5), ("thirty", 0.5)))
+    )
+    assert (
+        again.reply is not None
+        and again.reply.confirm
+        and again.reading is not None
+        and not again.reading.top
+    )
 
 
 def test_in_a_room_that_rings_a_command_that_only_tells_needs_most_of_the_sound(
