@@ -167,7 +167,9 @@ RINGING_NAME_RIVAL = True
 #: it was heard as "eleven", the one word stretched over 1.3-1.9 s at 0.57-0.68, and read
 #: back: 2 sentences of 40 in one room, above the 3 % of talk the table may ask about. Of
 #: the English hearings the room benches' dumps acted on, none heard right had a word below
-#: 0.74; below 0.7 were those and one mishearing, read back. None: off.
+#: 0.74; below 0.7 were those and one mishearing, read back. The best path's words,
+#: whichever reading is taken: an unseen voice's "hmm, let me" in an unseen room of RT60
+#: 0.97 s was heard as "thirty" at 0.665 over 1.6 s, taken as 33, and read back. None: off.
 RINGING_DROP_WORD: float | None = 0.7
 #: ... and so is what had a word before its last below this posterior: a room's tail
 #: weakens a move's last word (heard right down to 0.77 in moves of two words or more, a
@@ -210,13 +212,10 @@ def weak_for_costly(rings: bool, weakest_word: float | None, echoing: bool) -> b
     return rings and word_below(weakest_word, bar)
 
 
-def too_doubtful(
-    weighs: bool, weakest_word: float | None, hearing: Hearing, at_table: bool, command: bool
-) -> str | None:
+def too_doubtful(weighs: bool, hearing: Hearing, at_table: bool, command: bool) -> str | None:
     """Why a hearing is dropped as too doubtful even to ask about (None: it is not): where
     the room rings and the recogniser's word confidences are posteriors (``weighs``), a word
-    of the reading below :data:`RINGING_DROP_WORD` (``weakest_word``: None when it is not
-    the best path's) or one before the last of the best path below
+    of the best path below :data:`RINGING_DROP_WORD` or one before its last below
     :data:`RINGING_INNER_DROP_WORD`, whichever reading was taken; at a table's
     microphone with no question waiting (``at_table``), words that leave
     :data:`UNEXPLAINED_SPEECH_S` of the speech after them unexplained, a word before the
@@ -227,7 +226,7 @@ def too_doubtful(
     "what can i say", its "what" stretched over 0.94-1.07 s, the whole share, and the list
     of what can be said was read out over the talk; in every bench dump no command heard
     without a question waiting was a loose fit but talk (10 sentences)."""
-    if weighs and word_below(weakest_word, RINGING_DROP_WORD):
+    if weighs and word_below(hearing.weakest_word, RINGING_DROP_WORD):
         return "too weak to ask about"
     if weighs and word_below(hearing.weakest_inner_word, RINGING_INNER_DROP_WORD):
         return "a word before the last too weak to ask about"

@@ -362,7 +362,7 @@ class StreamListener(ABC):
         if reading.ignored is None:
             table, said = not self.phone and self.listening != CONFIRMING, reading.meaning
             weighs = self._rings() and self.endpointer.recognizer.word_posteriors  # words to weigh
-            why = confirm.too_doubtful(weighs, weakest, hearing, table, isinstance(said, Command))
+            why = confirm.too_doubtful(weighs, hearing, table, isinstance(said, Command))
             reading = replace(reading, ignored=why)
         if reading.ignored is None and self._reply_to_talk(hearing, reading):
             reading = replace(reading, ignored=REPLY_TO_TALK)

@@ -112,6 +112,11 @@ class Hearing:
         return max((w.end - w.start for w in self.words[:-1]), default=0.0)
 
     @property
+    def weakest_word(self) -> float | None:
+        """The lowest confidence of the best path's words (None: none given)."""
+        return min((w.confidence for w in self.words if w.confidence is not None), default=None)
+
+    @property
     def weakest_inner_word(self) -> float | None:
         """The lowest confidence of the words but the last (None with fewer than two words or
         none given): a room's tail weakens the last word, not those before it."""

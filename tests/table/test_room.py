@@ -190,6 +190,14 @@ def test_in_a_room_that_rings_a_hearing_with_a_word_too_weak_to_ask_about_is_dro
     assert asked.reply is not None and asked.reply.confirm
     dry = twenty_four_heard(referee, en_model, None, 0.65)  # a dry table has no posterior bars
     assert dry.reply is not None and dry.reply.accepted and not dry.reply.confirm
+    # The best path's words, whichever reading is taken: "hmm, let me" heard as "thirty
+    # three" ("three" here at 0.65), taken as 30 in a toss-up with "thirty", was read back.
+    listener = table_in(referee, en_model, 0.6)
+    at = listener.time + 3.0
+    words = (WordTiming("thirty", at, at + 0.4, 0.9), WordTiming("three", at + 0.4, at + 1.0, 0.65))
+    tossed = replace(later(listener, "thirty three"), words=words, end=at + 1.0, speech_end=at + 1.0)
+    other = listener.handle(replace(tossed, alternatives=(("thirty three", 0.5), ("thirty", 0.5))))
+    assert other.reading is not None and not other.reading.top and other.ignored == "too weak to ask about"
 
 
 def test_in_a_room_that_rings_a_hearing_with_a_word_before_its_last_too_weak_is_dropped(
