@@ -43,7 +43,7 @@ from games.inversion.words import (
     words_of,
 )
 from grammars import Grammar
-from grammars.reader import normalise
+from grammars.reader import heard_in_echo, normalise
 
 
 def card_text(card: Card, lang: str = "en") -> str:
@@ -585,6 +585,15 @@ class InversionTalk(Talk[inv.State, inv.Move, inv.Options]):
 
     def ambiguous(self, candidates: tuple[inv.Move, ...], lang: str) -> Unclear:
         return _ambiguous([move_text(m, lang) for m in candidates], lang)
+
+    def echo_confusable(self, move: inv.Move, lang: str, *, echoing: bool = True) -> tuple[inv.Move, ...]:
+        # A card's rank is a number said alone: what any ringing room makes of numbers it
+        # makes of ranks ("seven of hearts" ruled as "ten of hearts", "five of spades" heard
+        # as "nine of spades"); not what an echo's tail does (the suit ends the card).
+        if isinstance(move, inv.PlayCard):
+            ranks = sorted(r for r in heard_in_echo(move.card.rank, lang, echoing=False) if r in RANKS)
+            return tuple(inv.PlayCard(move.player, Card(r, move.card.suit)) for r in ranks)
+        return ()
 
     def likely(self, state: inv.State, move: inv.Move) -> bool | None:
         # Words that name no card of this game (a face card, a suit not in play) are

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from games.inversion import SPEC
 from games.inversion.cards import Card, Suit, deck
+from games.inversion.rules import PlayCard
 from games.inversion.words import (
     GRAMMAR,
     CardTalk,
@@ -234,3 +235,20 @@ def test_a_word_with_two_meanings_is_refused(tmp_path: Path) -> None:
     cards.write_text(text.replace("[pass,", "[hearts, pass,"), encoding="utf-8")
     with pytest.raises(GrammarError, match=r"words\.yaml:\d+: .*'hearts' is in both suits\.heart and passes"):
         load_file(cards, InversionWords)
+
+
+def test_what_a_ringing_room_makes_of_a_card() -> None:
+    # An unseen voice in an unseen room of RT60 0.65 s had "seven of hearts" ruled as "ten of
+    # hearts"; "five of spades" was heard as "nine of spades". The suit ends a card, so an
+    # echo's tail ("two" for "one" at the end of a number) makes nothing of its rank.
+    talk = SPEC.talk
+
+    def said(rank: int, lang: str = "en", echoing: bool = True) -> list[int]:
+        heard = PlayCard("Ann", Card(rank, Suit.HEART))
+        return [
+            m.card.rank for m in talk.echo_confusable(heard, lang, echoing=echoing) if isinstance(m, PlayCard)
+        ]
+
+    assert said(10) == said(10, echoing=False) == [7]
+    assert said(9) == [5]
+    assert said(2) == said(7) == said(10, "ko") == []
