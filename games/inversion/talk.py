@@ -43,7 +43,7 @@ from games.inversion.words import (
     words_of,
 )
 from grammars import Grammar
-from grammars.reader import heard_in_echo, normalise
+from grammars.reader import normalise
 
 
 def card_text(card: Card, lang: str = "en") -> str:
@@ -587,11 +587,10 @@ class InversionTalk(Talk[inv.State, inv.Move, inv.Options]):
         return _ambiguous([move_text(m, lang) for m in candidates], lang)
 
     def echo_confusable(self, move: inv.Move, lang: str, *, echoing: bool = True) -> tuple[inv.Move, ...]:
-        # A card's rank is a number said alone: what any ringing room makes of numbers it
-        # makes of ranks ("seven of hearts" ruled as "ten of hearts", "five of spades" heard
-        # as "nine of spades"); not what an echo's tail does (the suit ends the card).
+        # Any room that rings, echoing or not: the suit ends a card, so an echo's tail makes
+        # nothing of its rank ("seven of hearts" was ruled as "ten of hearts" in a room of 0.65 s).
         if isinstance(move, inv.PlayCard):
-            ranks = sorted(r for r in heard_in_echo(move.card.rank, lang, echoing=False) if r in RANKS)
+            ranks = sorted({said for said, heard in words_of(lang).room_ranks if heard == move.card.rank})
             return tuple(inv.PlayCard(move.player, Card(r, move.card.suit)) for r in ranks)
         return ()
 

@@ -126,6 +126,8 @@ class InversionWords(BaseModel):
 
     cards: Cards
     phrases: dict[str, str]
+    #: [said, heard]: a rank a room that rings may make another's however surely (one way).
+    room_ranks: list[tuple[int, int]] = Field(default_factory=list)
 
 
 GRAMMAR = Path(__file__).parent / "grammar"
