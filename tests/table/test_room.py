@@ -5,6 +5,7 @@ pocketsphinx."""
 
 from __future__ import annotations
 
+import copy
 from dataclasses import replace
 
 import numpy as np
@@ -41,6 +42,18 @@ def table_in(referee: Referee, model: SpeechModel, rt60: float | None) -> Listen
     audio, _ = said_in_room([trim(voices.piper(name)) for name in NAMES], rt60)
     list(listener.hear(pcm_chunks(audio)))
     return listener
+
+
+_MEASURED: dict[float, RoomMeter] = {}
+
+
+def room_of(referee: Referee, model: SpeechModel, rt60: float) -> RoomMeter:
+    """The room of ``rt60`` as :func:`table_in`'s microphone measured it from the names: the
+    same audio measures the same every time, so once per worker, and a copy for each caller
+    (a meter goes on measuring what its listener hears)."""
+    if rt60 not in _MEASURED:
+        _MEASURED[rt60] = table_in(referee, model, rt60).room
+    return copy.deepcopy(_MEASURED[rt60])
 
 
 def dry_table(referee: Referee, model: SpeechModel) -> Listener:
@@ -132,7 +145,7 @@ def twenty_four_heard(
 ) -> Heard:
     """24 after 53 (a good move nothing is often heard as), heard surely by adapted decoders
     with "four" at ``weakest`` ("twenty" at ``first``), in a room of ``rt60``."""
-    listener = table_in(referee, model, rt60)
+    listener = table_in(referee, model, rt60) if rt60 is not None else dry_table(referee, model)
     at = listener.time + 3.0
     words = (WordTiming("twenty", at, at + 0.3, first), WordTiming("four", at + 0.3, at + 0.5, weakest))
     return listener.handle(replace(later(listener, "twenty four"), words=words, room_adapted=True))
@@ -269,7 +282,7 @@ def test_in_a_room_that_rings_a_costly_move_needs_every_word_clear(
     # a room of RT60 0.63 s, the whole share, "second" at 0.823 (above the weak word bar),
     # and ruled: a secret revealed on a mishearing. A card played in Upside-Out costs its
     # player; a good number in Up-or-Down costs nothing.
-    room = table_in(referee, en_model, 0.6).room
+    room = room_of(referee, en_model, 0.6)
     assert card_play_asked(referee, en_model, room, 0.823)  # "Ann plays Whisper?"
     assert not card_play_asked(referee, en_model, room, 0.86)
     assert not card_play_asked(referee, en_model, None, 0.823)  # a dry table: no posterior bar
@@ -284,10 +297,10 @@ def test_in_a_room_that_echoes_a_costly_move_needs_every_word_clearer(
     # ruled as "four of hearts" (a revoke called) and Blófa's "two card blue and yellow one"
     # as "... two", the whole share, no rival, weakest words 0.86 and 0.836.
     monkeypatch.setattr(confirm, "ECHOING_NAME_READ_BACK", False)  # the bar alone, on a named card
-    echoes = table_in(referee, en_model, 1.1).room
+    echoes = room_of(referee, en_model, 1.1)
     assert card_play_asked(referee, en_model, echoes, 0.9)  # "Ann plays Whisper?"
     assert not card_play_asked(referee, en_model, echoes, 0.95)
-    rings = table_in(referee, en_model, 0.6).room
+    rings = room_of(referee, en_model, 0.6)
     assert not card_play_asked(referee, en_model, rings, 0.9)  # a room that only rings: 0.85
 
 
@@ -300,7 +313,7 @@ def test_in_a_room_that_echoes_a_card_known_by_name_is_read_back_however_sure(
     listener = table_in(referee, en_model, 1.1)
     assert listener.room.rt60 is not None and listener.room.rt60 >= ECHOING_RT60
     assert card_play_asked(referee, en_model, listener.room, 0.95)
-    only_rings = table_in(referee, en_model, 0.6).room
+    only_rings = room_of(referee, en_model, 0.6)
     assert not card_play_asked(referee, en_model, only_rings, 0.95)
     # Where it only rings, any trace of another card's name is enough: an unseen voice's
     # "reveals a secret stash" was heard as "reveals a secret hush" in a room of 0.49 s with
@@ -320,7 +333,7 @@ def test_in_a_room_that_rings_a_card_heard_with_a_word_heard_for_others_is_read_
     # none was heard so: there such a card is ruled as any other. A held-out voice had "plays
     # gift" heard as "plays u turn" in unseen rooms that only rang, as surely (Ear.room_mixups):
     # a move ending so is read back there however surely, while Gift is a card to play.
-    rings = table_in(referee, en_model, 0.6).room
+    rings = room_of(referee, en_model, 0.6)
     noisy = white_noise(2.0, level=400.0)  # a noise floor of -38 dBFS
 
     def play(card: str, room: RoomMeter | None, noise: bytes = b"", adapted: bool = False) -> bool:
@@ -406,7 +419,7 @@ def test_in_a_room_that_echoes_only_a_sure_hearing_of_adapted_decoders_is_ruled(
     # A likely move among its other readings, however faint, is read back there, and so
     # is a move a longer phrase goes on from, or one a likely move's tail may have made.
     # 24 after 53 is a good move nothing is often heard as.
-    rooms = {rt60: table_in(referee, en_model, rt60).room for rt60 in (1.1, 0.6)}
+    rooms = {rt60: room_of(referee, en_model, rt60) for rt60 in (1.1, 0.6)}
 
     def asked(
         rt60: float, adapted: bool = False, share: float = 1.0, faint: str = "", said: str = "twenty four"
@@ -485,7 +498,7 @@ def test_in_a_room_a_swallowed_ending_is_no_rival_to_the_move_said_with_it(
     # (In a room that echoes a card played by name is read back however it was heard: that
     # rule is off here, to see this one.)
     monkeypatch.setattr(confirm, "ECHOING_NAME_READ_BACK", False)
-    room = table_in(referee, en_model, rt60).room
+    room = room_of(referee, en_model, rt60)
 
     def asked(said: str, faint: str, share: float = 0.95) -> bool:
         session = referee.create(SessionConfig(game="upside-out", undo_grace=30.0), ["Ann", "Bob"])
