@@ -271,9 +271,8 @@ class StreamListener(ABC):
         """The lowest posterior of the words ``reading`` was heard as, where the recogniser's
         word confidences are posteriors (None: they are not, or the reading is not the best
         path's, whose words the hearing carries)."""
-        confidences = [w.confidence for w in hearing.words if w.confidence is not None]
         posteriors = self.endpointer.recognizer.word_posteriors
-        return min(confidences) if posteriors and reading.top and confidences else None
+        return hearing.weakest_word if posteriors and reading.top else None
 
     def _goes_on(self, text: str) -> bool:
         """A longer phrase the recogniser listened for goes on from ``text``'s words (the
