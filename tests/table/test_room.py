@@ -36,9 +36,7 @@ def en_model() -> SpeechModel:
 
 def table_in(referee: Referee, model: SpeechModel, rt60: float | None) -> Listener:
     """A game after 53 whose microphone has since heard the players say their names in the room."""
-    session = referee.create(SessionConfig(lang="en", undo_grace=30.0), list(NAMES))
-    listener = Listener(referee, session, model, report_missing=False)
-    listener.handle(hearing(("fifty three", 1.0)))
+    listener = dry_table(referee, model)
     audio, _ = said_in_room([trim(voices.piper(name)) for name in NAMES], rt60)
     list(listener.hear(pcm_chunks(audio)))
     return listener
@@ -201,6 +199,17 @@ def card_play_asked(
     return bool(heard.reply.confirm)
 
 
+def thirty_three_or_thirty(listener: Listener, thirty: float, three: float, thirty_s: float) -> Hearing:
+    """An unseen voice's "hmm, let me" in unseen rooms: heard as "thirty three" (the best
+    path, "thirty" at ``thirty`` over ``thirty_s``, "three" at ``three``) in a toss-up with
+    "thirty", so the reading taken may not be the best path's."""
+    at = listener.time + 3.0
+    end = at + thirty_s + 0.6
+    words = (WordTiming("thirty", at, at + thirty_s, thirty), WordTiming("three", at + thirty_s, end, three))
+    heard = replace(later(listener, "thirty three"), words=words, end=end, speech_end=end)
+    return replace(heard, alternatives=(("thirty three", 0.5), ("thirty", 0.5)))
+
+
 def test_in_a_room_that_rings_a_hearing_with_a_word_too_weak_to_ask_about_is_dropped(
     referee: Referee, en_model: SpeechModel
 ) -> None:
@@ -215,10 +224,7 @@ def test_in_a_room_that_rings_a_hearing_with_a_word_too_weak_to_ask_about_is_dro
     # The best path's words, whichever reading is taken: "hmm, let me" heard as "thirty
     # three" ("three" here at 0.65), taken as 30 in a toss-up with "thirty", was read back.
     listener = table_in(referee, en_model, 0.6)
-    at = listener.time + 3.0
-    words = (WordTiming("thirty", at, at + 0.4, 0.9), WordTiming("three", at + 0.4, at + 1.0, 0.65))
-    tossed = replace(later(listener, "thirty three"), words=words, end=at + 1.0, speech_end=at + 1.0)
-    other = listener.handle(replace(tossed, alternatives=(("thirty three", 0.5), ("thirty", 0.5))))
+    other = listener.handle(thirty_three_or_thirty(listener, 0.9, 0.65, 0.4))
     assert other.reading is not None and not other.reading.top and other.ignored == "too weak to ask about"
 
 
@@ -237,17 +243,13 @@ def test_in_a_room_that_rings_a_hearing_with_a_word_before_its_last_too_weak_is_
     # Whichever reading is taken: "hmm, let me" heard as "thirty three" ("thirty" at 0.77)
     # in a toss-up with "thirty", taken as 30 and read back.
     listener = table_in(referee, en_model, 0.6)
-    at = listener.time + 3.0
-    words = (WordTiming("thirty", at, at + 0.8, 0.77), WordTiming("three", at + 0.8, at + 1.4, 0.91))
-    tossed = replace(later(listener, "thirty three"), words=words, end=at + 1.4, speech_end=at + 1.4)
-    other = listener.handle(replace(tossed, alternatives=(("thirty three", 0.5), ("thirty", 0.5))))
+    tossed = thirty_three_or_thirty(listener, 0.77, 0.91, 0.8)
+    other = listener.handle(tossed)
     assert (
         other.reading is not None and other.reading.ignored == "a word before the last too weak to ask about"
     )
     monkeypatch.setattr(confirm, "RINGING_INNER_DROP_WORD", None)
-    again = table_in(referee, en_model, 0.6).handle(
-        replace(tossed, alternatives=(("thirty three", 0.5), ("thirty", 0.5)))
-    )
+    again = table_in(referee, en_model, 0.6).handle(tossed)
     assert (
         again.reply is not None
         and again.reply.confirm
