@@ -212,20 +212,24 @@ def weak_for_costly(rings: bool, weakest_word: float | None, echoing: bool) -> b
     return rings and word_below(weakest_word, bar)
 
 
-def too_doubtful(weighs: bool, hearing: Hearing, at_table: bool, command: bool) -> str | None:
+def too_doubtful(
+    rings: bool, posteriors: bool, hearing: Hearing, at_table: bool, command: bool
+) -> str | None:
     """Why a hearing is dropped as too doubtful even to ask about (None: it is not): where
-    the room rings and the recogniser's word confidences are posteriors (``weighs``), a word
+    the room ``rings`` and the recogniser's word confidences are ``posteriors``, a word
     of the best path below :data:`RINGING_DROP_WORD` or one before its last below
     :data:`RINGING_INNER_DROP_WORD`, whichever reading was taken; at a table's
     microphone with no question waiting (``at_table``), words that leave
     :data:`UNEXPLAINED_SPEECH_S` of the speech after them unexplained, a word before the
-    last stretched over :data:`INNER_WORD_DROP_S`, or a ``command`` whose words do not fit
+    last stretched over :data:`INNER_WORD_DROP_S` (in a room that rings,
+    :data:`RINGING_INNER_DROP_S`), or a ``command`` whose words do not fit
     the speech (:func:`loose_fit`): a move is read back then, but a command that only tells is
     not worth a question, and one that ends something must be said again anyway. An unseen
     voice's "whoa, didn't see that coming" in an unseen room of RT60 0.85 s was heard as
     "what can i say", its "what" stretched over 0.94-1.07 s, the whole share, and the list
     of what can be said was read out over the talk; in every bench dump no command heard
     without a question waiting was a loose fit but talk (10 sentences)."""
+    weighs = rings and posteriors
     if weighs and word_below(hearing.weakest_word, RINGING_DROP_WORD):
         return "too weak to ask about"
     if weighs and word_below(hearing.weakest_inner_word, RINGING_INNER_DROP_WORD):
@@ -235,7 +239,8 @@ def too_doubtful(weighs: bool, hearing: Hearing, at_table: bool, command: bool) 
         return "words explain too little of the speech"
     if at_table and command and loose_fit(hearing):
         return "words do not fit the speech"
-    if at_table and INNER_WORD_DROP_S is not None and hearing.longest_inner_word >= INNER_WORD_DROP_S:
+    stretched = RINGING_INNER_DROP_S if rings and RINGING_INNER_DROP_S is not None else INNER_WORD_DROP_S
+    if at_table and stretched is not None and hearing.longest_inner_word >= stretched:
         return "a word stretched over sound not its own"
     return None
 
@@ -294,6 +299,18 @@ INNER_WORD_S: float | None = 0.8
 #: with such a word of 1 s or more was a move misheard ("nine of clubs" as "club nine",
 #: read back). None: off.
 INNER_WORD_DROP_S: float | None = 1.0
+#: :data:`INNER_WORD_DROP_S` in a room that rings: there a room's tail stretches only a
+#: move's last word, and talk's long vowels are fitted to a move's first. An unseen voice
+#: (espeak-ng en-gb-x-gbcwmd+m2) said "hmm, let me" in an unseen room of RT60 0.83 s; it
+#: was heard as "thirty three", "thirty" over 0.72 s at 0.82 (right moves' "thirty" in the
+#: dumps: 0.818-0.834, no posterior bar separates them), the whole share, and ruled: 33
+#: said for Cy on talk. In the room benches' dumps no move ruled right had a word before
+#: its last of 0.7 s or more (longest: a slow voice's "seventy" of "seventy one", 0.68 s);
+#: of the hearings acted on with one, 12 were talk (11 read back, "hmm, let me" as "thirty
+#: three" over 0.72-0.87 s, "i'm leaving", "leave the game", "plays decoy"), 2 moves heard
+#: wrong and 3 heard right but read back ("plays stash" said slowly, 0.71 and 0.78 s, and
+#: a Korean play, 0.78 s), which are now dropped. None: off.
+RINGING_INNER_DROP_S: float | None = 0.7
 
 
 def loose_fit(hearing: Hearing) -> bool:

@@ -360,8 +360,8 @@ class StreamListener(ABC):
             reading = replace(reading, ignored="not a whole phrase")
         if reading.ignored is None:
             table, said = not self.phone and self.listening != CONFIRMING, reading.meaning
-            weighs = self._rings() and self.endpointer.recognizer.word_posteriors  # words to weigh
-            why = confirm.too_doubtful(weighs, hearing, table, isinstance(said, Command))
+            posteriors = self.endpointer.recognizer.word_posteriors  # words to weigh
+            why = confirm.too_doubtful(self._rings(), posteriors, hearing, table, isinstance(said, Command))
             reading = replace(reading, ignored=why)
         if reading.ignored is None and self._reply_to_talk(hearing, reading):
             reading = replace(reading, ignored=REPLY_TO_TALK)

@@ -326,6 +326,8 @@ def set_candidates(args: argparse.Namespace) -> None:
         confirm.INNER_WORD_S = args.inner_word or None
     if args.inner_drop is not None:
         confirm.INNER_WORD_DROP_S = args.inner_drop or None
+    if args.ringing_inner_drop is not None:
+        confirm.RINGING_INNER_DROP_S = args.ringing_inner_drop or None
     for edit in args.front:
         key, _, value = edit.partition("=")
         sphinx.FRONT_END[key] = value
@@ -524,6 +526,7 @@ def main() -> None:
     parser.add_argument("--word-after-speech", type=float, help="confirm.WORD_AFTER_SPEECH_S (0: off)")
     parser.add_argument("--inner-word", type=float, help="confirm.INNER_WORD_S (0: off)")
     parser.add_argument("--inner-drop", type=float, help="confirm.INNER_WORD_DROP_S (0: off)")
+    parser.add_argument("--ringing-inner-drop", type=float, help="confirm.RINGING_INNER_DROP_S (0: off)")
     parser.add_argument("--dereverb", help="RT60 in s for the dereverberator, or 'room' (the room's own)")
     parser.add_argument("--dr-floor", type=float, help="dereverb.FLOOR_DB")
     parser.add_argument("--dr-strength", type=float, help="dereverb.STRENGTH")

@@ -139,14 +139,21 @@ def test_a_sure_mixed_up_move_in_a_ringing_room_is_ruled_only_with_every_word_cl
 
 
 def twenty_four_heard(
-    referee: Referee, model: SpeechModel, rt60: float | None, weakest: float, first: float = 0.95
+    referee: Referee,
+    model: SpeechModel,
+    rt60: float | None,
+    weakest: float,
+    first: float = 0.95,
+    twenty_s: float = 0.3,
 ) -> Heard:
     """24 after 53 (a good move nothing is often heard as), heard surely by adapted decoders
-    with "four" at ``weakest`` ("twenty" at ``first``), in a room of ``rt60``."""
+    with "four" at ``weakest`` ("twenty" at ``first``, over ``twenty_s``), in a room of ``rt60``."""
     listener = table_in(referee, model, rt60) if rt60 is not None else dry_table(referee, model)
     at = listener.time + 3.0
-    words = (WordTiming("twenty", at, at + 0.3, first), WordTiming("four", at + 0.3, at + 0.5, weakest))
-    return listener.handle(replace(later(listener, "twenty four"), words=words, room_adapted=True))
+    mid, end = at + twenty_s, at + twenty_s + 0.2
+    words = (WordTiming("twenty", at, mid, first), WordTiming("four", mid, end, weakest))
+    said = replace(later(listener, "twenty four"), words=words, end=end, speech_end=end)
+    return listener.handle(replace(said, room_adapted=True))
 
 
 def twenty_four_asked(referee: Referee, model: SpeechModel, rt60: float | None, weakest: float) -> bool:
@@ -243,7 +250,7 @@ def test_in_a_room_that_rings_a_hearing_with_a_word_before_its_last_too_weak_is_
     # Whichever reading is taken: "hmm, let me" heard as "thirty three" ("thirty" at 0.77)
     # in a toss-up with "thirty", taken as 30 and read back.
     listener = table_in(referee, en_model, 0.6)
-    tossed = thirty_three_or_thirty(listener, 0.77, 0.91, 0.8)
+    tossed = thirty_three_or_thirty(listener, 0.77, 0.91, 0.6)
     other = listener.handle(tossed)
     assert (
         other.reading is not None and other.reading.ignored == "a word before the last too weak to ask about"
@@ -256,6 +263,24 @@ def test_in_a_room_that_rings_a_hearing_with_a_word_before_its_last_too_weak_is_
         and again.reading is not None
         and not again.reading.top
     )
+
+
+def test_in_a_room_that_rings_a_hearing_with_a_word_before_its_last_drawn_out_is_dropped(
+    referee: Referee, en_model: SpeechModel, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # An unseen voice's "hmm, let me" in an unseen room of RT60 0.83 s was heard as "thirty
+    # three", the whole share, "thirty" at 0.82 over 0.72 s, and ruled: 33 said on talk. A
+    # room's tail stretches a move's last word; none ruled right had one before it of 0.7 s.
+    why = "a word stretched over sound not its own"
+    drawn = twenty_four_heard(referee, en_model, 0.6, 0.95, twenty_s=0.72)
+    assert drawn.reply is None and drawn.ignored == why, drawn.reading
+    brisk = twenty_four_heard(referee, en_model, 0.6, 0.95, twenty_s=0.6)
+    assert brisk.reply is not None and brisk.reply.accepted and not brisk.reply.confirm
+    dry = twenty_four_heard(referee, en_model, None, 0.95, twenty_s=0.72)  # a dry table: 1 s
+    assert dry.reply is not None and dry.reply.accepted and not dry.reply.confirm
+    monkeypatch.setattr(confirm, "RINGING_INNER_DROP_S", None)
+    off = twenty_four_heard(referee, en_model, 0.6, 0.95, twenty_s=0.72)
+    assert off.reply is not None and off.reply.accepted, off.reading
 
 
 def test_in_a_room_that_rings_a_command_that_only_tells_needs_most_of_the_sound(
