@@ -63,6 +63,16 @@ def dry_table(referee: Referee, model: SpeechModel) -> Listener:
     return listener
 
 
+def table_measured(referee: Referee, model: SpeechModel, rt60: float | None) -> Listener:
+    """:func:`table_in` for hearings made up word by word: the room as its microphone
+    measured it from the names (:func:`room_of`), carried to a dry table's listener as a
+    table's next listener is given it (``hear_room_with``), without hearing them again."""
+    listener = dry_table(referee, model)
+    if rt60 is not None:
+        listener.hear_room_with(room_of(referee, model, rt60))
+    return listener
+
+
 def later(listener: Listener, said: str) -> Hearing:
     """``said`` heard alone, well after anything else (not a reply to the names)."""
     at = listener.time + 3.0
@@ -85,7 +95,7 @@ def test_in_a_room_that_rings_a_move_often_misheard_for_another_is_read_back(
     # Piper's "fifty three" 1.3 m from the phone in a den of RT60 0.3 s was heard as "thirty
     # three", one path with the whole share, and ruled; after 53 both 42 and 14 are good.
     def asked(rt60: float | None, adapted: bool = False, faint: str = "", share: float = 0.99) -> bool:
-        listener = table_in(referee, en_model, rt60)
+        listener = table_measured(referee, en_model, rt60)
         heard_as = replace(later(listener, "forty two"), room_adapted=adapted)
         if faint:
             heard_as = replace(heard_as, alternatives=(("forty two", share), (faint, 1 - share)))
@@ -148,7 +158,7 @@ def twenty_four_heard(
 ) -> Heard:
     """24 after 53 (a good move nothing is often heard as), heard surely by adapted decoders
     with "four" at ``weakest`` ("twenty" at ``first``, over ``twenty_s``), in a room of ``rt60``."""
-    listener = table_in(referee, model, rt60) if rt60 is not None else dry_table(referee, model)
+    listener = table_measured(referee, model, rt60)
     at = listener.time + 3.0
     mid, end = at + twenty_s, at + twenty_s + 0.2
     words = (WordTiming("twenty", at, mid, first), WordTiming("four", mid, end, weakest))
@@ -230,7 +240,7 @@ def test_in_a_room_that_rings_a_hearing_with_a_word_too_weak_to_ask_about_is_dro
     assert dry.reply is not None and dry.reply.accepted and not dry.reply.confirm
     # The best path's words, whichever reading is taken: "hmm, let me" heard as "thirty
     # three" ("three" here at 0.65), taken as 30 in a toss-up with "thirty", was read back.
-    listener = table_in(referee, en_model, 0.6)
+    listener = table_measured(referee, en_model, 0.6)
     other = listener.handle(thirty_three_or_thirty(listener, 0.9, 0.65, 0.4))
     assert other.reading is not None and not other.reading.top and other.ignored == "too weak to ask about"
 
@@ -249,14 +259,14 @@ def test_in_a_room_that_rings_a_hearing_with_a_word_before_its_last_too_weak_is_
     assert dry.reply is not None and dry.reply.accepted
     # Whichever reading is taken: "hmm, let me" heard as "thirty three" ("thirty" at 0.77)
     # in a toss-up with "thirty", taken as 30 and read back.
-    listener = table_in(referee, en_model, 0.6)
+    listener = table_measured(referee, en_model, 0.6)
     tossed = thirty_three_or_thirty(listener, 0.77, 0.91, 0.6)
     other = listener.handle(tossed)
     assert (
         other.reading is not None and other.reading.ignored == "a word before the last too weak to ask about"
     )
     monkeypatch.setattr(confirm, "RINGING_INNER_DROP_WORD", None)
-    again = table_in(referee, en_model, 0.6).handle(tossed)
+    again = table_measured(referee, en_model, 0.6).handle(tossed)
     assert (
         again.reply is not None
         and again.reply.confirm
@@ -290,7 +300,7 @@ def test_in_a_room_that_rings_a_command_that_only_tells_needs_most_of_the_sound(
     # 0.77 s with fan noise, was heard as "status", a toss-up with "eight", and answered
     # with the score: the host talking over the table.
     def heard(rt60: float | None, share: float) -> Heard:
-        listener = table_in(referee, en_model, rt60)
+        listener = table_measured(referee, en_model, rt60)
         said = later(listener, "status")
         return listener.handle(replace(said, alternatives=(("status", share), ("eight", 1 - share))))
 
@@ -337,7 +347,7 @@ def test_in_a_room_that_echoes_a_card_known_by_name_is_read_back_however_sure(
     # Unseen voices in unseen rooms of RT60 0.89 and 0.93 s had "plays purge turned" and
     # "plays rummage turned" heard as "plays hush turned", the whole share, no rival, every
     # word 0.88 or more, and ruled: no bar on a hearing keeps that out.
-    listener = table_in(referee, en_model, 1.1)
+    listener = table_measured(referee, en_model, 1.1)
     assert listener.room.rt60 is not None and listener.room.rt60 >= ECHOING_RT60
     assert card_play_asked(referee, en_model, listener.room, 0.95)
     only_rings = room_of(referee, en_model, 0.6)
@@ -721,7 +731,7 @@ def test_in_a_room_that_rings_a_nine_that_may_be_a_five_is_read_back(
     # and 55 are good moves: a "fifty nine" heard so surely is read back where the room
     # rings (confirm.RINGING_RUNG), ruled at a dry table; "fifty seven" is no such hearing.
     def asked(rt60: float | None, said: str) -> bool:
-        listener = table_in(referee, en_model, rt60)
+        listener = table_measured(referee, en_model, rt60)
         assert rt60 is None or RINGS_RT60 <= (listener.room.rt60 or 0.0) < ECHOING_RT60
         at = listener.time + 3.0
         spans = enumerate(said.split())
