@@ -373,6 +373,7 @@ class StreamListener(ABC):
                 self._talk_end = max(hearing.end, hearing.speech_end)  # a dropped reply holds none off
             return Heard(hearing, None, reading, self._voice_unanswered(hearing))
         voiced = self._voice(hearing, reading)
+        cut_short = self._noisy() and self._goes_on(reading.text)  # a noisy room's tail swallows words
         speaker = voiced.speaker if voiced is not None and self.speaker is None else self.speaker
         heard = HeardMeaning(
             reading.meaning,
@@ -382,7 +383,7 @@ class StreamListener(ABC):
             open_mic=True,
             lapse=self.confirm_lapse,
             doubtful=self._doubtful(hearing, reading, weakest) or (voiced is not None and voiced.doubtful),
-            unsure=confirm.weak_for_costly(self._rings(), weakest, self._echoing()),
+            unsure=confirm.weak_for_costly(self._rings(), weakest, self._echoing(), cut_short),
         )
         with self.referee.store.transaction():
             reply = self.referee.handle_heard(self.session_id, heard, speaker)

@@ -409,6 +409,36 @@ def test_in_a_room_that_rings_a_card_heard_with_a_word_heard_for_others_is_read_
     assert not plain("gift", rings)
 
 
+def test_in_a_room_that_rings_and_is_noisy_a_costly_move_a_longer_one_goes_on_from_is_read_back(
+    referee: Referee, en_model: SpeechModel, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # An unseen voice in an unseen room of RT60 0.34 s with white noise 20 dB below had
+    # "plays backfire turned" heard as "plays backfire", the whole share, no rival, words
+    # 0.90 and 0.87, and ruled: the card played face up.
+    rings = room_of(referee, en_model, 0.6)
+    noisy = white_noise(2.0, level=400.0)  # a noise floor of -38 dBFS
+
+    def asked(room: RoomMeter | None, noise: bytes, said: str = "plays whisper") -> bool:
+        session = referee.create(SessionConfig(game="upside-out", undo_grace=30.0), ["Ann", "Bob"])
+        referee.handle(session, "me", "Ann")
+        listener = Listener(referee, session, en_model, report_missing=False)
+        if room is not None:
+            listener.hear_room_with(room)
+        listener.feed(noise)
+        words = tuple(WordTiming(w, 20.0 + 0.3 * i, 20.3 + 0.3 * i, 0.9) for i, w in enumerate(said.split()))
+        heard = replace(hearing((said, 1.0)), words=words, start=20.0, end=words[-1].end)
+        result = listener.handle(replace(heard, speech_end=heard.end, room_adapted=True))
+        assert result.reading is not None and result.reading.rival == 0 and result.reply is not None
+        return bool(result.reply.confirm)
+
+    assert asked(rings, noisy)  # "Ann plays Whisper?"
+    assert not asked(rings, noisy, "plays whisper turned")  # nothing goes on from it
+    assert not asked(rings, b"")  # a room that only rings
+    assert not asked(None, noisy)  # a dry table, noisy
+    monkeypatch.setattr(confirm, "NOISY_RINGING_GOES_ON", False)
+    assert not asked(rings, noisy)
+
+
 def test_in_a_room_that_rings_and_is_noisy_talk_keeps_the_tables_prior(
     referee: Referee, en_model: SpeechModel
 ) -> None:
