@@ -191,17 +191,27 @@ def test_in_a_room_that_rings_a_move_with_a_weakly_heard_word_is_read_back(
     assert not asked(None, 0.74)  # a dry table rules it, as before
 
 
+def upside_out_table(
+    referee: Referee, model: SpeechModel, room: RoomMeter | None, noise: bytes = b""
+) -> Listener:
+    """Upside-Out for Ann and Bob, Ann to play, at a table whose microphone measured ``room``
+    (None: a dry table) and has heard ``noise`` since."""
+    session = referee.create(SessionConfig(game="upside-out", undo_grace=30.0), ["Ann", "Bob"])
+    referee.handle(session, "me", "Ann")
+    listener = Listener(referee, session, model, report_missing=False)
+    if room is not None:
+        listener.hear_room_with(room)
+    listener.feed(noise)
+    return listener
+
+
 def card_play_asked(
     referee: Referee, model: SpeechModel, room: RoomMeter | None, weakest: float, faint: str = ""
 ) -> bool:
     """Whether Ann's "plays whisper turned" in Upside-Out, heard with the whole share by
     decoders adapted to rooms (or 0.98 of it, ``faint`` the rest), "whisper" at ``weakest``,
     is read back at a table whose microphone measured ``room`` (None: a dry table)."""
-    session = referee.create(SessionConfig(game="upside-out", undo_grace=30.0), ["Ann", "Bob"])
-    referee.handle(session, "me", "Ann")
-    listener = Listener(referee, session, model, report_missing=False)
-    if room is not None:
-        listener.hear_room_with(room)
+    listener = upside_out_table(referee, model, room)
     words = (
         WordTiming("plays", 20.0, 20.3, 0.95),
         WordTiming("whisper", 20.3, 20.6, weakest),
@@ -380,12 +390,7 @@ def test_in_a_room_that_rings_a_card_heard_with_a_word_heard_for_others_is_read_
         return heard_as(f"plays {card}", room, adapted=True)
 
     def heard_as(said: str, room: RoomMeter | None, noise: bytes = b"", adapted: bool = False) -> bool:
-        session = referee.create(SessionConfig(game="upside-out", undo_grace=30.0), ["Ann", "Bob"])
-        referee.handle(session, "me", "Ann")
-        listener = Listener(referee, session, en_model, report_missing=False)
-        if room is not None:
-            listener.hear_room_with(room)
-        listener.feed(noise)
+        listener = upside_out_table(referee, en_model, room, noise)
         heard = replace(hearing((said, 1.0)), start=20.0, end=20.5, speech_end=20.5, room_adapted=adapted)
         result = listener.handle(heard)
         reading = result.reading
@@ -419,12 +424,7 @@ def test_in_a_room_that_rings_and_is_noisy_a_costly_move_a_longer_one_goes_on_fr
     noisy = white_noise(2.0, level=400.0)  # a noise floor of -38 dBFS
 
     def asked(room: RoomMeter | None, noise: bytes, said: str = "plays whisper") -> bool:
-        session = referee.create(SessionConfig(game="upside-out", undo_grace=30.0), ["Ann", "Bob"])
-        referee.handle(session, "me", "Ann")
-        listener = Listener(referee, session, en_model, report_missing=False)
-        if room is not None:
-            listener.hear_room_with(room)
-        listener.feed(noise)
+        listener = upside_out_table(referee, en_model, room, noise)
         words = tuple(WordTiming(w, 20.0 + 0.3 * i, 20.3 + 0.3 * i, 0.9) for i, w in enumerate(said.split()))
         heard = replace(hearing((said, 1.0)), words=words, start=20.0, end=words[-1].end)
         result = listener.handle(replace(heard, speech_end=heard.end, room_adapted=True))
