@@ -553,6 +553,28 @@ def test_a_move_heard_while_others_talked_is_read_back(referee: Referee, en_mode
     assert heard.reply is not None and heard.reply.accepted and not heard.reply.confirm, heard
 
 
+def test_a_lone_word_heard_while_others_talked_is_dropped_unless_it_answers(
+    referee: Referee, en_model: SpeechModel, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # In an unseen room with babble 10 dB below, "hmm, let me" was heard as "eleven" and
+    # as "one", each read back: talk asked about. One word is too little to tell from the
+    # chatter; two are read back as before, and a "yes" to a question still answers it.
+    def heard(said: str, listener: Listener | None = None) -> Heard:
+        listener = listener or dry_table(referee, en_model)
+        return listener.handle(replace(later(listener, said), crowded=True))
+
+    lone = heard("eighteen")
+    assert lone.reply is None and lone.ignored == "a lone word in company", lone.reading
+    listener = dry_table(referee, en_model)
+    two = heard("twenty two", listener)
+    assert two.reply is not None and two.reply.confirm  # "Bob, 22?"
+    answer = heard("yes", listener)
+    assert answer.reply is not None and answer.reply.accepted, answer.reading
+    monkeypatch.setattr(confirm, "CROWDED_LONE_WORD_DROP", False)
+    kept = heard("eighteen")
+    assert kept.reply is not None and kept.reply.confirm, kept.reading
+
+
 @pytest.mark.parametrize("rt60", [0.6, 1.1])
 def test_in_a_room_a_swallowed_ending_is_no_rival_to_the_move_said_with_it(
     referee: Referee, en_model: SpeechModel, rt60: float, monkeypatch: pytest.MonkeyPatch
