@@ -328,6 +328,8 @@ def set_candidates(args: argparse.Namespace) -> None:
         confirm.INNER_WORD_DROP_S = args.inner_drop or None
     if args.ringing_inner_drop is not None:
         confirm.RINGING_INNER_DROP_S = args.ringing_inner_drop or None
+    if args.crowded_lone is not None:
+        confirm.CROWDED_LONE_WORD_DROP = args.crowded_lone == "on"
     for edit in args.front:
         key, _, value = edit.partition("=")
         sphinx.FRONT_END[key] = value
@@ -527,6 +529,7 @@ def main() -> None:
     parser.add_argument("--inner-word", type=float, help="confirm.INNER_WORD_S (0: off)")
     parser.add_argument("--inner-drop", type=float, help="confirm.INNER_WORD_DROP_S (0: off)")
     parser.add_argument("--ringing-inner-drop", type=float, help="confirm.RINGING_INNER_DROP_S (0: off)")
+    parser.add_argument("--crowded-lone", choices=("on", "off"), help="confirm.CROWDED_LONE_WORD_DROP")
     parser.add_argument("--dereverb", help="RT60 in s for the dereverberator, or 'room' (the room's own)")
     parser.add_argument("--dr-floor", type=float, help="dereverb.FLOOR_DB")
     parser.add_argument("--dr-strength", type=float, help="dereverb.STRENGTH")
