@@ -67,6 +67,8 @@ class EchoConfusions(BaseModel):
     units: list[tuple[int, int]] = Field(default_factory=list)
     #: Those of ``units`` a room that rings less makes too.
     ringing_units: list[tuple[int, int]] = Field(default_factory=list)
+    #: [said, heard]: a whole number any room that rings may make of another (one way).
+    ringing_numbers: list[tuple[int, int]] = Field(default_factory=list)
 
 
 class Confusions(BaseModel):
@@ -183,6 +185,7 @@ class Grammar:
     echo_tails: tuple[int, ...] = ()  # confusions.yaml's ``echoes.tails``
     echo_units: tuple[tuple[int, int], ...] = ()  # confusions.yaml's ``echoes.units``
     ringing_units: tuple[tuple[int, int], ...] = ()  # confusions.yaml's ``echoes.ringing_units``
+    ringing_numbers: tuple[tuple[int, int], ...] = ()  # confusions.yaml's ``echoes.ringing_numbers``
     decoys: tuple[str, ...] = ()
     answer_lookalikes: tuple[str, ...] = ()
     card_lookalikes: tuple[str, ...] = ()
@@ -365,6 +368,7 @@ def load(lang: str, root: Path = ROOT) -> Grammar:
         echo_tails=tuple(confusions.echoes.tails),
         echo_units=tuple(confusions.echoes.units),
         ringing_units=tuple(confusions.echoes.ringing_units),
+        ringing_numbers=tuple(confusions.echoes.ringing_numbers),
         decoys=tuple(speech.decoys),
         answer_lookalikes=tuple(speech.answer_lookalikes),
         card_lookalikes=tuple(speech.card_lookalikes),

@@ -438,14 +438,16 @@ def heard_in_echo(n: int, lang: str = "en", *, echoing: bool = True) -> set[int]
     """Numbers a room that echoes may have made ``n`` however surely it was heard: sixty
     for sixty eight (its ringing tail), ninety five for ninety nine (``confusions.yaml``'s
     ``echoes``); in a room that rings but does not echo (not ``echoing``), those of its
-    ``ringing_units`` alone (forty five for forty nine)."""
-    if not 0 <= n < 100 or 10 <= n < 20:  # a unit alone, or a tens and one; no teen
-        return set()
+    ``ringing_units`` alone (forty five for forty nine); in either, its ``ringing_numbers``
+    (twelve for eleven)."""
     grammar = load(lang)
+    whole = {said for said, heard in grammar.ringing_numbers if heard == n}
+    if not 0 <= n < 100 or 10 <= n < 20:  # a unit alone, or a tens and one; no teen
+        return whole
     tens, unit = divmod(n, 10)
     out = {10 * tens} if echoing and tens and unit in grammar.echo_tails else set()
     units = grammar.echo_units if echoing else grammar.ringing_units
-    return out | {10 * tens + said for said, heard in units if unit == heard}
+    return whole | out | {10 * tens + said for said, heard in units if unit == heard}
 
 
 def confusable(n: int, lang: str = "en") -> set[int]:

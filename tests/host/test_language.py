@@ -74,6 +74,8 @@ def test_confusions_come_from_the_grammar() -> None:
     assert heard_in_echo(64) == heard_in_echo(18) == heard_in_echo(101) == heard_in_echo(60) == set()
     assert heard_in_echo(2) == {1} and heard_in_echo(9) == {5}
     assert heard_in_echo(12) == heard_in_echo(68, "ko") == set()  # no teen; not measured in Korean
+    # Any room that rings: "twelve" heard as "eleven", one way (echoes.ringing_numbers).
+    assert heard_in_echo(11) == heard_in_echo(11, echoing=False) == {12} and heard_in_echo(11, "ko") == set()
     # A room that rings but does not echo: "five" heard as "nine" alone, no tails, no "one" as "two".
     assert heard_in_echo(49, echoing=False) == {45} and heard_in_echo(9, echoing=False) == {5}
     assert heard_in_echo(68, echoing=False) == heard_in_echo(22, echoing=False) == set()

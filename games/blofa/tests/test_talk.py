@@ -408,6 +408,9 @@ def test_what_a_room_that_echoes_makes_of_a_declared_number() -> None:
     # A room that only rings makes "five" of "nine" (echoes.ringing_units), not "two" of "one".
     nine = PlayCards("Ann", (B,), 9)
     assert TALK.echo_confusable(nine, "en", echoing=False) == (PlayCards("Ann", (B,), 5),)
+    # Any room that rings makes "eleven" of "twelve" (echoes.ringing_numbers).
+    eleven = PlayCards("Ann", (B,), 11)
+    assert TALK.echo_confusable(eleven, "en", echoing=False) == (PlayCards("Ann", (B,), 12),)
     assert TALK.echo_confusable(PlayCards("Ann", (B,), 2), "en", echoing=False) == ()
 
 
