@@ -263,6 +263,8 @@ def test_in_a_room_that_rings_a_hearing_with_a_word_before_its_last_too_weak_is_
     # The room's tail weakens the last word; no move heard right had one before it below 0.816.
     dropped = twenty_four_heard(referee, en_model, 0.6, 0.95, first=0.8)
     assert dropped.reply is None and dropped.ignored == "a word before the last too weak to ask about"
+    last = twenty_four_heard(referee, en_model, 0.6, 0.78, first=0.95)  # the last word: read back
+    assert last.reply is not None and last.reply.confirm
     sure = twenty_four_heard(referee, en_model, 0.6, 0.95, first=0.85)
     assert sure.reply is not None and sure.reply.accepted and not sure.reply.confirm
     dry = twenty_four_heard(referee, en_model, None, 0.95, first=0.8)  # a dry table has no posterior bars
@@ -276,6 +278,8 @@ def test_in_a_room_that_rings_a_hearing_with_a_word_before_its_last_too_weak_is_
         other.reading is not None and other.reading.ignored == "a word before the last too weak to ask about"
     )
     monkeypatch.setattr(confirm, "RINGING_INNER_DROP_WORD", None)
+    kept = twenty_four_heard(referee, en_model, 0.6, 0.95, first=0.8)
+    assert kept.reply is not None and kept.ignored is None
     again = table_measured(referee, en_model, 0.6).handle(tossed)
     assert (
         again.reply is not None
@@ -719,6 +723,7 @@ def test_a_move_with_a_word_before_its_last_stretched_over_a_second_is_dropped(
 
     assert heard(1.17) == ("a word stretched over sound not its own", False)
     assert heard(0.85) == (None, True)  # "Bob, 22?": read back as before
+    assert heard(0.4) == (None, False)  # ruled
     monkeypatch.setattr(confirm, "INNER_WORD_DROP_S", None)
     assert heard(1.17) == (None, True)
 
