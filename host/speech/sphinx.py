@@ -22,7 +22,6 @@ from __future__ import annotations
 import logging
 import math
 import re
-import tempfile
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
 from pathlib import Path
@@ -242,9 +241,7 @@ def _feat_params(hmm: Path, edits: tuple[tuple[str, str], ...]) -> Path:
         line = f"-{key} {value}"
         text, found = re.subn(rf"(?m)^-{key}\s+\S+", line, text)
         text += "" if found else f"\n{line}\n"
-    path = Path(tempfile.mkdtemp(prefix="gamehost-sphinx-")) / "feat.params"
-    path.write_text(text)
-    return path
+    return sphinx_gate.scratch_file("feat.params", text)
 
 
 def _gate_weights(gates: int, rings: bool, noisy: bool = False) -> list[float]:

@@ -5,7 +5,9 @@ to a decoder made with an empty dictionary, the best reading)."""
 
 from __future__ import annotations
 
+import atexit
 import re
+import shutil
 import tempfile
 from collections.abc import Callable, Iterable
 from functools import lru_cache
@@ -106,8 +108,16 @@ def empty_dictionary() -> Path:
     them, ~0.13 s of CPU each time (a table's three decoders are remade when the room turns
     out to ring); made with this one it starts in ~0.01 s and :func:`teach` adds the few its
     grammars use, with every pronunciation the model's dictionary gives them."""
-    path = Path(tempfile.mkdtemp(prefix="gamehost-sphinx-")) / "empty.dict"
-    path.write_text("")
+    return scratch_file("empty.dict", "")
+
+
+def scratch_file(name: str, text: str) -> Path:
+    """A file pocketsphinx reads by path, in a private directory removed when the process
+    exits (one such directory a process was left behind in the temp dir before)."""
+    folder = tempfile.mkdtemp(prefix="gamehost-sphinx-")
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    path = Path(folder) / name
+    path.write_text(text)
     return path
 
 

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import os
 import shutil
+import subprocess
+import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
@@ -367,3 +371,23 @@ def test_in_a_room_that_rings_or_is_noisy_the_search_keeps_fewer_hmms(
     recognizer.room_rings(False)
     recognizer.reset()
     assert recognizer._config["maxhmmpf"] == own
+
+
+def test_the_files_the_decoders_read_by_path_are_removed_when_the_process_exits(tmp_path: Path) -> None:
+    # A process of its own, so its exit is the one that cleans up (a server left one
+    # directory in the temp dir each run before).
+    script = (
+        "from host.speech import sphinx_gate\n"
+        "print(sphinx_gate.empty_dictionary())\n"
+        "print(sphinx_gate.scratch_file('feat.params', '-remove_noise no'))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        env={**os.environ, "TMPDIR": str(tmp_path)},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    made = [Path(line) for line in done.stdout.split()]
+    assert len(made) == 2 and all(path.is_relative_to(tmp_path) for path in made)
+    assert list(tmp_path.iterdir()) == []
