@@ -256,6 +256,8 @@ def too_doubtful(
         return "words do not fit the speech"
     if at_table and CROWDED_LONE_WORD_DROP and hearing.crowded and len(hearing.text.split()) == 1:
         return "a lone word in company"
+    if at_table and rings and RINGING_DOUBTED_DROP and hearing.near_talk and len(hearing.text.split()) == 1:
+        return "a lone word the dry table's gate hears as talk"
     stretched = RINGING_INNER_DROP_S if rings and RINGING_INNER_DROP_S is not None else INNER_WORD_DROP_S
     if at_table and stretched is not None and hearing.longest_inner_word >= stretched:
         return "a word stretched over sound not its own"
@@ -338,6 +340,10 @@ RINGING_INNER_DROP_S: float | None = 0.7
 #: the table: "forty six" as "scores") and those 2 sentences. A move of one word said while
 #: others talk is said again. False: off.
 CROWDED_LONE_WORD_DROP = True
+#: At a table's microphone with no question waiting, in a room that rings, a hearing of
+#: one word that the gate kept only at the ringing room's talk prior (a twin at the dry
+#: table's heard talk: host/speech/sphinx.py ``RINGING_DOUBT_WEIGHT``) is dropped.
+RINGING_DOUBTED_DROP = True
 
 
 def loose_fit(hearing: Hearing) -> bool:

@@ -33,7 +33,7 @@ from host.speech.hearing import Alternative, Segment, WordTiming
 from host.speech.mllr import ROOM_MEANS, ROOM_TRANSFORM, fits
 from host.speech.model import SpeechModel, import_pocketsphinx
 from host.speech.recognizer import GrammarRecognizer
-from host.speech.sphinx_gate import ALT_PRONUNCIATION, Gate, decoder_text, search_for, talk_words
+from host.speech.sphinx_gate import ALT_PRONUNCIATION, Gate, decoder_text, gate_jsgf, search_for, talk_words
 
 log = logging.getLogger(__name__)
 
@@ -45,23 +45,11 @@ NBEST_SCALE = 2**_SENSCR_SHIFT / _ASCALE
 # N-best lists repeat a text once per segmentation; this many entries cover 5 texts.
 _NBEST_SCAN = 40
 VARIANT = 9  # the number of a pronunciation from grammars/<lang>/variants.yaml
-# JSGF reserves these; a dictionary word containing one must be quoted.
-_JSGF_SPECIAL = re.compile(r"[;=|*+<>()\[\]{}/\"\\\s]")
-
-
-def _token(word: str) -> str:
-    if not _JSGF_SPECIAL.search(word):
-        return word
-    return '"' + word.replace("\\", "\\\\").replace('"', '\\"') + '"'
-
-
-def _alternatives(phrases: Iterable[str]) -> str:
-    return " | ".join(" ".join(_token(w) for w in p.split()) for p in phrases)
 
 
 def jsgf(phrases: list[str], name: str = "phrases") -> str:
     """A JSGF grammar accepting exactly one of ``phrases`` (lowercase word sequences)."""
-    return f"#JSGF V1.0;\ngrammar {name};\npublic <{name}> = {_alternatives(phrases)};\n"
+    return f"#JSGF V1.0;\ngrammar {name};\npublic <{name}> = {sphinx_gate.alternatives(phrases)};\n"
 
 
 #: Prior weight of the talk branch of the gate against a whole phrase: a move must not be
@@ -105,6 +93,15 @@ RINGING_TALK_WEIGHT = 1e-18
 #: ruled, and read 4 sentences in 40 back (tests/bench/bench_room.py ``--ringing-lenient``,
 #: docs/speech.md "Hearing in a room").
 RINGING_LENIENT_WEIGHT: float | None = None
+#: In a room that rings, the twin's talk prior when it doubts rather than rescues (None:
+#: it does not): a phrase of at most :data:`RINGING_DOUBT_WORDS` words that the gate kept
+#: is heard again with this prior, and if that hears talk the phrase is near talk (read
+#: back, never ruled at once).
+RINGING_DOUBT_WEIGHT: float | None = 1e-8
+RINGING_DOUBT_WORDS = 1
+#: The doubting twin hears this much (s) of each utterance as it comes, so that a lone
+#: word's doubt is ready when it ends (decoded only then, it held the ruling back).
+DOUBT_AHEAD_S = 2.0
 #: Both gates' talk prior in a room that rings and is noisy too (the listener's
 #: ``_noisy``): there the ringing prior let talk through as moves. In an unseen room of
 #: RT60 0.74 s with fan noise 20 dB below, Piper's "so what I was saying was" was heard as
@@ -127,22 +124,6 @@ LENIENT_EXTRA_WORDS = 1
 RINGING_NEAR_TALK = True
 RINGING_NEAR_WORDS = 4
 RINGING_NEAR_POSTERIOR = 0.9
-
-
-def gate_jsgf(phrases: list[str], talk: list[str], weight: float = TALK_WEIGHT) -> str:
-    """One whole phrase, or one or more ``talk`` words in any order: the gate's grammar."""
-    return _gate_jsgf(tuple(phrases), tuple(talk), weight)
-
-
-@lru_cache(maxsize=256)
-def _gate_jsgf(phrases: tuple[str, ...], talk: tuple[str, ...], weight: float) -> str:
-    body = (
-        f"/1/ <phrase> | /{weight:.30f}/ <talk>+;\n<phrase> = {_alternatives(phrases)};\n"
-        f"<talk> = {_alternatives(talk)}"
-    )
-    if not phrases:
-        body = f"<talk>+;\n<talk> = {_alternatives(talk)}"
-    return f"#JSGF V1.0;\ngrammar gate;\npublic <gate> = {body};\n"
 
 
 #: Top of the mel filter bank for 8 kHz input: telephone speech carries nothing above
@@ -245,13 +226,17 @@ def _feat_params(hmm: Path, edits: tuple[tuple[str, str], ...]) -> Path:
 
 
 def _gate_weights(gates: int, rings: bool, noisy: bool = False) -> list[float]:
-    """The talk priors of the strict gate and its lenient twin (if any), in a room that
-    rings or not, and is noisy or not."""
-    if rings and noisy and NOISY_RINGING_TALK_WEIGHT is not None:
-        return [NOISY_RINGING_TALK_WEIGHT] * gates
+    """The talk priors of the strict gate and its twin (if any), in a room that rings or
+    not, and is noisy or not. In a room that rings the twin is lenient
+    (:data:`RINGING_LENIENT_WEIGHT`), doubting (:data:`RINGING_DOUBT_WEIGHT`, above the
+    gate's) or, with neither, the gate's own prior, and then it does not listen."""
     if rings:
-        lenient = RINGING_LENIENT_WEIGHT if RINGING_LENIENT_WEIGHT is not None else RINGING_TALK_WEIGHT
-        return [RINGING_TALK_WEIGHT, lenient][:gates]
+        noisy_prior = NOISY_RINGING_TALK_WEIGHT if noisy else None
+        strict = noisy_prior if noisy_prior is not None else RINGING_TALK_WEIGHT
+        doubt = RINGING_DOUBT_WEIGHT if (RINGING_DOUBT_WEIGHT or 0.0) > strict else None
+        lenient = RINGING_LENIENT_WEIGHT if noisy_prior is None else None
+        twin = lenient if lenient is not None else doubt
+        return [strict, twin if twin is not None else strict][:gates]
     return [TALK_WEIGHT, LENIENT_TALK_WEIGHT or 0.0][:gates]
 
 
@@ -469,6 +454,8 @@ class SphinxRecognizer(GrammarRecognizer):
             if (gate := self._gate) is not None:
                 gate.decoder.process_raw(pcm, False, False)
                 self._audio.append(pcm)
+                if self._fed < DOUBT_AHEAD_S * self.sample_rate:
+                    sphinx_gate.doubt_ahead(self._gates, self._audio)
             self._fed += len(pcm) // SAMPLE_WIDTH
         return None
 
@@ -500,7 +487,7 @@ class SphinxRecognizer(GrammarRecognizer):
         if self._rings and RINGING_NEAR_TALK and words >= RINGING_NEAR_WORDS and sure:
             return True
         twin = self._gates[1] if len(self._gates) > 1 else None
-        if twin is None or twin.active is None:
+        if twin is None or twin.active is None or twin.weight > self._gates[0].weight:
             return False
         twin.feed(self._audio)
         if final:
@@ -539,6 +526,8 @@ class SphinxRecognizer(GrammarRecognizer):
             posteriors = [w.confidence or 0.0 for w in alternatives[0].words] if alternatives else []
             if talk and self._kept(talk, phrase, final=True, posteriors=posteriors):
                 talk, near_talk = "", talk
+            elif not talk and len(phrase.split()) <= RINGING_DOUBT_WORDS:
+                near_talk = sphinx_gate.doubted(self._gates, self._audio, phrase, self._phrases or ())
         self._end_gates()
         self._in_utt = False
         adapted = self._adaptation[1] is not None

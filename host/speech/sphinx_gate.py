@@ -17,6 +17,35 @@ from typing import Any
 from host.speech.model import SpeechModel
 
 ALT_PRONUNCIATION = re.compile(r"\(\d+\)$")  # "hundred(2)" is "hundred"
+# JSGF reserves these; a dictionary word containing one must be quoted.
+_JSGF_SPECIAL = re.compile(r"[;=|*+<>()\[\]{}/\"\\\s]")
+
+
+def _token(word: str) -> str:
+    if not _JSGF_SPECIAL.search(word):
+        return word
+    return '"' + word.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def alternatives(phrases: Iterable[str]) -> str:
+    """``phrases`` as JSGF alternatives."""
+    return " | ".join(" ".join(_token(w) for w in p.split()) for p in phrases)
+
+
+def gate_jsgf(phrases: list[str], talk: list[str], weight: float) -> str:
+    """One whole phrase, or one or more ``talk`` words in any order: the gate's grammar."""
+    return _gate_jsgf(tuple(phrases), tuple(talk), weight)
+
+
+@lru_cache(maxsize=256)
+def _gate_jsgf(phrases: tuple[str, ...], talk: tuple[str, ...], weight: float) -> str:
+    body = (
+        f"/1/ <phrase> | /{weight:.30f}/ <talk>+;\n<phrase> = {alternatives(phrases)};\n"
+        f"<talk> = {alternatives(talk)}"
+    )
+    if not phrases:
+        body = f"<talk>+;\n<talk> = {alternatives(talk)}"
+    return f"#JSGF V1.0;\ngrammar gate;\npublic <gate> = {body};\n"
 
 
 class Gate:
@@ -71,6 +100,25 @@ class Gate:
 
     def text(self) -> str:
         return decoder_text(self.decoder)
+
+
+def doubt_ahead(gates: list[Gate], audio: list[bytes]) -> None:
+    """Let a doubting twin (see :func:`doubted`) decode ``audio`` so far."""
+    if len(gates) > 1 and gates[1].active is not None and gates[1].weight > gates[0].weight:
+        gates[1].feed(audio)
+
+
+def doubted(gates: list[Gate], audio: list[bytes], phrase: str, phrases: Iterable[str]) -> str:
+    """The talk a doubting twin (``gates[1]`` with a higher talk prior than the gate's)
+    hears in ``audio``, which the gate heard as ``phrase``; "" when it has none or hears a
+    phrase too. The twin decodes the utterance only now, for the few phrases doubted."""
+    twin = gates[1] if len(gates) > 1 else None
+    if not phrase or twin is None or twin.active is None or twin.weight <= gates[0].weight:
+        return ""
+    twin.feed(audio)
+    twin.end()
+    heard = twin.text()
+    return heard if heard and heard != phrase and heard not in phrases else ""
 
 
 def decoder_text(decoder: Any) -> str:

@@ -285,6 +285,10 @@ def set_candidates(args: argparse.Namespace) -> None:
         sphinx.RINGING_TALK_WEIGHT = args.ringing_weight
     if args.ringing_lenient is not None:
         sphinx.RINGING_LENIENT_WEIGHT = args.ringing_lenient
+    if args.ringing_doubt is not None:
+        sphinx.RINGING_DOUBT_WEIGHT = args.ringing_doubt or None
+    if args.doubt_words is not None:
+        sphinx.RINGING_DOUBT_WORDS = args.doubt_words
     if args.noisy_ringing_weight is not None:
         sphinx.NOISY_RINGING_TALK_WEIGHT = args.noisy_ringing_weight or None
     if args.early_end is not None:
@@ -330,6 +334,8 @@ def set_candidates(args: argparse.Namespace) -> None:
         confirm.RINGING_INNER_DROP_S = args.ringing_inner_drop or None
     if args.crowded_lone is not None:
         confirm.CROWDED_LONE_WORD_DROP = args.crowded_lone == "on"
+    if args.doubted_drop is not None:
+        confirm.RINGING_DOUBTED_DROP = args.doubted_drop == "on"
     for edit in args.front:
         key, _, value = edit.partition("=")
         sphinx.FRONT_END[key] = value
@@ -530,6 +536,7 @@ def main() -> None:
     parser.add_argument("--inner-drop", type=float, help="confirm.INNER_WORD_DROP_S (0: off)")
     parser.add_argument("--ringing-inner-drop", type=float, help="confirm.RINGING_INNER_DROP_S (0: off)")
     parser.add_argument("--crowded-lone", choices=("on", "off"), help="confirm.CROWDED_LONE_WORD_DROP")
+    parser.add_argument("--doubted-drop", choices=("on", "off"), help="confirm.RINGING_DOUBTED_DROP")
     parser.add_argument("--dereverb", help="RT60 in s for the dereverberator, or 'room' (the room's own)")
     parser.add_argument("--dr-floor", type=float, help="dereverb.FLOOR_DB")
     parser.add_argument("--dr-strength", type=float, help="dereverb.STRENGTH")
@@ -545,6 +552,8 @@ def main() -> None:
     parser.add_argument("--near-posterior", type=float, help="sphinx.RINGING_NEAR_POSTERIOR")
     parser.add_argument("--ringing-weight", type=float, help="sphinx.RINGING_TALK_WEIGHT")
     parser.add_argument("--ringing-lenient", type=float, help="sphinx.RINGING_LENIENT_WEIGHT")
+    parser.add_argument("--ringing-doubt", type=float, help="sphinx.RINGING_DOUBT_WEIGHT (0: off)")
+    parser.add_argument("--doubt-words", type=int, help="sphinx.RINGING_DOUBT_WORDS")
     parser.add_argument(
         "--noisy-ringing-weight", type=float, help="sphinx.NOISY_RINGING_TALK_WEIGHT (0: off)"
     )

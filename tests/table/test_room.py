@@ -460,8 +460,9 @@ def test_in_a_room_that_rings_and_is_noisy_talk_keeps_the_tables_prior(
         assert listener.room.rt60 >= RINGS_RT60, listener.room.rt60
         return recognizer.talk_priors
 
-    assert priors(0.0)[0] == sphinx.RINGING_TALK_WEIGHT
-    assert set(priors(600.0)) == {sphinx.NOISY_RINGING_TALK_WEIGHT}
+    # Its twin doubts a lone word at a higher prior (sphinx.RINGING_DOUBT_WEIGHT) in both.
+    assert priors(0.0) == (sphinx.RINGING_TALK_WEIGHT, sphinx.RINGING_DOUBT_WEIGHT)
+    assert priors(600.0) == (sphinx.NOISY_RINGING_TALK_WEIGHT, sphinx.RINGING_DOUBT_WEIGHT)
 
 
 def test_a_hearing_carries_the_audio_of_its_utterance(referee: Referee, en_model: SpeechModel) -> None:
@@ -803,3 +804,27 @@ def test_in_a_room_that_rings_a_nine_that_may_be_a_five_is_read_back(
     assert not asked(None, "fifty nine")
     monkeypatch.setattr(confirm, "RINGING_RUNG", False)
     assert not asked(0.6, "fifty nine")
+
+
+def test_in_a_room_that_rings_a_lone_word_the_doubting_twin_heard_as_talk_is_dropped(
+    referee: Referee, en_model: SpeechModel, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # An unseen voice's laugh ("hee hee") in an unseen room of RT60 0.46 s was heard as
+    # "eighty", kept by the ringing room's talk prior, and ruled: 80 said for Bob on talk.
+    # Heard as talk by the gate's doubting twin (near talk), one word is dropped there; two
+    # are read back; at a dry table near talk is read back as before.
+    def heard(said: str, rt60: float | None) -> Heard:
+        listener = table_measured(referee, en_model, rt60)
+        return listener.handle(replace(later(listener, said), near_talk="he he"))
+
+    lone = heard("eighty", 0.7)
+    assert lone.reply is None and lone.ignored == "a lone word the dry table's gate hears as talk", (
+        lone.reading
+    )
+    two = heard("eighty two", 0.7)
+    assert two.reply is not None and two.reply.confirm, two.reading
+    dry = heard("eighty", None)
+    assert dry.reply is not None and dry.reply.confirm, dry.reading
+    monkeypatch.setattr(confirm, "RINGING_DOUBTED_DROP", False)
+    kept = heard("eighty", 0.7)
+    assert kept.reply is not None and kept.reply.confirm, kept.reading
