@@ -257,8 +257,17 @@ class Tally:
     audio_s: float = 0.0  # seconds of audio heard
 
     def record(
-        self, kind: str, said: str, outcome: str, heard: Sequence[Any], latency: float | None = None
+        self,
+        kind: str,
+        said: str,
+        outcome: str,
+        heard: Sequence[Any],
+        latency: float | None = None,
+        listener: Listener | None = None,
     ) -> None:
+        # The room as the listener measured it when it had heard them all.
+        rt60 = listener.room.rt60 if listener is not None else None
+        noisy = listener is not None and listener._noisy()
         for h in heard:
             r = h.reading
             self.records.append({
@@ -284,6 +293,7 @@ class Tally:
                 "asked": h.reply.confirm if h.reply is not None else None,
                 "ignored": h.ignored, "lines": list(h.reply.lines) if h.reply is not None else [],
                 "latency": latency if h.reply is not None else None,
+                "rt60": round(rt60, 2) if rt60 is not None else None, "noisy": noisy,
             })  # fmt: skip
 
     def note(self, what: str, example: str) -> None:
@@ -414,7 +424,7 @@ def run(
             first, spent = next((h, c) for h, c in timed if h.reply is not None)
             latency = first.hearing.emitted_at - ends[0] + spent
             tally.latency.append(latency)
-        tally.record("move", words, outcome, heard, latency)
+        tally.record("move", words, outcome, heard, latency, listener)
         if outcome != "right":
             tally.note(f"move {outcome}", f"{words!r} -> {[h.hearing.text for h in heard]}")
         game.inputs.append(words)  # the next step rules it from its text, as planned
@@ -434,7 +444,7 @@ def run(
         asked = any(r.confirm for r in replies)
         outcome = talk_outcome(log_kinds(copy, copied, before), asked, bool(replies))
         tally.talk[outcome] += 1
-        tally.record("talk", f"{sentence} / {yes}", outcome, heard)
+        tally.record("talk", f"{sentence} / {yes}", outcome, heard, listener=listener)
         if outcome != "ignored":
             tally.note(
                 f"talk {outcome}",

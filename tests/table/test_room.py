@@ -828,3 +828,26 @@ def test_in_a_room_that_rings_a_lone_word_the_doubting_twin_heard_as_talk_is_dro
     monkeypatch.setattr(confirm, "RINGING_DOUBTED_DROP", False)
     kept = heard("eighty", 0.7)
     assert kept.reply is not None and kept.reply.confirm, kept.reading
+
+
+def weak_move_asked(*, noisy: bool, rings: bool, weakest_word: float) -> bool:
+    """Whether a move heard with the whole share and no rival or other doubt, its weakest
+    word at ``weakest_word``, is read back."""
+    return confirm.doubtful(
+        0.99, 0.0, confused=False, confused_rival=0.0, adapted=True, weakest_word=weakest_word,
+        noisy=noisy, rings=rings, lone=False, near_talk=False, loud=False, won_by_prior=False,
+        echoing=False, crowded=False, goes_on=False, loose=False, by_name=False, echoed=False,
+    )  # fmt: skip
+
+
+def test_in_a_noisy_room_not_measured_as_ringing_a_weakly_heard_word_is_read_back(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # An unseen room of RT60 0.39 s with white noise 20 dB below measured 0.27-0.51 s as the
+    # game went on; while below 0.3 s an unseen voice's "seventy three" was heard as "twenty
+    # three", "twenty" at 0.789, and ruled.
+    assert weak_move_asked(noisy=True, rings=False, weakest_word=0.789)
+    assert not weak_move_asked(noisy=True, rings=False, weakest_word=0.81)
+    assert not weak_move_asked(noisy=False, rings=False, weakest_word=0.789)  # a quiet dry table
+    monkeypatch.setattr(confirm, "NOISY_WEAK_WORD", False)
+    assert not weak_move_asked(noisy=True, rings=False, weakest_word=0.789)
