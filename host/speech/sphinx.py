@@ -104,8 +104,9 @@ RINGING_LENIENT_WEIGHT: float | None = None
 #: (five "done", five "eight") of 480 moves in 12 runs of rooms and voices: said again.
 RINGING_DOUBT_WEIGHT: float | None = 1e-8
 RINGING_DOUBT_WORDS = 1
-#: The doubting twin hears this much (s) of each utterance as it comes, so that a lone
-#: word's doubt is ready when it ends (decoded only then, it held the ruling back).
+#: The doubting twin hears this much (s) of each utterance as it comes, while the phrase
+#: decoder's words so far are few enough to be doubted, so that a lone word's doubt is
+#: ready when it ends (decoded only then, it held the ruling back).
 DOUBT_AHEAD_S = 2.0
 #: Both gates' talk prior in a room that rings and is noisy too (the listener's
 #: ``_noisy``): there the ringing prior let talk through as moves. In an unseen room of
@@ -459,10 +460,14 @@ class SphinxRecognizer(GrammarRecognizer):
             if (gate := self._gate) is not None:
                 gate.decoder.process_raw(pcm, False, False)
                 self._audio.append(pcm)
-                if self._fed < DOUBT_AHEAD_S * self.sample_rate:
+                if self._fed < DOUBT_AHEAD_S * self.sample_rate and self._lone_so_far():
                     sphinx_gate.doubt_ahead(self._gates, self._audio)
             self._fed += len(pcm) // SAMPLE_WIDTH
         return None
+
+    def _lone_so_far(self) -> bool:
+        """The phrase decoder's words so far are few enough to be doubted."""
+        return len(decoder_text(self._decoder).split()) <= RINGING_DOUBT_WORDS
 
     def partial(self) -> str:
         # The gate's words while talk goes on, so that a pause in "hello everyone, pass the
