@@ -458,6 +458,7 @@ class Endpointer:
         elif silent_for >= self.silence_s and now - utt.text_changed >= self.stable_s:
             self._end(forced=False)
         elif self.early_silence_s is not None and silent_for >= self.early_silence_s:
+            self.recognizer.paused()
             phrases = self.recognizer.phrases
             how = ending(utt.text, phrases)
             if how != "complete" and self.recognizer.partial_lags and utt.probed_at != utt.last_speech:

@@ -204,6 +204,10 @@ class GrammarRecognizer:
         none (vosk decodes phrases and talk in one)."""
         return ""
 
+    def paused(self) -> None:
+        """Speech has paused in the utterance (the end-pointer waits to see if it ends):
+        work a recogniser can do ahead of the end (default: none)."""
+
     def phrase_final(self) -> str:
         """What the phrase decoder would make of the utterance if it ended now, without
         ending it; "" as for :meth:`phrase_partial`."""

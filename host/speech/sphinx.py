@@ -104,10 +104,6 @@ RINGING_LENIENT_WEIGHT: float | None = None
 #: (five "done", five "eight") of 480 moves in 12 runs of rooms and voices: said again.
 RINGING_DOUBT_WEIGHT: float | None = 1e-8
 RINGING_DOUBT_WORDS = 1
-#: The doubting twin hears this much (s) of each utterance as it comes, while the phrase
-#: decoder's words so far are few enough to be doubted, so that a lone word's doubt is
-#: ready when it ends (decoded only then, it held the ruling back).
-DOUBT_AHEAD_S = 2.0
 #: Both gates' talk prior in a room that rings and is noisy too (the listener's
 #: ``_noisy``): there the ringing prior let talk through as moves. In an unseen room of
 #: RT60 0.74 s with fan noise 20 dB below, Piper's "so what I was saying was" was heard as
@@ -460,14 +456,8 @@ class SphinxRecognizer(GrammarRecognizer):
             if (gate := self._gate) is not None:
                 gate.decoder.process_raw(pcm, False, False)
                 self._audio.append(pcm)
-                if self._fed < DOUBT_AHEAD_S * self.sample_rate and self._lone_so_far():
-                    sphinx_gate.doubt_ahead(self._gates, self._audio)
             self._fed += len(pcm) // SAMPLE_WIDTH
         return None
-
-    def _lone_so_far(self) -> bool:
-        """The phrase decoder's words so far are few enough to be doubted."""
-        return len(decoder_text(self._decoder).split()) <= RINGING_DOUBT_WORDS
 
     def partial(self) -> str:
         # The gate's words while talk goes on, so that a pause in "hello everyone, pass the
@@ -478,6 +468,13 @@ class SphinxRecognizer(GrammarRecognizer):
 
     def phrase_partial(self) -> str:
         return decoder_text(self._decoder) if self._gate is not None else ""
+
+    def paused(self) -> None:
+        # On a lone word the doubting twin catches up while the end is waited for, so that
+        # the doubt does not hold the ruling back.
+        said = self.phrase_partial()
+        if said and len(said.split()) <= RINGING_DOUBT_WORDS:
+            sphinx_gate.doubt_ahead(self._gates, self._audio)
 
     def heard_as_phrase(self, talk: str, phrase: str) -> bool:
         # As finish() will judge it.
