@@ -459,8 +459,7 @@ class Endpointer:
             self._end(forced=False)
         elif self.early_silence_s is not None and silent_for >= self.early_silence_s:
             self.recognizer.paused()
-            phrases = self.recognizer.phrases
-            how = ending(utt.text, phrases)
+            how = ending(utt.text, phrases := self.recognizer.phrases)
             if how != "complete" and self.recognizer.partial_lags and utt.probed_at != utt.last_speech:
                 self._probe()
                 how = ending(utt.text, phrases)  # the probe's final text
