@@ -271,7 +271,7 @@ def too_doubtful(
         return "words do not fit the speech"
     if at_table and CROWDED_LONE_WORD_DROP and hearing.crowded and len(hearing.text.split()) == 1:
         return "a lone word in company"
-    if at_table and rings and RINGING_DOUBTED_DROP and hearing.near_talk and len(hearing.text.split()) == 1:
+    if at_table and rings and RINGING_DOUBTED_DROP and hearing.doubted and len(hearing.text.split()) == 1:
         return "a lone word the dry table's gate hears as talk"
     stretched = RINGING_INNER_DROP_S if rings and RINGING_INNER_DROP_S is not None else INNER_WORD_DROP_S
     if at_table and stretched is not None and hearing.longest_inner_word >= stretched:

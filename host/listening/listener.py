@@ -251,7 +251,7 @@ class StreamListener(ABC):
             noisy=self._noisy(),
             rings=self._rings(),
             lone=not self.phone and self._lone(hearing),
-            near_talk=bool(hearing.near_talk),
+            near_talk=bool(hearing.near_talk or hearing.doubted),
             loud=self._loud(hearing),
             confused=reading.confused or (reading.caught_all and self._rings()),
             confused_rival=reading.confused_rival,

@@ -59,8 +59,7 @@ class _Utterance:
 #: the dry speech to ruling fell from p50 0.44 to 0.29 s in the living room, but short
 #: moves ("eight", "ten", "six") were read back more often, decided before the decoder had
 #: heard what follows them, and in the kitchen "seventy" was ruled as 7, its quiet "-ty"
-#: taken for the tail (tests/bench/bench_room.py ``--chain room,room-tail``;
-#: docs/speech.md "Hearing in a room").
+#: taken for the tail (bench_room.py ``--chain room,room-tail``; docs/speech.md).
 RINGING_TAIL_DB: float | None = None
 #: With :data:`RINGING_TAIL_DB`, the tail still counts as speech while the text so far ends
 #: in a word a longer word of the phrase list begins (``phrase_index.sound_extended``:
@@ -564,6 +563,7 @@ class Endpointer:
                 hearing,
                 talk=talk,
                 near_talk=near_talk,
+                doubted=" ".join(s.doubted for s in segments if s.doubted),
                 snr_db=snr,
                 crowded=self.foreground.busy,
                 room_adapted=all(s.room_adapted for s in segments),

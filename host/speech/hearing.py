@@ -55,6 +55,9 @@ class Hearing:
     #: The talk loop's words when the phrase was kept only by a lenient talk prior (see
     #: :data:`host.speech.sphinx.LENIENT_TALK_WEIGHT`): a doubtful hearing of the phrase.
     near_talk: str = ""
+    #: The talk a doubting twin heard in a lone word the gate kept in a room that rings (see
+    #: :data:`host.speech.sphinx.RINGING_DOUBT_WEIGHT`).
+    doubted: str = ""
     #: How far the utterance's speech stood above the noise floor of the audio the
     #: recogniser heard, in dB (:func:`~host.speech.audio.speech_to_noise_db`): about 70 in
     #: digital silence, 23-29 with white or fan noise 20 dB below a voice, 13-19 at 10 dB.
@@ -145,6 +148,7 @@ class Segment:
     mbr_words: list[WordTiming] | None = None  # best path with per-word posteriors
     talk: str = ""  # the talk loop's words, when it explained the audio better than a phrase
     near_talk: str = ""  # the talk loop's words, when only a lenient prior kept the phrase
+    doubted: str = ""  # the talk a doubting twin heard in a lone word the gate kept
     room_adapted: bool = False  # decoded with an acoustic model adapted to a ringing room
 
     @property

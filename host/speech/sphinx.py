@@ -95,8 +95,9 @@ RINGING_TALK_WEIGHT = 1e-18
 RINGING_LENIENT_WEIGHT: float | None = None
 #: In a room that rings, the twin's talk prior when it doubts rather than rescues (None:
 #: it does not): a phrase of at most :data:`RINGING_DOUBT_WORDS` words that the gate kept
-#: is heard again with this prior, and if that hears talk the phrase is near talk (read
-#: back, never ruled at once; dropped at the table: host/confirm.py RINGING_DOUBTED_DROP).
+#: is heard again with this prior, and if that hears talk the hearing is ``doubted`` (a
+#: move read back, never ruled at once; dropped at the table with no question waiting:
+#: host/confirm.py RINGING_DOUBTED_DROP; a "yes" to a question waiting still answers).
 #: An unseen voice's laugh ("hee hee") in unseen rooms of RT60 0.34-0.72 s was heard as
 #: "eighty" at 0.85-0.88, the word as sure as lone moves heard right, read back 5 times in
 #: 40 and ruled once. At 1e-8 the twin heard 12 of 14 such hearings as talk ("he", "be");
@@ -524,7 +525,7 @@ class SphinxRecognizer(GrammarRecognizer):
         if gate is not None:
             gate.end()
         alternatives = self._alternatives(base)
-        talk = near_talk = ""
+        talk = near_talk = doubted = ""
         if gate is not None:
             strict = gate.text()
             if strict and strict not in (self._phrases or ()):
@@ -534,11 +535,11 @@ class SphinxRecognizer(GrammarRecognizer):
             if talk and self._kept(talk, phrase, final=True, posteriors=posteriors):
                 talk, near_talk = "", talk
             elif not talk and len(phrase.split()) <= RINGING_DOUBT_WORDS:
-                near_talk = sphinx_gate.doubted(self._gates, self._audio, phrase, self._phrases or ())
+                doubted = sphinx_gate.doubted(self._gates, self._audio, phrase, self._phrases or ())
         self._end_gates()
         self._in_utt = False
         adapted = self._adaptation[1] is not None
-        segment = Segment(alternatives, talk=talk, near_talk=near_talk, room_adapted=adapted)
+        segment = Segment(alternatives, talk=talk, near_talk=near_talk, doubted=doubted, room_adapted=adapted)
         self.reset()
         return segment
 

@@ -102,18 +102,18 @@ def heard_in_living_room(said: list[str]) -> list[list[Hearing]]:
     return out
 
 
-def test_in_a_ringing_room_a_lone_word_the_doubting_twin_hears_as_talk_is_near_talk(
+def test_in_a_ringing_room_a_lone_word_the_doubting_twin_hears_as_talk_is_doubted(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     # A laugh and a "nope" are heard as "thirteen" and "nine", the whole phrase kept by the
     # ringing room's talk prior; the twin at RINGING_DOUBT_WEIGHT hears talk ("he you",
-    # "now a"): near talk, which the table drops (host/confirm.py RINGING_DOUBTED_DROP).
+    # "now a"): doubted, which the table drops (host/confirm.py RINGING_DOUBTED_DROP).
     # A lone move said there is kept as it was.
     *talk, move = heard_in_living_room(["hee hee", "nope", "eighty"])
     for hearings in talk:
         [laugh] = hearings
-        assert laugh.text and laugh.near_talk and not laugh.talk, hearings
-    assert [(h.text, h.near_talk) for h in move] == [("eighty", "")]
+        assert laugh.text and laugh.doubted and not laugh.talk and not laugh.near_talk, hearings
+    assert [(h.text, h.doubted) for h in move] == [("eighty", "")]
     monkeypatch.setattr(sphinx, "RINGING_DOUBT_WEIGHT", None)
     talk = heard_in_living_room(["hee hee", "nope"])
-    assert all(h.text and not h.near_talk and not h.talk for hearings in talk for h in hearings), talk
+    assert all(h.text and not h.doubted and not h.talk for hearings in talk for h in hearings), talk

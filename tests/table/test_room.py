@@ -811,22 +811,24 @@ def test_in_a_room_that_rings_a_lone_word_the_doubting_twin_heard_as_talk_is_dro
 ) -> None:
     # An unseen voice's laugh ("hee hee") in an unseen room of RT60 0.46 s was heard as
     # "eighty", kept by the ringing room's talk prior, and ruled: 80 said for Bob on talk.
-    # Heard as talk by the gate's doubting twin (near talk), one word is dropped there; two
-    # are read back; at a dry table near talk is read back as before.
-    def heard(said: str, rt60: float | None) -> Heard:
-        listener = table_measured(referee, en_model, rt60)
-        return listener.handle(replace(later(listener, said), near_talk="he he"))
+    # Heard as talk by the gate's doubting twin, one word is dropped there; more are read
+    # back, and so is one at a dry table; a "yes" to a question waiting still answers it.
+    def heard(said: str, listener: Listener) -> Heard:
+        return listener.handle(replace(later(listener, said), doubted="he he"))
 
-    lone = heard("eighty", 0.7)
+    lone = heard("eighty", table_measured(referee, en_model, 0.7))
     assert lone.reply is None and lone.ignored == "a lone word the dry table's gate hears as talk", (
         lone.reading
     )
-    two = heard("eighty two", 0.7)
+    listener = table_measured(referee, en_model, 0.7)
+    two = heard("eighty two", listener)
     assert two.reply is not None and two.reply.confirm, two.reading
-    dry = heard("eighty", None)
+    answer = heard("yes", listener)
+    assert answer.reply is not None and answer.reply.accepted, answer.reading
+    dry = heard("eighty", table_measured(referee, en_model, None))
     assert dry.reply is not None and dry.reply.confirm, dry.reading
     monkeypatch.setattr(confirm, "RINGING_DOUBTED_DROP", False)
-    kept = heard("eighty", 0.7)
+    kept = heard("eighty", table_measured(referee, en_model, 0.7))
     assert kept.reply is not None and kept.reply.confirm, kept.reading
 
 
