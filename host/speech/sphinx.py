@@ -495,7 +495,7 @@ class SphinxRecognizer(GrammarRecognizer):
         if self._rings and RINGING_NEAR_TALK and words >= RINGING_NEAR_WORDS and sure:
             return True
         twin = self._gates[1] if len(self._gates) > 1 else None
-        if twin is None or twin.active is None or twin.weight > self._gates[0].weight:
+        if twin is None or twin.active is None or sphinx_gate.doubter(self._gates) is not None:
             return False
         twin.feed(self._audio)
         if final:

@@ -102,18 +102,24 @@ class Gate:
         return decoder_text(self.decoder)
 
 
+def doubter(gates: list[Gate]) -> Gate | None:
+    """The gate's twin when it doubts (listening with a higher talk prior than the gate's)."""
+    twin = gates[1] if len(gates) > 1 else None
+    return twin if twin is not None and twin.active is not None and twin.weight > gates[0].weight else None
+
+
 def doubt_ahead(gates: list[Gate], audio: list[bytes]) -> None:
-    """Let a doubting twin (see :func:`doubted`) decode ``audio`` so far."""
-    if len(gates) > 1 and gates[1].active is not None and gates[1].weight > gates[0].weight:
-        gates[1].feed(audio)
+    """Let a doubting twin (:func:`doubter`) decode ``audio`` so far."""
+    if (twin := doubter(gates)) is not None:
+        twin.feed(audio)
 
 
 def doubted(gates: list[Gate], audio: list[bytes], phrase: str, phrases: Iterable[str]) -> str:
-    """The talk a doubting twin (``gates[1]`` with a higher talk prior than the gate's)
-    hears in ``audio``, which the gate heard as ``phrase``; "" when it has none or hears a
-    phrase too. The twin decodes the utterance only now, for the few phrases doubted."""
-    twin = gates[1] if len(gates) > 1 else None
-    if not phrase or twin is None or twin.active is None or twin.weight <= gates[0].weight:
+    """The talk a doubting twin (:func:`doubter`) hears in ``audio``, which the gate heard
+    as ``phrase``; "" when it has none or hears a phrase too. The twin decodes only for the
+    phrases doubted: what it has not heard yet (:func:`doubt_ahead`), now."""
+    twin = doubter(gates)
+    if not phrase or twin is None:
         return ""
     twin.feed(audio)
     twin.end()
