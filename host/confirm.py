@@ -269,9 +269,10 @@ def too_doubtful(
         return "words explain too little of the speech"
     if at_table and command and loose_fit(hearing):
         return "words do not fit the speech"
-    if at_table and CROWDED_LONE_WORD_DROP and hearing.crowded and len(hearing.text.split()) == 1:
+    one_word = len(hearing.text.split()) == 1
+    if at_table and CROWDED_LONE_WORD_DROP and hearing.crowded and one_word:
         return "a lone word in company"
-    if at_table and rings and RINGING_DOUBTED_DROP and hearing.doubted and len(hearing.text.split()) == 1:
+    if at_table and rings and RINGING_DOUBTED_DROP and hearing.doubted and one_word:
         return "a lone word the dry table's gate hears as talk"
     stretched = RINGING_INNER_DROP_S if rings and RINGING_INNER_DROP_S is not None else INNER_WORD_DROP_S
     if at_table and stretched is not None and hearing.longest_inner_word >= stretched:

@@ -473,11 +473,12 @@ class SphinxRecognizer(GrammarRecognizer):
     def paused(self) -> None:
         # On a lone word the doubting twin catches up while the end is waited for, so that
         # the doubt does not hold the ruling back.
-        if sphinx_gate.doubter(self._gates) is None:
+        twin = sphinx_gate.doubter(self._gates)
+        if twin is None:
             return  # no doubting twin (a dry table): not even the phrase decoder's reading
         said = self.phrase_partial()
         if said and len(said.split()) <= RINGING_DOUBT_WORDS:
-            sphinx_gate.doubt_ahead(self._gates, self._audio)
+            twin.feed(self._audio)
 
     def heard_as_phrase(self, talk: str, phrase: str) -> bool:
         # As finish() will judge it.

@@ -108,16 +108,10 @@ def doubter(gates: list[Gate]) -> Gate | None:
     return twin if twin is not None and twin.active is not None and twin.weight > gates[0].weight else None
 
 
-def doubt_ahead(gates: list[Gate], audio: list[bytes]) -> None:
-    """Let a doubting twin (:func:`doubter`) decode ``audio`` so far."""
-    if (twin := doubter(gates)) is not None:
-        twin.feed(audio)
-
-
 def doubted(gates: list[Gate], audio: list[bytes], phrase: str, phrases: Iterable[str]) -> str:
     """The talk a doubting twin (:func:`doubter`) hears in ``audio``, which the gate heard
     as ``phrase``; "" when it has none or hears a phrase too. The twin decodes only for the
-    phrases doubted: what it has not heard yet (:func:`doubt_ahead`), now."""
+    phrases doubted: what it has not heard yet (``Gate.feed``), now."""
     twin = doubter(gates)
     if not phrase or twin is None:
         return ""
