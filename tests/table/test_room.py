@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import copy
 from dataclasses import replace
+from typing import Any
 
 import numpy as np
 import pytest
@@ -118,14 +119,21 @@ def test_in_a_room_that_rings_a_move_often_misheard_for_another_is_read_back(
     assert asked(0.7, adapted=True, faint="the cat", share=ECHOING_SHARE - 0.1)
 
 
+def read_back(share: float = 1.0, rival: float = 0.0, **doubts: Any) -> bool:
+    """Whether a move heard with ``share`` and ``rival`` is read back (host.confirm.doubtful)
+    with no doubt but ``doubts`` (decoders adapted to rooms, a quiet dry table)."""
+    quiet = dict(
+        confused=False, confused_rival=0.0, adapted=True, weakest_word=None, noisy=False,
+        rings=False, lone=False, near_talk=False, loud=False, won_by_prior=False, echoing=False,
+        crowded=False, goes_on=False, loose=False, by_name=False, echoed=False,
+    )  # fmt: skip
+    return confirm.doubtful(share, rival, **(quiet | doubts))
+
+
 def sure_mixed_up_asked(*, noisy: bool, rings: bool, weakest_word: float | None) -> bool:
     """Whether a mixed-up move heard with the whole share, by adapted decoders, with no rival
     and no other doubt at all, is read back."""
-    return confirm.doubtful(
-        1.0, 0.0, confused=True, confused_rival=0.0, adapted=True, weakest_word=weakest_word,
-        noisy=noisy, rings=rings, lone=False, near_talk=False, loud=False, won_by_prior=False,
-        echoing=False, crowded=False, goes_on=False, loose=False, by_name=False, echoed=False,
-    )  # fmt: skip
+    return read_back(confused=True, noisy=noisy, rings=rings, weakest_word=weakest_word)
 
 
 @pytest.mark.parametrize(
@@ -835,11 +843,7 @@ def test_in_a_room_that_rings_a_lone_word_the_doubting_twin_heard_as_talk_is_dro
 def weak_move_asked(*, noisy: bool, rings: bool, weakest_word: float) -> bool:
     """Whether a move heard with the whole share and no rival or other doubt, its weakest
     word at ``weakest_word``, is read back."""
-    return confirm.doubtful(
-        0.99, 0.0, confused=False, confused_rival=0.0, adapted=True, weakest_word=weakest_word,
-        noisy=noisy, rings=rings, lone=False, near_talk=False, loud=False, won_by_prior=False,
-        echoing=False, crowded=False, goes_on=False, loose=False, by_name=False, echoed=False,
-    )  # fmt: skip
+    return read_back(0.99, noisy=noisy, rings=rings, weakest_word=weakest_word)
 
 
 def test_in_a_noisy_room_not_measured_as_ringing_a_weakly_heard_word_is_read_back(
@@ -862,11 +866,7 @@ def test_in_a_noisy_room_a_card_known_by_name_with_any_likely_rival_is_read_back
     # names: "plays bury" heard as "plays heirloom" (share 0.93, "plays bury" at 0.022 of its
     # weight) was ruled as the game's first move.
     def asked(rival: float, *, noisy: bool = True) -> bool:
-        return confirm.doubtful(
-            0.93, rival, confused=False, confused_rival=0.0, adapted=False, weakest_word=0.85,
-            noisy=noisy, rings=False, lone=False, near_talk=False, loud=False, won_by_prior=False,
-            echoing=False, crowded=False, goes_on=False, loose=False, by_name=True, echoed=False,
-        )  # fmt: skip
+        return read_back(0.93, rival, adapted=False, weakest_word=0.85, noisy=noisy, by_name=True)
 
     assert asked(0.022)
     assert not asked(0.0)
