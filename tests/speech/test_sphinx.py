@@ -262,9 +262,10 @@ def test_a_second_pronunciation_lets_a_voice_the_dictionary_does_not_expect_be_h
 ) -> None:
     # The model hears espeak-ng's "spades" as S .. EH IY D and its "diamonds" with three
     # syllables: without grammars/en/variants.yaml the gate lost most of these cards as
-    # talk ("five of spades" as "side once any on").
+    # talk ("five of spades" as "side once any on"). Four ranks: 8 of 8 with them, 1
+    # without (eight ranks, twice the decoding: 12 of 16 and 3).
     grammar = load("en")
-    ranks = ("one", "two", "three", "five", "six", "seven", "eight", "ten")
+    ranks = ("one", "two", "three", "five")
     cards = [f"{rank} of {suit}" for rank in ranks for suit in ("spades", "diamonds")]
     phrases = [*cards, "whose turn", "score", "undo", "help"]
     talk = [w for w in (*grammar.decoys, *grammar.talk) if w not in grammar.card_lookalikes]
@@ -304,13 +305,15 @@ def test_the_lenient_gate_keeps_card_names_said_as_a_few_talk_words(
     # espeak-ng's "one of hearts" decodes as the talk words "was on party": as many words
     # as the card, and talk only by the strict gate's prior. The lenient gate hears the
     # card, so it is the card (sentences stay talk: the next test).
+    # Twenty cards listened for, the ten of ranks one to five said: strict 4 lost, lenient
+    # 2 (all twenty said, twice the decoding: 11 and 9).
     cards, phrases, talk = _lenient_gate_words(en_model, monkeypatch)
 
     def lost(lenient: float) -> list[str]:
         monkeypatch.setattr(sphinx, "LENIENT_TALK_WEIGHT", lenient)
         endpointer = Endpointer(recognizer_for(en_model, SAMPLE_RATE, phrases, talk=talk))
         out = []
-        for card in cards:
+        for card in cards[:10]:
             hearings = hear(endpointer, silence(0.5) + espeak(card) + silence(1.0))
             assert all(h.talk or h.text in (card, "") for h in hearings), (card, hearings)
             out += [card for h in hearings if h.talk]
