@@ -521,8 +521,9 @@ class BlofaTalk(Talk[State, Move, Options]):
         )
 
     def costly(self, state: State, move: Move) -> bool:
-        # A challenge, a reveal, a kept card and a claim change VP or end things: read back.
-        return isinstance(move, Challenge | Reveal | Keep | Claim)
+        # A challenge, a reveal, a kept card and a claim change VP or end things; cards played
+        # face down do not come back (as a card played in the other games): read back.
+        return isinstance(move, PlayCards | Challenge | Reveal | Keep | Claim)
 
     def confusable(self, move: Move, lang: str) -> tuple[Move, ...]:
         """The language's numbers a recogniser mixes up ("two" and "ten"; Korean 삼 and 사)."""

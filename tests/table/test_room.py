@@ -349,6 +349,39 @@ def test_in_a_room_that_rings_a_costly_move_needs_every_word_clear(
     assert not twenty_four_asked(referee, en_model, 0.6, 0.823)  # costs nothing: the general bar (0.8)
 
 
+def blofa_play_asked(referee: Referee, model: SpeechModel, room: RoomMeter | None, weakest: float) -> bool:
+    """Whether Ann's opening Blófa play "two yellow cards one", heard with the whole share by
+    decoders adapted to rooms, "cards" at ``weakest``, is read back at a table whose
+    microphone measured ``room`` (None: a dry table)."""
+    session = referee.create(SessionConfig(game="blofa", undo_grace=30.0), ["Ann", "Bob", "Cy", "Dana"])
+    listener = Listener(referee, session, model, report_missing=False)
+    if room is not None:
+        listener.hear_room_with(room)
+    posteriors = (("two", 0.95), ("yellow", 0.93), ("cards", weakest), ("one", 0.9))
+    words = tuple(
+        WordTiming(word, 20.0 + 0.3 * i, 20.3 + 0.3 * i, p) for i, (word, p) in enumerate(posteriors)
+    )
+    said = replace(hearing(("two yellow cards one", 1.0)), words=words, start=20.0, end=21.2, speech_end=21.2)
+    heard = listener.handle(replace(said, room_adapted=True))
+    assert heard.reply is not None and bool(heard.reply.confirm) != heard.reply.accepted, (
+        heard
+    )  # asked or ruled
+    return bool(heard.reply.confirm)
+
+
+def test_in_a_room_that_rings_a_blofa_play_needs_every_word_clear(
+    referee: Referee, en_model: SpeechModel
+) -> None:
+    # An unseen voice's "turn it up, I love this song" was heard as "two yellow cards one"
+    # and "... four" in unseen rooms of RT60 0.39 and 0.62 s (measured 0.33 and 0.83 s), the
+    # whole share, no rival, "cards" at 0.83, and ruled: two cards played on talk. Cards
+    # played face down do not come back: a costly move, as a card played in the other games.
+    assert blofa_play_asked(referee, en_model, room_of(referee, en_model, 0.6), 0.83)
+    assert not blofa_play_asked(referee, en_model, room_of(referee, en_model, 0.6), 0.88)
+    assert blofa_play_asked(referee, en_model, room_of(referee, en_model, 1.1), 0.88)  # echoes: 0.92
+    assert not blofa_play_asked(referee, en_model, None, 0.83)  # a dry table: no posterior bar
+
+
 def test_in_a_room_that_echoes_a_costly_move_needs_every_word_clearer(
     referee: Referee, en_model: SpeechModel, monkeypatch: pytest.MonkeyPatch
 ) -> None:

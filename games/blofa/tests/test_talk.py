@@ -287,6 +287,7 @@ def test_ambiguous_and_costly() -> None:
     assert question.event["type"] == "ambiguous"
     state = moment("first_pass")
     assert TALK.costly(state, Challenge("Bob")) and not TALK.costly(state, Pass("Bob", B))
+    assert TALK.costly(moment("open"), PlayCards("Ann", (Y, Y), 1))  # face down: does not come back
     assert SPEC.likely(state, Pass("Bob", B)) and not SPEC.likely(state, Pass("Cy", B))
     assert TALK.calibration is None
 
