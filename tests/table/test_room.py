@@ -206,6 +206,14 @@ def upside_out_table(
     (None: a dry table) and has heard ``noise`` since."""
     session = referee.create(SessionConfig(game="upside-out", undo_grace=30.0), ["Ann", "Bob"])
     referee.handle(session, "me", "Ann")
+    return listening(referee, session, model, room, noise)
+
+
+def listening(
+    referee: Referee, session: str, model: SpeechModel, room: RoomMeter | None, noise: bytes = b""
+) -> Listener:
+    """A listener for ``session`` at a table whose microphone measured ``room`` (None: a dry
+    table) and has heard ``noise`` since."""
     listener = Listener(referee, session, model, report_missing=False)
     if room is not None:
         listener.hear_room_with(room)
@@ -354,19 +362,16 @@ def blofa_play_asked(referee: Referee, model: SpeechModel, room: RoomMeter | Non
     decoders adapted to rooms, "cards" at ``weakest``, is read back at a table whose
     microphone measured ``room`` (None: a dry table)."""
     session = referee.create(SessionConfig(game="blofa", undo_grace=30.0), ["Ann", "Bob", "Cy", "Dana"])
-    listener = Listener(referee, session, model, report_missing=False)
-    if room is not None:
-        listener.hear_room_with(room)
+    listener = listening(referee, session, model, room)
     posteriors = (("two", 0.95), ("yellow", 0.93), ("cards", weakest), ("one", 0.9))
     words = tuple(
         WordTiming(word, 20.0 + 0.3 * i, 20.3 + 0.3 * i, p) for i, (word, p) in enumerate(posteriors)
     )
     said = replace(hearing(("two yellow cards one", 1.0)), words=words, start=20.0, end=21.2, speech_end=21.2)
     heard = listener.handle(replace(said, room_adapted=True))
-    assert heard.reply is not None and bool(heard.reply.confirm) != heard.reply.accepted, (
-        heard
-    )  # asked or ruled
-    return bool(heard.reply.confirm)
+    reply = heard.reply
+    assert reply is not None and bool(reply.confirm) != reply.accepted, heard  # asked or ruled
+    return bool(reply.confirm)
 
 
 def test_in_a_room_that_rings_a_blofa_play_needs_every_word_clear(
