@@ -239,7 +239,8 @@ def test_a_word_with_two_meanings_is_refused(tmp_path: Path) -> None:
 
 def test_what_a_ringing_room_makes_of_a_card() -> None:
     # An unseen voice in an unseen room of RT60 0.65 s had "seven of hearts" ruled as "ten of
-    # hearts"; "five of ..." was heard as "nine of ...". One way, echoing or not.
+    # hearts"; "five of ..." was heard as "nine of ...", "four of ..." as "one of ...". One
+    # way, echoing or not.
     talk = SPEC.talk
 
     def said(rank: int, lang: str = "en", echoing: bool = True) -> list[int]:
@@ -250,4 +251,5 @@ def test_what_a_ringing_room_makes_of_a_card() -> None:
 
     assert said(10) == said(10, echoing=False) == [7]
     assert said(9) == [5]
-    assert said(7) == said(5) == said(2) == said(10, "ko") == []
+    assert said(1) == said(1, echoing=False) == [4]
+    assert said(7) == said(5) == said(4) == said(2) == said(10, "ko") == []
