@@ -275,8 +275,7 @@ class StreamListener(ABC):
         return hearing.weakest_word if posteriors and reading.top else None
 
     def _goes_on(self, text: str) -> bool:
-        """A longer phrase the recogniser listened for goes on from ``text``'s words (the
-        phrase index the end-pointer judges an utterance's end by)."""
+        """A longer phrase listened for goes on from ``text``'s words (the end-pointer's index)."""
         return ending(" ".join(text.split()), self.endpointer.recognizer.phrases) == "phrase"
 
     def _lone(self, hearing: Hearing) -> bool:
@@ -294,8 +293,7 @@ class StreamListener(ABC):
         return not self.phone and self.endpointer.floor >= ENGAGE_FLOOR
 
     def _who(self, hearing: Hearing) -> str | None:
-        """Whose voice ``hearing`` is, for the room's level of each seat: the listener's
-        speaker, else a player saying their own name (a table's name round)."""
+        """Whose ``hearing`` is, for each seat's level: the speaker, or a player saying their name."""
         return self.speaker
 
     def _rings(self) -> bool:
@@ -383,7 +381,9 @@ class StreamListener(ABC):
             open_mic=True,
             lapse=self.confirm_lapse,
             doubtful=self._doubtful(hearing, reading, weakest) or (voiced is not None and voiced.doubtful),
-            unsure=confirm.weak_for_costly(self._rings(), weakest, self._echoing(), cut_short),
+            unsure=confirm.weak_for_costly(
+                self._rings(), weakest, self._echoing(), cut_short, hearing.longest_pause
+            ),
         )
         with self.referee.store.transaction():
             reply = self.referee.handle_heard(self.session_id, heard, speaker)

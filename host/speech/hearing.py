@@ -115,6 +115,12 @@ class Hearing:
         return max((w.end - w.start for w in self.words[:-1]), default=0.0)
 
     @property
+    def longest_pause(self) -> float:
+        """Seconds of the longest silence between two of the best path's words (0 with fewer
+        than two words)."""
+        return max((b.start - a.end for a, b in zip(self.words, self.words[1:], strict=False)), default=0.0)
+
+    @property
     def weakest_word(self) -> float | None:
         """The lowest confidence of the best path's words (None: none given)."""
         return min((w.confidence for w in self.words if w.confidence is not None), default=None)

@@ -393,17 +393,21 @@ def test_in_a_room_that_rings_a_costly_move_needs_every_word_clear(
     assert not twenty_four_asked(referee, en_model, 0.6, 0.823)  # costs nothing: the general bar (0.8)
 
 
-def blofa_play_asked(referee: Referee, model: SpeechModel, room: RoomMeter | None, weakest: float) -> bool:
+def blofa_play_asked(
+    referee: Referee, model: SpeechModel, room: RoomMeter | None, weakest: float, pause: float = 0.0
+) -> bool:
     """Whether Ann's opening Blófa play "two yellow cards one", heard with the whole share by
-    decoders adapted to rooms, "cards" at ``weakest``, is read back at a table whose
-    microphone measured ``room`` (None: a dry table)."""
+    decoders adapted to rooms, "cards" at ``weakest`` and ``pause`` s after "yellow", is read
+    back at a table whose microphone measured ``room`` (None: a dry table)."""
     session = referee.create(SessionConfig(game="blofa", undo_grace=30.0), ["Ann", "Bob", "Cy", "Dana"])
     listener = listening(referee, session, model, room)
     posteriors = (("two", 0.95), ("yellow", 0.93), ("cards", weakest), ("one", 0.9))
     words = tuple(
-        WordTiming(word, 20.0 + 0.3 * i, 20.3 + 0.3 * i, p) for i, (word, p) in enumerate(posteriors)
+        WordTiming(word, at := 20.0 + 0.3 * i + (pause if i > 1 else 0.0), at + 0.3, p)
+        for i, (word, p) in enumerate(posteriors)
     )
-    said = replace(hearing(("two yellow cards one", 1.0)), words=words, start=20.0, end=21.2, speech_end=21.2)
+    end = words[-1].end
+    said = replace(hearing(("two yellow cards one", 1.0)), words=words, start=20.0, end=end, speech_end=end)
     heard = listener.handle(replace(said, room_adapted=True))
     reply = heard.reply
     assert reply is not None and bool(reply.confirm) != reply.accepted, heard  # asked or ruled
@@ -421,6 +425,27 @@ def test_in_a_room_that_rings_a_blofa_play_needs_every_word_clear(
     assert not blofa_play_asked(referee, en_model, room_of(referee, en_model, 0.6), 0.88)
     assert blofa_play_asked(referee, en_model, room_of(referee, en_model, 1.1), 0.88)  # echoes: 0.92
     assert not blofa_play_asked(referee, en_model, None, 0.83)  # a dry table: no posterior bar
+
+
+def test_in_a_room_that_rings_a_costly_move_with_a_pause_inside_is_read_back(
+    referee: Referee, en_model: SpeechModel, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Unseen voices' "turn it up, I love this song" in unseen rooms was heard as "two yellow
+    # cards six" (one, four), once with every word 0.90 or more, and ruled; "yellow" and
+    # "cards" were 0.2-0.34 s apart, the pause after "turn it up". Moves heard right had none.
+    rings = room_of(referee, en_model, 0.6)
+    assert blofa_play_asked(referee, en_model, rings, 0.95, pause=0.24)
+    assert not blofa_play_asked(referee, en_model, rings, 0.95, pause=0.1)
+    assert not blofa_play_asked(referee, en_model, None, 0.95, pause=0.24)  # a dry table
+    # A move that costs nothing (a good number) is ruled with a pause inside.
+    listener = table_measured(referee, en_model, 0.6)
+    at = listener.time + 3.0
+    words = (WordTiming("twenty", at, at + 0.3, 0.95), WordTiming("four", at + 0.6, at + 0.9, 0.95))
+    said = replace(later(listener, "twenty four"), words=words, end=at + 0.9, speech_end=at + 0.9)
+    number = listener.handle(replace(said, room_adapted=True))
+    assert number.reply is not None and number.reply.accepted and not number.reply.confirm, number
+    monkeypatch.setattr(confirm, "RINGING_COSTLY_PAUSE_S", None)
+    assert not blofa_play_asked(referee, en_model, rings, 0.95, pause=0.24)
 
 
 def test_in_a_room_that_echoes_a_costly_move_needs_every_word_clearer(
