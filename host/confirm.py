@@ -60,6 +60,14 @@ RIVAL_SHARE = 0.15
 #: fan noise 10 dB as "thirty five" with "thirty four" at 0.04; of the moves heard right in
 #: the English noise benches, 2-6 of 82 per run had a rival this strong and are read back.
 NOISY_RIVAL_SHARE = 0.03
+#: :data:`NOISY_RIVAL_SHARE` for a move of one word in a room that rings: one word is little
+#: to tell talk by. Unseen voices in unseen rooms had a laugh ("hee hee", Piper pitched down
+#: 150 cents, RT60 0.72 s) heard as "eighty" and "nope" (espeak-ng en-gb-x-rp+m5, RT60 0.59
+#: s, fan noise) as "eleven", with 0.947 and 0.98 of the weight and a likely rival at 0.019-
+#: 0.027 of it, and ruled: a number said for a player on talk. In the room benches' dumps
+#: those were the only talk of one word ruled; of the 175 moves of one word ruled right 19
+#: had a rival at 0.01-0.03 (read back now). None: as :data:`NOISY_RIVAL_SHARE`.
+RINGING_LONE_RIVAL_SHARE: float | None = 0.01
 #: :data:`RIVAL_SHARE` for a rival the game lists as a move the recogniser often hears as
 #: this one (``Talk.confusable``, confusions.yaml: nineteen and ninety), in a quiet room too.
 #: At a dry table espeak-ng's held-out f4 voice had its "nineteen" ruled as 90 with
@@ -486,11 +494,13 @@ def doubtful(
     by_name: bool,
     echoed: bool,
     rung: bool = False,
+    one_word: bool = False,
 ) -> bool:
     """Whether a move a listener read is read back even when it would cost nothing: other
     readings hold much of the sound (``share`` below :data:`MOVE_SHARE`), another move
     players would make now is a close second (``rival``: :data:`RIVAL_SHARE`; any second at
-    all in a ``noisy`` room or one that ``rings``, :data:`NOISY_RIVAL_SHARE`;
+    all in a ``noisy`` room or one that ``rings``, :data:`NOISY_RIVAL_SHARE`, for a move of
+    ``one_word`` in a room that rings :data:`RINGING_LONE_RIVAL_SHARE`;
     :data:`CONFUSED_RIVAL_SHARE` for one the recogniser often hears as this move,
     ``confused_rival``), it won a toss-up of the sound only because the other reading is a
     mistake now (``won_by_prior``: a tie is a question, see host/speech/sphinx.py), only the
@@ -519,6 +529,8 @@ def doubtful(
     echoes (:data:`ECHOING_NAME_READ_BACK`), or in one that rings or is noisy with a likely
     rival at all (:data:`RINGING_NAME_RIVAL`, :data:`NOISY_NAME_RIVAL`)."""
     least_rival = NOISY_RIVAL_SHARE if noisy or rings else RIVAL_SHARE
+    if rings and one_word and RINGING_LONE_RIVAL_SHARE is not None:
+        least_rival = RINGING_LONE_RIVAL_SHARE
     # A mixed-up rival is also a rival (``confused_rival`` <= ``rival``): in a noisy or
     # ringing room the lower bar is already the rival's.
     rivalled = rival >= least_rival or confused_rival >= CONFUSED_RIVAL_SHARE

@@ -242,9 +242,8 @@ class StreamListener(ABC):
         """Read a hearing in the session's current state (no side effects)."""
 
     def _doubtful(self, hearing: Hearing, reading: Reading, weakest: float | None) -> bool:
-        """Whether a move read from ``hearing`` is read back even when it would cost nothing
-        (:func:`host.confirm.doubtful`). A lone syllable, a loud room and others talking
-        around count only at a table's microphone: on a phone, at a player's mouth, it is."""
+        """Whether a move read from ``hearing`` is read back though it costs nothing (``doubtful``);
+        a lone syllable, a loud room and others talking count only at a table's microphone."""
         return confirm.doubtful(
             reading.share,
             reading.rival,
@@ -265,6 +264,7 @@ class StreamListener(ABC):
             by_name=reading.by_name,
             echoed=reading.echoed,
             rung=reading.rung,
+            one_word=len(reading.text.split()) == 1,
         )
 
     def _weakest_word(self, hearing: Hearing, reading: Reading) -> float | None:

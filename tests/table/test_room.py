@@ -130,6 +130,31 @@ def read_back(share: float = 1.0, rival: float = 0.0, **doubts: Any) -> bool:
     return confirm.doubtful(share, rival, **(quiet | doubts))
 
 
+def test_in_a_room_that_rings_a_move_of_one_word_is_read_back_with_any_likely_rival(
+    referee: Referee, en_model: SpeechModel, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Unseen voices' laugh and "nope" in unseen rooms were heard as "eighty" and "eleven",
+    # 0.947 and 0.98 of the weight, a likely rival at 0.019-0.027 of it (below the ringing
+    # room's 0.03), and ruled.
+    assert read_back(0.98, 0.02, rings=True, one_word=True)
+    assert not read_back(0.98, 0.005, rings=True, one_word=True)
+    assert not read_back(0.98, 0.02, rings=True)  # two words or more: 0.03
+    assert not read_back(0.98, 0.02, one_word=True)  # a dry quiet table: 0.15
+
+    def asked(rt60: float | None) -> bool:
+        listener = table_measured(referee, en_model, rt60)
+        twenty = ("twenty", 0.98), ("thirty", 0.02)  # after 53 both are good
+        heard = listener.handle(replace(later(listener, "twenty"), alternatives=twenty, room_adapted=True))
+        assert heard.reading is not None and heard.reading.rival > 0 and heard.reply is not None, heard
+        return bool(heard.reply.confirm)
+
+    assert asked(0.6)  # "Bob, 20?"
+    assert not asked(None)
+    monkeypatch.setattr(confirm, "RINGING_LONE_RIVAL_SHARE", None)
+    assert not read_back(0.98, 0.02, rings=True, one_word=True)
+    assert not asked(0.6)
+
+
 def sure_mixed_up_asked(*, noisy: bool, rings: bool, weakest_word: float | None) -> bool:
     """Whether a mixed-up move heard with the whole share, by adapted decoders, with no rival
     and no other doubt at all, is read back."""
