@@ -137,7 +137,7 @@ def test_in_a_room_that_rings_a_move_of_one_word_is_read_back_with_any_likely_ri
     # 0.947 and 0.98 of the weight, a likely rival at 0.019-0.027 of it (below the ringing
     # room's 0.03), and ruled.
     assert read_back(0.98, 0.02, rings=True, one_word=True)
-    assert not read_back(0.98, 0.005, rings=True, one_word=True)
+    assert not read_back(0.98, 0.012, rings=True, one_word=True)
     assert not read_back(0.98, 0.02, rings=True)  # two words or more: 0.03
     assert not read_back(0.98, 0.02, one_word=True)  # a dry quiet table: 0.15
 
