@@ -242,7 +242,7 @@ class StreamListener(ABC):
         """Read a hearing in the session's current state (no side effects)."""
 
     def _doubtful(self, hearing: Hearing, reading: Reading, weakest: float | None) -> bool:
-        """Whether a move read from ``hearing`` is read back though it costs nothing (``doubtful``);
+        """Whether a move read from ``hearing`` is read back though it costs nothing (``confirm.doubtful``);
         a lone syllable, a loud room and others talking count only at a table's microphone."""
         return confirm.doubtful(
             reading.share,
@@ -293,7 +293,7 @@ class StreamListener(ABC):
         return not self.phone and self.endpointer.floor >= ENGAGE_FLOOR
 
     def _who(self, hearing: Hearing) -> str | None:
-        """Whose ``hearing`` is, for each seat's level: the speaker, or a player saying their name."""
+        """Whose voice ``hearing`` is, for each seat's level: the speaker, or a player saying their name."""
         return self.speaker
 
     def _rings(self) -> bool:

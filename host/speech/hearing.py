@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from itertools import pairwise
 
 from host.speech.model import UNK
 
@@ -118,7 +119,7 @@ class Hearing:
     def longest_pause(self) -> float:
         """Seconds of the longest silence between two of the best path's words (0 with fewer
         than two words)."""
-        return max((b.start - a.end for a, b in zip(self.words, self.words[1:], strict=False)), default=0.0)
+        return max((b.start - a.end for a, b in pairwise(self.words)), default=0.0)
 
     @property
     def weakest_word(self) -> float | None:
