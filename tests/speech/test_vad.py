@@ -190,3 +190,35 @@ def test_the_hold_is_the_detectors_own_again_when_the_room_is_quiet(piper: Say) 
     held.reset()
     loose.reset()
     assert held.speech(audio, 0.0) == loose.speech(audio, 0.0)
+
+
+def test_digital_silence_is_not_run_through_silero_once_it_has_settled(
+    piper: Say,  # noqa: F811
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Silero costs 1.7 ms a 32 ms window; a muted input or a test's pause is digital zeros,
+    # where after vad.SETTLED_ZEROS windows its probability is below 0.01. The speech found
+    # around a long pause is the same as when every window is run.
+    words = [np.frombuffer(piper(w), dtype="<i2") for w in ("ninety one", "seventy eight")]
+    pause = np.frombuffer(silence(2.0), dtype="<i2")
+    audio = np.concatenate([pause[:8000], words[0], pause, words[1], pause])
+
+    def heard(settled: int | None) -> tuple[list[int], int]:
+        monkeypatch.setattr(vad_module, "SETTLED_ZEROS", settled)
+        detector = SileroVad(SAMPLE_RATE)
+        network, runs = detector._detector, [0]
+
+        def counted(samples: list[float]) -> float:
+            runs[0] += 1
+            return float(network.process_samples(samples))
+
+        monkeypatch.setattr(
+            detector, "_detector", type("Counted", (), {"process_samples": staticmethod(counted)})
+        )
+        return sorted(_speech_frames(detector.speech(audio, 0.0))), runs[0]
+
+    settles = vad_module.SETTLED_ZEROS
+    (every, all_runs), (settled, settled_runs) = heard(None), heard(settles)
+    windows = audio.size // SileroVad.WINDOW
+    assert all_runs == windows and settled_runs < windows - 100, (all_runs, settled_runs)
+    assert settled == every and every
