@@ -188,13 +188,16 @@ def twenty_four_heard(
     weakest: float,
     first: float = 0.95,
     twenty_s: float = 0.3,
+    pause: float = 0.0,
 ) -> Heard:
     """24 after 53 (a good move nothing is often heard as), heard surely by adapted decoders
-    with "four" at ``weakest`` ("twenty" at ``first``, over ``twenty_s``), in a room of ``rt60``."""
+    with "four" at ``weakest`` ("twenty" at ``first``, over ``twenty_s``, then ``pause`` s of
+    silence), in a room of ``rt60``."""
     listener = table_measured(referee, model, rt60)
     at = listener.time + 3.0
-    mid, end = at + twenty_s, at + twenty_s + 0.2
-    words = (WordTiming("twenty", at, mid, first), WordTiming("four", mid, end, weakest))
+    mid = at + twenty_s
+    end = mid + pause + 0.2
+    words = (WordTiming("twenty", at, mid, first), WordTiming("four", mid + pause, end, weakest))
     said = replace(later(listener, "twenty four"), words=words, end=end, speech_end=end)
     return listener.handle(replace(said, room_adapted=True))
 
@@ -463,11 +466,7 @@ def test_in_a_room_that_rings_a_costly_move_with_a_pause_inside_is_read_back(
     assert not blofa_play_asked(referee, en_model, rings, 0.95, pause=0.1)
     assert not blofa_play_asked(referee, en_model, None, 0.95, pause=0.24)  # a dry table
     # A move that costs nothing (a good number) is ruled with a pause inside.
-    listener = table_measured(referee, en_model, 0.6)
-    at = listener.time + 3.0
-    words = (WordTiming("twenty", at, at + 0.3, 0.95), WordTiming("four", at + 0.6, at + 0.9, 0.95))
-    said = replace(later(listener, "twenty four"), words=words, end=at + 0.9, speech_end=at + 0.9)
-    number = listener.handle(replace(said, room_adapted=True))
+    number = twenty_four_heard(referee, en_model, 0.6, 0.95, pause=0.3)
     assert number.reply is not None and number.reply.accepted and not number.reply.confirm, number
     monkeypatch.setattr(confirm, "RINGING_COSTLY_PAUSE_S", None)
     assert not blofa_play_asked(referee, en_model, rings, 0.95, pause=0.24)
