@@ -67,6 +67,8 @@ def test_confusions_come_from_the_grammar() -> None:
     # wherever they stand: 삼십 팔 was ruled as 사십 사, 사십 구 as 사십 오.
     assert confusable(44, "ko") == {34, 43} and confusable(49, "ko") == {39, 45}
     assert confusable(53, "ko") == {54, 93} and confusable(3, "ko") == {4} and confusable(10, "ko") == {20}
+    # 칠십 이 was ruled as 육십 이 in an unseen room (tests/bench/bench_room.py fresh:3:22323).
+    assert confusable(62, "ko") == {72} and confusable(76, "ko") == {66, 77}
     # A room that echoes: a tens word's tail heard as a unit ("sixty" as "sixty eight"), and
     # "five" heard as "nine", one way.
     assert heard_in_echo(68) == {60} and heard_in_echo(22) == {20, 21} and heard_in_echo(91) == {90}
