@@ -3,7 +3,7 @@ that rings (host/speech/room_mllr, read by host/speech/mllr.py; docs/speech.md),
 model's means adapted further (MAP, host/speech/room_means).
 
 Run: python tests/bench/train_mllr.py [--rooms 60] [--sessions 2] [--seed 40]
-     [--words 8] [--out host/speech/room_mllr] [--with-silence] [--settle]
+     [--words 8] [--out host/speech/room_mllr] [--with-silence] [--settle] [--voices V,V]
      [--talk SHARE] [--stats FILE.npz [--reuse]] [--means-out PATH] [--tau FRAMES]
 
 The shipped transform: the defaults. The shipped means: ``--rooms 160 --sessions 3 --talk
@@ -475,6 +475,11 @@ def main() -> None:
     parser.add_argument("--means-out", type=Path, help="also write MAP-adapted means here")
     parser.add_argument("--tau", type=float, default=100.0, help="MAP prior weight, in frames")
     parser.add_argument(
+        "--voices",
+        default=",".join(VOICES),
+        help="comma-separated voices each session draws from (tests/bench/rooms.py voice_setting)",
+    )
+    parser.add_argument(
         "--rt60", type=float, nargs=2, default=(0.2, 1.0), metavar=("LOW", "HIGH"), help="the rooms' RT60s, s"
     )
     parser.add_argument(
@@ -488,6 +493,9 @@ def main() -> None:
     logdir = Path(tempfile.mkdtemp(prefix="gamehost-mllr-"))
     decoder = make_decoder(speech, logdir)
     rng = np.random.default_rng(args.seed)
+    voices = [v for v in args.voices.split(",") if v]
+    for voice in voices:
+        rooms.voice_setting(voice)  # an unknown voice stops here, before any room is heard
     texts = phrases()
     acc = Accumulator(model, args.with_silence)
     if args.reuse:
@@ -495,7 +503,7 @@ def main() -> None:
     for k in range(0 if args.reuse else args.rooms):
         room = random_room(rng, k, tuple(args.rt60))
         for s in range(args.sessions):
-            voice = VOICES[int(rng.integers(len(VOICES)))]
+            voice = voices[int(rng.integers(len(voices)))]
             said = [
                 # no draw without --talk: the defaults still make the shipped transform
                 TALK[int(rng.integers(len(TALK)))]
