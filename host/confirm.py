@@ -54,7 +54,7 @@ MOVE_SHARE = 0.75
 #: "fifty three" in fan noise 10 dB as "thirty three" (0.18); moves heard right had rivals
 #: of 0.13 or less in the English benches' dumps (tests/bench/bench_table_talk.py --dump).
 RIVAL_SHARE = 0.15
-#: :data:`RIVAL_SHARE` in a noisy room (``StreamListener._noisy``): there a
+#: :data:`RIVAL_SHARE` in a noisy room (``Doubts._noisy``, host/listening/doubts.py): there a
 #: weak second reading is the word said often enough. espeak-ng's "ten" in fan noise 20 and
 #: 10 dB below was ruled as "two" with "ten" at 0.05 and 0.07 of its weight, "thirteen" in
 #: fan noise 10 dB as "thirty five" with "thirty four" at 0.04; of the moves heard right in

@@ -69,7 +69,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from games.base import find_game
 from host import confirm
-from host.listening import listener as listening
+from host.listening import doubts as listening
 from host.listening.listener import Listener
 from host.speech import dereverb, endpointer, foreground, mllr, sphinx
 from host.speech.audio import SAMPLE_RATE, as_int16

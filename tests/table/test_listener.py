@@ -13,9 +13,10 @@ from grammars import languages, load
 from grammars.reader import CommandSaid, parse
 from host.channels.table import Loudspeaker, TableRunner
 from host.confirm import MOVE_SHARE, RIVAL_SHARE
-from host.listening import listener as listening_listener
+from host.listening import doubts as listening_doubts
 from host.listening import phrases as listening_phrases
-from host.listening.listener import REPLY_TO_TALK_S, Heard, Listener
+from host.listening.doubts import REPLY_TO_TALK_S
+from host.listening.listener import Heard, Listener
 from host.listening.phrases import ListenForCache, listen_for, phrase_list, talk_list
 from host.listening.reading import UNCALIBRATED_CONFIDENCE, Reading, calibrate, read
 from host.referee import Referee
@@ -441,7 +442,7 @@ def test_a_reply_to_talk_is_not_asked_about_as_a_move(
 
     def answered(seconds: float) -> tuple[list[str], int]:
         """What the host answered, and how many moves it ruled."""
-        monkeypatch.setattr(listening_listener, "REPLY_TO_TALK_S", seconds)
+        monkeypatch.setattr(listening_doubts, "REPLY_TO_TALK_S", seconds)
         session = referee.create(SessionConfig(lang="ko", undo_grace=30.0), PLAYERS)
         listener = Listener(referee, session, ko_model)
         replies = [h.hearing.text for h in hear(listener, talk) if h.reply is not None]

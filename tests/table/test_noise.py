@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 from host.confirm import CONFUSED_RIVAL_SHARE, LOUD_SNR_DB, MOVE_SHARE, NOISY_RIVAL_SHARE, RIVAL_SHARE
-from host.listening.listener import BEFORE_QUESTION_S, REPLY_TO_TALK_S, Listener
+from host.listening.doubts import BEFORE_QUESTION_S, REPLY_TO_TALK_S
+from host.listening.listener import Listener
 from host.referee import Referee
 from host.session import SessionConfig
 from host.speech.audio import SAMPLE_RATE, as_int16, pcm_chunks, rms

@@ -14,7 +14,8 @@ import pytest
 
 from host import confirm
 from host.confirm import ECHOING_RT60, ECHOING_SHARE
-from host.listening.listener import RINGS_RT60, Heard, Listener
+from host.listening.doubts import RINGS_RT60
+from host.listening.listener import Heard, Listener
 from host.referee import Referee
 from host.session import SessionConfig
 from host.speech import sphinx

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from grammars import check_phrase
 from grammars.reader import number_phrases
 from host.confirm import ECHOING_RT60
-from host.listening.listener import RINGS_RT60
+from host.listening.doubts import RINGS_RT60
 from host.speech.audio import SAMPLE_RATE
 from host.speech.endpointer import Endpointer
 from host.speech.engines import recognizer_for
