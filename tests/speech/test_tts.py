@@ -45,6 +45,13 @@ def test_piper_voice_is_loaded_once() -> None:
     assert load_piper_voice() is load_piper_voice()
 
 
+def test_piper_threads_sleep_while_they_wait() -> None:
+    """Spinning threads take the CPU the decoders beside them need (tts._unspinning_session)."""
+    options = load_piper_voice().session.get_session_options()
+    assert options.get_session_config_entry("session.intra_op.allow_spinning") == "0"
+    assert options.intra_op_num_threads == 0  # one per core, as Piper's own: the same audio
+
+
 @requires_espeak
 def test_espeak_speaks_korean() -> None:
     pcm = espeak_synthesize("오십삼", "ko", 16000)
