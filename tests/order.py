@@ -89,18 +89,16 @@ def slowest_first(items: list[pytest.Item]) -> None:
     if "PYTEST_XDIST_WORKER" not in os.environ or workers < 1:
         return
     sizes = runs(len(items), workers)
-    slow = sorted(
-        (item for item in items if seconds(item.nodeid) > 0), key=lambda item: -seconds(item.nodeid)
-    )
+    weight = {id(item): seconds(item.nodeid) for item in items}
+    slow = sorted((item for item in items if weight[id(item)] > 0), key=lambda item: -weight[id(item)])
     lanes: list[list[pytest.Item]] = [[] for _ in sizes]
     load = [0.0] * len(sizes)
     for item in slow:
         open_lanes = [i for i in range(len(sizes)) if len(lanes[i]) < sizes[i]]
         least = min(open_lanes, key=lambda i: load[i])
         lanes[least].append(item)
-        load[least] += seconds(item.nodeid)
-    chosen = {id(item) for item in slow}
-    light = iter(item for item in items if id(item) not in chosen)
+        load[least] += weight[id(item)]
+    light = iter(item for item in items if weight[id(item)] == 0)
     for lane, size in zip(lanes, sizes, strict=True):
         lane.extend(next(light) for _ in range(size - len(lane)))
     items[:] = [item for lane in lanes for item in lane]
